@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "notifyd",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "notifyd", targets: ["notifyd"]),
+    .executable(name: "notifyctl", targets: ["notifyctl"]),
+  ],
+  targets: [
+    // The Varlink wire format, the message types and the client: FoundationEssentials only.
+    .target(name: "NotifyProtocol"),
+    // The timeline, NotificationOperation and the queue engine: no C, no sockets.
+    .target(name: "NotifyCore", dependencies: ["NotifyProtocol"]),
+    // libsystemd through a module map.
+    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
+    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd"]),
+    // notifyctl's argument parsing and commands.
+    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
+    .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
+    .executableTarget(name: "notifyctl", dependencies: ["NotifyCLI"]),
+    .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
+    .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
+    .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

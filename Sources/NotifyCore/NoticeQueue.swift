@@ -1,0 +1,756 @@
+import Foundation
+import NotifyProtocol
+import Synchronization
+
+/// The queue engine: accepts notices, holds them until due and free, runs them on two lanes of
+/// `OperationQueue`s, and reports everything that happens as `Event`s.
+///
+/// Notices that are not yet due, or still wait for their `after`, are kept out of the
+/// `OperationQueue`s (a due-time heap and a list keyed by the awaited id): corelibs scans every
+/// not-ready operation on each scheduling pass, so inside a lane every operation is ready.
+///
+/// - Important: all state is owned by one `Mutex`. Events and `Wait` replies are delivered in order
+///   on a private serial queue, never while the lock is held, so a subscriber may call back in.
+public final class NoticeQueue: Sendable {
+  /// A lane: notices and progress indicators each have their own `OperationQueue`.
+  enum Lane: Int, CaseIterable {
+    case notices, progress
+  }
+
+  /// A notice the queue has accepted and not yet finished.
+  struct Record {
+    var notice: Notice
+    var operation: NotificationOperation?
+    /// Monotonic instant at which the notice is due.
+    var dueAt: Double
+    /// The hold the notice gets once shown: `nil` holds until ended.
+    var hold: Double?
+    var lane: Lane { notice.kind == .progress ? .progress : .notices }
+  }
+
+  struct Watcher {
+    var frames: Bool
+    var interval: Double
+    var nextFrameAt: Double
+    var sink: @Sendable (Event) -> Void
+  }
+
+  struct State {
+    var settings: QueueSettings
+    var records: [Int: Record] = [:]
+    var nextID = 1
+    var dueHeap = DueHeap()
+    var dueTimer: (deadline: Double, action: ScheduledAction)?
+    var blockedOn: [Int: [Int]] = [:]
+    var keys: [String: Int] = [:]
+    var history: [Int: Notice] = [:]
+    var historyOrder: [Int] = []
+    var historyStart = 0
+    var waiters: [Int: [@Sendable (Notice) -> Void]] = [:]
+    var watchers: [Int: Watcher] = [:]
+    var nextWatcherID = 1
+    var fading: Set<Int> = []
+    var frameTimer: ScheduledAction?
+    var nextFrameTick: Double = 0
+    var suspended = false
+    var suspendedUntil: Double?
+    var resumeTimer: ScheduledAction?
+  }
+
+  private let scheduler: any Scheduler
+  private let lanes: [OperationQueue]
+  private let state: Mutex<State>
+  private let delivery = DispatchQueue(label: "notifyd.events")
+
+  /// A queue running on `scheduler`'s clock with `settings` in force.
+  public init(settings: QueueSettings = QueueSettings(), scheduler: any Scheduler) {
+    self.scheduler = scheduler
+    self.state = Mutex(State(settings: settings))
+    lanes = Lane.allCases.map { lane in
+      let queue = OperationQueue()
+      queue.name = lane == .notices ? "notifyd.notices" : "notifyd.progress"
+      queue.maxConcurrentOperationCount = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
+      return queue
+    }
+  }
+
+  /// The settings in force.
+  public var settings: QueueSettings { state.withLock { $0.settings } }
+
+  /// Puts new settings in force for every notice accepted from now on; visible notices keep their
+  /// timing.
+  public func apply(_ settings: QueueSettings) {
+    state.withLock { state in
+      state.settings = settings
+      lanes[Lane.notices.rawValue].maxConcurrentOperationCount = settings.maxVisible
+      lanes[Lane.progress.rawValue].maxConcurrentOperationCount = settings.progressMaxVisible
+      trimHistory(&state)
+    }
+  }
+
+  // MARK: - Accepting notices
+
+  /// Accepts a notice, or with a `key` that an unfinished notice has, replaces it: in place when it
+  /// is visible (answering its id), else the old one finishes as `replaced`.
+  public func show(_ request: ShowParameters) throws(QueueError) -> Int {
+    try Self.validate(title: request.title, body: request.body)
+    let explicit = TimingOverrides(
+      delay: request.delay, fadeIn: request.fadeIn, hold: request.hold, fadeOut: request.fadeOut,
+      easeIn: request.easeIn, easeOut: request.easeOut)
+    try Self.validate(explicit)
+    if let after = request.after, after <= 0 {
+      throw .invalidArgument(field: "after", reason: "must be a positive notice id")
+    }
+    if let actions = request.actions {
+      for action in actions where action.key.isEmpty {
+        throw .invalidArgument(field: "actions", reason: "an action needs a non-empty key")
+      }
+    }
+    let now = scheduler.now
+    let wallTime = scheduler.wallTime
+    return try state.withLock { state throws(QueueError) -> Int in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID] {
+        if let operation = existing.operation, operation.appearance.phase.isVisible {
+          existing.notice.title = request.title
+          existing.notice.body = request.body
+          if let actions = request.actions { existing.notice.actions = actions }
+          state.records[existingID] = existing
+          operation.restartHold(existing.hold)
+          events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
+          return existingID
+        }
+        finish(existingID, outcome: .replaced, &state, &events)
+      }
+      let resolution = state.settings.resolve(
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+      guard resolution.suppressed || state.records.count < state.settings.capacity else {
+        throw .queueFull(capacity: state.settings.capacity)
+      }
+      let notice = Notice(
+        id: state.nextID, kind: .notice, title: request.title, body: request.body, app: request.app,
+        urgency: resolution.urgency, style: request.style ?? .clear, tag: request.tag, key: request.key,
+        delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold, fadeOut: resolution.fadeOut,
+        easeIn: resolution.easeIn, easeOut: resolution.easeOut, after: request.after, actions: request.actions,
+        phase: .waiting, created: wallTime)
+      state.nextID += 1
+      let hold = resolution.hold > 0 ? resolution.hold : nil
+      admit(notice, hold: hold, suppressed: resolution.suppressed, now: now, &state, &events)
+      return notice.id
+    }
+  }
+
+  /// Accepts a progress indicator, or with a `key` that an unfinished one has, answers its id with
+  /// `existing: true`, applies the new title, body and value, and restarts its timeout.
+  public func progress(_ request: ProgressParameters) throws(QueueError) -> (id: Int, existing: Bool) {
+    try Self.validate(title: request.title, body: request.body)
+    let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
+    try Self.validate(explicit)
+    if let timeout = request.timeout { try Self.validate(duration: timeout, field: "timeout") }
+    let now = scheduler.now
+    let wallTime = scheduler.wallTime
+    return try state.withLock { state throws(QueueError) -> (id: Int, existing: Bool) in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID] {
+        if existing.notice.kind == .progress {
+          existing.notice.title = request.title
+          if let body = request.body { existing.notice.body = body }
+          if let value = request.value { existing.notice.value = value }
+          if let timeout = request.timeout {
+            existing.notice.timeout = timeout
+            existing.hold = timeout > 0 ? timeout : nil
+          }
+          state.records[existingID] = existing
+          if existing.notice.message == nil { existing.operation?.restartHold(existing.hold) }
+          events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
+          return (existingID, true)
+        }
+        finish(existingID, outcome: .replaced, &state, &events)
+      }
+      let resolution = state.settings.resolve(
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+      guard resolution.suppressed || state.records.count < state.settings.capacity else {
+        throw .queueFull(capacity: state.settings.capacity)
+      }
+      let timeout = request.timeout ?? state.settings.progressTimeout
+      let notice = Notice(
+        id: state.nextID, kind: .progress, title: request.title, body: request.body, app: request.app,
+        urgency: resolution.urgency, style: request.style ?? .clear, tag: request.tag, key: request.key,
+        value: request.value, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
+        fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut, timeout: timeout,
+        phase: .waiting, created: wallTime)
+      state.nextID += 1
+      admit(notice, hold: timeout > 0 ? timeout : nil, suppressed: resolution.suppressed, now: now, &state, &events)
+      return (notice.id, false)
+    }
+  }
+
+  /// Records a new notice and sends it on its way: suppressed to history, delayed to the heap,
+  /// waiting for its `after`, or straight into its lane.
+  private func admit(
+    _ notice: Notice, hold: Double?, suppressed: Bool, now: Double, _ state: inout State, _ events: inout [Event]
+  ) {
+    let record = Record(notice: notice, operation: nil, dueAt: now + notice.delay, hold: hold)
+    state.records[notice.id] = record
+    events.append(Event(kind: .added, at: scheduler.wallTime, id: notice.id, notice: notice))
+    if suppressed {
+      finish(notice.id, outcome: .cancelled, &state, &events)
+      return
+    }
+    if let key = notice.key { state.keys[key] = notice.id }
+    if notice.delay > 0 {
+      state.dueHeap.push(dueAt: record.dueAt, id: notice.id)
+      armDueTimer(&state)
+    } else if let after = notice.after, state.records[after] != nil {
+      state.blockedOn[after, default: []].append(notice.id)
+    } else {
+      enqueue(notice.id, &state, &events)
+    }
+  }
+
+  /// Moves a due, unblocked notice into its lane.
+  private func enqueue(_ id: Int, _ state: inout State, _ events: inout [Event]) {
+    guard var record = state.records[id] else { return }
+    let notice = record.notice
+    let timing = Timeline.Timing(
+      fadeIn: notice.fadeIn, hold: record.hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
+      easeOut: notice.easeOut)
+    let operation = NotificationOperation(
+      noticeID: id, timing: timing, holdExpiryOutcome: notice.kind == .progress ? .timedOut : .completed,
+      scheduler: scheduler
+    ) { [weak self] operation, transition in
+      self?.operation(operation, didReport: transition)
+    }
+    operation.queuePriority =
+      switch notice.urgency {
+      case .low: .low
+      case .normal: .normal
+      case .critical: .high
+      }
+    if notice.message != nil {
+      // Ended before it was shown: it shows its closing message, holds it and completes.
+      operation.end(hold: record.hold)
+    }
+    record.operation = operation
+    record.notice.phase = .queued
+    state.records[id] = record
+    events.append(Event(kind: .phase, at: scheduler.wallTime, id: id, phase: .queued, opacity: 0))
+    lanes[record.lane.rawValue].addOperation(operation)
+  }
+
+  // MARK: - Changing notices
+
+  /// Changes an unfinished notice's title, body or value in place; a visible one restarts its hold.
+  public func update(_ request: UpdateParameters) throws(QueueError) -> Notice {
+    if let title = request.title { try Self.validate(title: title, body: request.body) }
+    if let body = request.body { try Self.validate(title: "", body: body) }
+    return try state.withLock { state throws(QueueError) -> Notice in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      var record = try unfinished(request.id, state)
+      if let title = request.title { record.notice.title = title }
+      if let body = request.body { record.notice.body = body }
+      if let value = request.value { record.notice.value = value }
+      state.records[request.id] = record
+      if record.notice.message == nil { record.operation?.restartHold(record.hold) }
+      let notice = current(record)
+      events.append(Event(kind: .updated, at: scheduler.wallTime, id: request.id, notice: notice))
+      return notice
+    }
+  }
+
+  /// Ends a notice early and normally: a progress indicator shows `message`, holds it for `hold`
+  /// (default `[Progress] EndHold=`) and fades out; a plain notice starts its fade-out now (or
+  /// after `hold`). A notice not yet shown finishes at once, except a progress indicator with a
+  /// message, which shows it when its turn comes. Ending a finished notice answers it unchanged.
+  public func end(_ request: EndParameters) throws(QueueError) -> Notice {
+    if let message = request.message { try Self.validate(title: "", body: message, field: "message") }
+    if let hold = request.hold { try Self.validate(duration: hold, field: "hold") }
+    return try state.withLock { state throws(QueueError) -> Notice in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      if let finished = state.history[request.id] { return finished }
+      var record = try unfinished(request.id, state)
+      let isProgress = record.notice.kind == .progress
+      let hold = request.hold ?? (isProgress ? state.settings.endHold : nil)
+      if let message = request.message { record.notice.message = message }
+      record.hold = hold
+      state.records[request.id] = record
+      let shown = record.operation.map { $0.appearance.phase != .queued } ?? false
+      if !shown && !(isProgress && request.message != nil) {
+        finish(request.id, outcome: .completed, &state, &events)
+        return state.history[request.id] ?? record.notice
+      }
+      record.operation?.end(hold: hold)
+      let notice = current(record)
+      events.append(Event(kind: .updated, at: scheduler.wallTime, id: request.id, notice: notice))
+      return notice
+    }
+  }
+
+  /// Cancels by id, by tag, or all: waiting and queued notices finish at once, visible ones fade
+  /// out from their current opacity (or vanish, with `now`). Answers the ids cancelled.
+  public func cancel(_ request: CancelParameters) throws(QueueError) -> [Int] {
+    let chosen = [request.id != nil, request.tag != nil, request.all == true].filter { $0 }.count
+    guard chosen == 1 else {
+      throw .invalidArgument(field: "id", reason: "give exactly one of id, tag and all")
+    }
+    return try state.withLock { state throws(QueueError) -> [Int] in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      let ids: [Int]
+      if let id = request.id {
+        if state.history[id] != nil { return [] }
+        _ = try unfinished(id, state)
+        ids = [id]
+      } else if let tag = request.tag {
+        ids = state.records.values.filter { $0.notice.tag == tag }.map(\.notice.id).sorted()
+      } else {
+        ids = state.records.keys.sorted()
+      }
+      for id in ids {
+        guard let record = state.records[id] else { continue }
+        if let operation = record.operation, operation.appearance.phase.isVisible {
+          operation.cancel(immediately: request.now ?? false)
+        } else {
+          record.operation?.cancel()
+          finish(id, outcome: .cancelled, &state, &events)
+        }
+      }
+      return ids
+    }
+  }
+
+  /// Chooses action `action` of a visible notice; the notice then fades out with outcome `completed`.
+  public func invoke(_ request: InvokeParameters) throws(QueueError) -> Notice {
+    try state.withLock { state throws(QueueError) -> Notice in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      var record = try unfinished(request.id, state)
+      guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
+        throw .invalidArgument(field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
+      }
+      guard let operation = record.operation, operation.appearance.phase.isVisible else {
+        throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
+      }
+      record.notice.invoked = request.action
+      state.records[request.id] = record
+      operation.end(hold: nil)
+      let notice = current(record)
+      events.append(Event(kind: .invoked, at: scheduler.wallTime, id: request.id, notice: notice))
+      return notice
+    }
+  }
+
+  /// Finishes a visible notice at once with `outcome`, as when a person closed it on the desktop.
+  public func dismiss(_ id: Int, outcome: Outcome = .dismissed) throws(QueueError) {
+    try state.withLock { state throws(QueueError) in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      let record = try unfinished(id, state)
+      if let operation = record.operation, operation.appearance.phase.isVisible {
+        operation.dismiss(outcome: outcome)
+      } else {
+        record.operation?.cancel()
+        finish(id, outcome: outcome, &state, &events)
+      }
+    }
+  }
+
+  // MARK: - Suspend and resume
+
+  /// Holds every notice not yet visible until `resume` (or until `duration` seconds have passed).
+  /// Answers `true`.
+  @discardableResult
+  public func suspend(for duration: Double? = nil) throws(QueueError) -> Bool {
+    if let duration { try Self.validate(duration: duration, field: "duration") }
+    let now = scheduler.now
+    let wallTime = scheduler.wallTime
+    state.withLock { state in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      state.resumeTimer?.cancel()
+      state.resumeTimer = nil
+      state.suspendedUntil = duration.map { wallTime + $0 }
+      if let duration {
+        state.resumeTimer = scheduler.schedule(at: now + duration) { [weak self] in self?.resume() }
+      }
+      if !state.suspended {
+        state.suspended = true
+        for lane in lanes { lane.isSuspended = true }
+      }
+      events.append(Event(kind: .suspended, at: wallTime, suspended: true))
+    }
+    return true
+  }
+
+  /// Lets held notices show again, in order. Answers `false` (not suspended).
+  @discardableResult
+  public func resume() -> Bool {
+    state.withLock { state in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      state.resumeTimer?.cancel()
+      state.resumeTimer = nil
+      state.suspendedUntil = nil
+      guard state.suspended else { return }
+      state.suspended = false
+      for lane in lanes { lane.isSuspended = false }
+      events.append(Event(kind: .resumed, at: scheduler.wallTime, suspended: false))
+    }
+    return false
+  }
+
+  // MARK: - Reading
+
+  /// A notice by id, unfinished or still in history.
+  public func get(_ id: Int) throws(QueueError) -> Notice {
+    try state.withLock { state throws(QueueError) -> Notice in
+      if let record = state.records[id] { return current(record) }
+      if let notice = state.history[id] { return notice }
+      throw .noSuchNotice(id: id)
+    }
+  }
+
+  /// Every unfinished notice, oldest first.
+  public func list() -> [Notice] {
+    state.withLock { state in
+      state.records.keys.sorted().map { current(state.records[$0]!) }
+    }
+  }
+
+  /// Finished notices, newest first, filtered by app, outcome and finish time.
+  public func history(_ request: HistoryParameters = HistoryParameters()) -> [Notice] {
+    state.withLock { state in
+      var notices: [Notice] = []
+      let limit = request.limit ?? Int.max
+      for id in state.historyOrder[state.historyStart...].reversed() where notices.count < limit {
+        guard let notice = state.history[id] else { continue }
+        if let app = request.app, notice.app != app { continue }
+        if let outcome = request.outcome, notice.outcome != outcome { continue }
+        if let since = request.since, (notice.finished ?? 0) < since { continue }
+        notices.append(notice)
+      }
+      return notices
+    }
+  }
+
+  /// Counts of notices in each state, and the suspended state.
+  public func status() -> StatusReply {
+    state.withLock { state in
+      var waiting = 0
+      var queued = 0
+      var visible = 0
+      for record in state.records.values {
+        switch record.operation.map({ $0.appearance.phase }) ?? .waiting {
+        case .waiting: waiting += 1
+        case .queued: queued += 1
+        case .finished: break
+        default: visible += 1
+        }
+      }
+      return StatusReply(
+        version: Interface.version, suspended: state.suspended, suspendedUntil: state.suspendedUntil,
+        waiting: waiting, queued: queued, visible: visible, finished: state.history.count)
+    }
+  }
+
+  /// Calls `reply` once notice `id` has finished (at once if it already has).
+  public func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError) {
+    try state.withLock { state throws(QueueError) in
+      if let notice = state.history[id] {
+        delivery.async { reply(notice) }
+        return
+      }
+      guard state.records[id] != nil else { throw .noSuchNotice(id: id) }
+      state.waiters[id, default: []].append(reply)
+    }
+  }
+
+  // MARK: - Watching
+
+  /// A registration for events; `cancel()` ends it.
+  public final class Subscription: Sendable {
+    private let onCancel: @Sendable () -> Void
+    init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+    /// Stops delivery; events already on their way may still arrive.
+    public func cancel() { onCancel() }
+  }
+
+  /// Delivers a snapshot of every unfinished notice, then every event in order; with `frames`, also
+  /// a frame per fading notice `fps` times a second while anything fades.
+  public func watch(
+    frames: Bool = false, fps: Int? = nil, sink: @escaping @Sendable (Event) -> Void
+  ) throws(QueueError) -> Subscription {
+    if let fps, !(1...240).contains(fps) {
+      throw .invalidArgument(field: "fps", reason: "must be between 1 and 240")
+    }
+    let now = scheduler.now
+    let id = state.withLock { state in
+      let id = state.nextWatcherID
+      state.nextWatcherID += 1
+      let interval = 1 / Double(fps ?? state.settings.frameRate)
+      state.watchers[id] = Watcher(frames: frames, interval: interval, nextFrameAt: now, sink: sink)
+      let snapshot = Event(
+        kind: .snapshot, at: scheduler.wallTime, notices: state.records.keys.sorted().map { current(state.records[$0]!) },
+        suspended: state.suspended)
+      delivery.async { sink(snapshot) }
+      armFrameTimer(&state)
+      return id
+    }
+    return Subscription { [weak self] in
+      _ = self?.state.withLock { state in state.watchers.removeValue(forKey: id) }
+    }
+  }
+
+  /// Whether a frame timer is armed; with nothing fading or nobody asking for frames, none is.
+  public var isFrameTimerArmed: Bool { state.withLock { $0.frameTimer != nil } }
+
+  // MARK: - Internals
+
+  private static func validate(title: String, body: String?, field: String = "body") throws(QueueError) {
+    if title.utf8.count > 1024 {
+      throw .invalidArgument(field: "title", reason: "longer than 1 KiB")
+    }
+    if let body, body.utf8.count > 16 * 1024 {
+      throw .invalidArgument(field: field, reason: "longer than 16 KiB")
+    }
+  }
+
+  private static func validate(duration: Double, field: String) throws(QueueError) {
+    guard duration.isFinite, duration >= 0, duration <= 86_400 else {
+      throw .invalidArgument(field: field, reason: "must be a finite number of seconds from 0 to 86400")
+    }
+  }
+
+  private static func validate(_ timing: TimingOverrides) throws(QueueError) {
+    let fields: [(String, Double?)] = [
+      ("delay", timing.delay), ("fadeIn", timing.fadeIn), ("hold", timing.hold), ("fadeOut", timing.fadeOut),
+    ]
+    for case (let field, let value?) in fields {
+      try validate(duration: value, field: field)
+    }
+  }
+
+  private func unfinished(_ id: Int, _ state: State) throws(QueueError) -> Record {
+    if let record = state.records[id] { return record }
+    if state.history[id] != nil {
+      throw .invalidArgument(field: "id", reason: "notice \(id) has already finished")
+    }
+    throw .noSuchNotice(id: id)
+  }
+
+  /// The record's notice with its live phase and opacity.
+  private func current(_ record: Record) -> Notice {
+    var notice = record.notice
+    if let operation = record.operation {
+      let appearance = operation.appearance
+      if appearance.phase != .finished {
+        notice.phase = appearance.phase
+        notice.opacity = appearance.opacity
+      }
+    }
+    return notice
+  }
+
+  /// Reports from an operation: phase changes and its finish.
+  private func operation(_ operation: NotificationOperation, didReport transition: NotificationOperation.Transition) {
+    let id = operation.noticeID
+    state.withLock { state in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      guard var record = state.records[id], record.operation === operation else { return }
+      switch transition {
+      case .phase(let phase, let opacity):
+        record.notice.phase = phase
+        record.notice.opacity = opacity
+        if record.notice.shown == nil && phase.isVisible { record.notice.shown = scheduler.wallTime }
+        state.records[id] = record
+        if phase == .fadingIn || phase == .fadingOut {
+          state.fading.insert(id)
+        } else {
+          state.fading.remove(id)
+        }
+        events.append(Event(kind: .phase, at: scheduler.wallTime, id: id, phase: phase, opacity: opacity))
+        armFrameTimer(&state)
+      case .finished(let outcome):
+        finish(id, outcome: outcome, &state, &events)
+      }
+    }
+  }
+
+  /// Moves a notice to history with `outcome`, frees what waited on it and answers its waiters.
+  private func finish(_ id: Int, outcome: Outcome, _ state: inout State, _ events: inout [Event]) {
+    guard var record = state.records.removeValue(forKey: id) else { return }
+    record.notice.phase = .finished
+    record.notice.opacity = 0
+    record.notice.outcome = outcome
+    record.notice.finished = scheduler.wallTime
+    let notice = record.notice
+    state.fading.remove(id)
+    if let key = notice.key, state.keys[key] == id { state.keys.removeValue(forKey: key) }
+    state.history[id] = notice
+    state.historyOrder.append(id)
+    trimHistory(&state)
+    events.append(Event(kind: .finished, at: notice.finished!, id: id, notice: notice))
+    if let waiters = state.waiters.removeValue(forKey: id) {
+      delivery.async { for reply in waiters { reply(notice) } }
+    }
+    if let blocked = state.blockedOn.removeValue(forKey: id) {
+      for waitingID in blocked where state.records[waitingID] != nil {
+        enqueue(waitingID, &state, &events)
+      }
+    }
+  }
+
+  private func trimHistory(_ state: inout State) {
+    let limit = max(state.settings.historySize, 0)
+    while state.historyOrder.count - state.historyStart > limit {
+      state.history.removeValue(forKey: state.historyOrder[state.historyStart])
+      state.historyStart += 1
+    }
+    if state.historyStart > 1024 && state.historyStart * 2 > state.historyOrder.count {
+      state.historyOrder.removeFirst(state.historyStart)
+      state.historyStart = 0
+    }
+  }
+
+  /// Arms the timer for the earliest due notice, if it is earlier than the one armed.
+  private func armDueTimer(_ state: inout State) {
+    guard let earliest = state.dueHeap.peek?.dueAt else {
+      state.dueTimer?.action.cancel()
+      state.dueTimer = nil
+      return
+    }
+    if let armed = state.dueTimer, armed.deadline <= earliest { return }
+    state.dueTimer?.action.cancel()
+    let action = scheduler.schedule(at: earliest) { [weak self] in self?.releaseDueNotices() }
+    state.dueTimer = (earliest, action)
+  }
+
+  /// Moves every notice whose due time has come on: into its lane, or to wait for its `after`.
+  private func releaseDueNotices() {
+    let now = scheduler.now
+    state.withLock { state in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      state.dueTimer = nil
+      while let entry = state.dueHeap.peek, entry.dueAt <= now {
+        state.dueHeap.pop()
+        guard let record = state.records[entry.id], record.operation == nil else { continue }
+        if let after = record.notice.after, state.records[after] != nil {
+          state.blockedOn[after, default: []].append(entry.id)
+        } else {
+          enqueue(entry.id, &state, &events)
+        }
+      }
+      armDueTimer(&state)
+    }
+  }
+
+  /// Arms the frame timer when someone asked for frames and something fades; otherwise lets it lapse.
+  private func armFrameTimer(_ state: inout State) {
+    guard state.frameTimer == nil, !state.fading.isEmpty,
+      let interval = state.watchers.values.filter(\.frames).map(\.interval).min()
+    else { return }
+    let now = scheduler.now
+    state.nextFrameTick = now + interval
+    for id in state.watchers.keys where state.watchers[id]!.frames {
+      state.watchers[id]!.nextFrameAt = max(state.watchers[id]!.nextFrameAt, now)
+    }
+    state.frameTimer = scheduler.schedule(at: state.nextFrameTick) { [weak self] in self?.sendFrames() }
+  }
+
+  private func sendFrames() {
+    let now = scheduler.now
+    state.withLock { state in
+      state.frameTimer = nil
+      let frameWatchers = state.watchers.filter { $0.value.frames }
+      guard !state.fading.isEmpty, let interval = frameWatchers.values.map(\.interval).min() else { return }
+      let wallTime = scheduler.wallTime
+      var frames: [Event] = []
+      for id in state.fading.sorted() {
+        guard let operation = state.records[id]?.operation else { continue }
+        let appearance = operation.appearance
+        frames.append(Event(kind: .frame, at: wallTime, id: id, phase: appearance.phase, opacity: appearance.opacity))
+      }
+      let batch = frames
+      // Small tolerance, so a watcher at the timer's own pace is not skipped for a late microsecond.
+      for (watcherID, watcher) in frameWatchers where watcher.nextFrameAt <= now + interval / 4 {
+        var next = watcher.nextFrameAt + watcher.interval
+        if next < now { next = now + watcher.interval }
+        state.watchers[watcherID]!.nextFrameAt = next
+        let sink = watcher.sink
+        delivery.async { for frame in batch { sink(frame) } }
+      }
+      // Keep the pace from the previous tick, not from now, so frames do not drift.
+      var tick = state.nextFrameTick + interval
+      if tick <= now { tick = now + interval }
+      state.nextFrameTick = tick
+      state.frameTimer = scheduler.schedule(at: tick) { [weak self] in self?.sendFrames() }
+    }
+  }
+
+  /// Sends events to every watcher, in order, off the lock.
+  private func publish(_ events: [Event], _ state: inout State) {
+    guard !events.isEmpty, !state.watchers.isEmpty else { return }
+    let sinks = state.watchers.values.map(\.sink)
+    delivery.async {
+      for event in events {
+        for sink in sinks { sink(event) }
+      }
+    }
+  }
+}
+
+/// A binary min-heap of due times, first come first served among equal times.
+struct DueHeap {
+  struct Entry {
+    var dueAt: Double
+    var sequence: Int
+    var id: Int
+  }
+
+  private var entries: [Entry] = []
+  private var sequence = 0
+
+  var count: Int { entries.count }
+  var peek: Entry? { entries.first }
+
+  private static func before(_ a: Entry, _ b: Entry) -> Bool {
+    (a.dueAt, a.sequence) < (b.dueAt, b.sequence)
+  }
+
+  mutating func push(dueAt: Double, id: Int) {
+    sequence += 1
+    entries.append(Entry(dueAt: dueAt, sequence: sequence, id: id))
+    var child = entries.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard Self.before(entries[child], entries[parent]) else { break }
+      entries.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  @discardableResult
+  mutating func pop() -> Entry? {
+    guard !entries.isEmpty else { return nil }
+    entries.swapAt(0, entries.count - 1)
+    let top = entries.removeLast()
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      let right = left + 1
+      var smallest = parent
+      if left < entries.count, Self.before(entries[left], entries[smallest]) { smallest = left }
+      if right < entries.count, Self.before(entries[right], entries[smallest]) { smallest = right }
+      if smallest == parent { break }
+      entries.swapAt(parent, smallest)
+      parent = smallest
+    }
+    return top
+  }
+}

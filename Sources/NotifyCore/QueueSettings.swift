@@ -1,0 +1,136 @@
+import NotifyProtocol
+
+/// Timing values that a layer of configuration may set; `nil` leaves the layer below in force.
+public struct TimingOverrides: Sendable, Equatable {
+  public var delay: Double?
+  public var fadeIn: Double?
+  /// Seconds to hold; 0 holds until ended.
+  public var hold: Double?
+  public var fadeOut: Double?
+  public var easeIn: Easing?
+  public var easeOut: Easing?
+
+  public init(
+    delay: Double? = nil, fadeIn: Double? = nil, hold: Double? = nil, fadeOut: Double? = nil,
+    easeIn: Easing? = nil, easeOut: Easing? = nil
+  ) {
+    self.delay = delay
+    self.fadeIn = fadeIn
+    self.hold = hold
+    self.fadeOut = fadeOut
+    self.easeIn = easeIn
+    self.easeOut = easeOut
+  }
+
+  /// This layer laid over `below`: each value set here wins.
+  public func over(_ below: TimingOverrides) -> TimingOverrides {
+    TimingOverrides(
+      delay: delay ?? below.delay, fadeIn: fadeIn ?? below.fadeIn, hold: hold ?? below.hold,
+      fadeOut: fadeOut ?? below.fadeOut, easeIn: easeIn ?? below.easeIn, easeOut: easeOut ?? below.easeOut)
+  }
+}
+
+/// A `[Rule:NAME]` section: notices it matches get its timing, urgency, or are suppressed.
+public struct Rule: Sendable, Equatable {
+  public var name: String
+  public var matchApp: Glob?
+  public var matchTag: Glob?
+  public var matchTitle: Glob?
+  public var matchUrgency: Urgency?
+  public var timing: TimingOverrides
+  public var urgency: Urgency?
+  public var suppress: Bool
+
+  public init(
+    name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,
+    matchUrgency: Urgency? = nil, timing: TimingOverrides = TimingOverrides(), urgency: Urgency? = nil,
+    suppress: Bool = false
+  ) {
+    self.name = name
+    self.matchApp = matchApp
+    self.matchTag = matchTag
+    self.matchTitle = matchTitle
+    self.matchUrgency = matchUrgency
+    self.timing = timing
+    self.urgency = urgency
+    self.suppress = suppress
+  }
+
+  /// Whether every criterion the rule names holds for the notice; a missing app or tag matches
+  /// only the pattern `*`.
+  public func matches(app: String?, tag: String?, title: String, urgency: Urgency) -> Bool {
+    if let matchApp, !matchApp.matches(app ?? "") { return false }
+    if let matchTag, !matchTag.matches(tag ?? "") { return false }
+    if let matchTitle, !matchTitle.matches(title) { return false }
+    if let matchUrgency, matchUrgency != urgency { return false }
+    return true
+  }
+}
+
+/// Everything the queue engine needs from the configuration, with the built-in defaults.
+public struct QueueSettings: Sendable, Equatable {
+  /// `[Queue] MaxVisible=`: notices visible at once.
+  public var maxVisible = 1
+  /// `[Progress] MaxVisible=`: progress indicators visible at once.
+  public var progressMaxVisible = 4
+  /// `[Queue] Capacity=`: unfinished notices at most.
+  public var capacity = 10_000
+  /// `[Queue] HistorySize=`: finished notices kept.
+  public var historySize = 1000
+  /// `[Queue] FrameRate=`: frames per second for watchers that do not say.
+  public var frameRate = 30
+  /// `[Timing]`.
+  public var timing = TimingOverrides()
+  /// `[Urgency:X]`.
+  public var urgencyTiming: [Urgency: TimingOverrides] = [:]
+  /// `[Progress] Timeout=`: seconds a progress indicator lives without news; 0 = forever.
+  public var progressTimeout = 30.0
+  /// `[Progress] EndHold=`: seconds a closing message holds after `End`.
+  public var endHold = 1.5
+  /// `[Rule:NAME]` sections in file order.
+  public var rules: [Rule] = []
+
+  public init() {}
+
+  /// The built-in timing for `urgency`: delay 0, fade-in 1 s, hold 5 s (until ended for critical),
+  /// fade-out 1 s, easing out on the way in and in on the way out.
+  public static func builtInTiming(for urgency: Urgency) -> TimingOverrides {
+    TimingOverrides(
+      delay: 0, fadeIn: 1, hold: urgency == .critical ? 0 : 5, fadeOut: 1, easeIn: .easeOut, easeOut: .easeIn)
+  }
+
+  /// The rules that match a notice, in file order.
+  public func matchingRules(app: String?, tag: String?, title: String, urgency: Urgency) -> [Rule] {
+    rules.filter { $0.matches(app: app, tag: tag, title: title, urgency: urgency) }
+  }
+
+  /// What a notice resolves to: its urgency, its full timing, and whether a rule suppresses it.
+  public struct Resolution: Sendable, Equatable {
+    public var urgency: Urgency
+    public var delay: Double
+    public var fadeIn: Double
+    public var hold: Double
+    public var fadeOut: Double
+    public var easeIn: Easing
+    public var easeOut: Easing
+    public var suppressed: Bool
+  }
+
+  /// Resolves a notice's timing in order: built-in → `[Timing]` → `[Urgency:X]` → matching rules
+  /// in file order → what the caller passed (`explicit`).
+  public func resolve(
+    app: String?, tag: String?, title: String, urgency requested: Urgency?, explicit: TimingOverrides
+  ) -> Resolution {
+    let rules = matchingRules(app: app, tag: tag, title: title, urgency: requested ?? .normal)
+    let urgency = requested ?? rules.compactMap(\.urgency).last ?? .normal
+    var layered = Self.builtInTiming(for: urgency)
+    layered = timing.over(layered)
+    if let forUrgency = urgencyTiming[urgency] { layered = forUrgency.over(layered) }
+    for rule in rules { layered = rule.timing.over(layered) }
+    layered = explicit.over(layered)
+    return Resolution(
+      urgency: urgency, delay: layered.delay!, fadeIn: layered.fadeIn!, hold: layered.hold!,
+      fadeOut: layered.fadeOut!, easeIn: layered.easeIn!, easeOut: layered.easeOut!,
+      suppressed: rules.contains { $0.suppress })
+  }
+}

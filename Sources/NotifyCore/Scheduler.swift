@@ -1,0 +1,126 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A source of time and timers, injected into everything that waits, so that tests can run on a
+/// manual clock.
+public protocol Scheduler: AnyObject, Sendable {
+  /// Monotonic seconds; only differences mean anything.
+  var now: Double { get }
+  /// Seconds since the Unix epoch, for timestamps a person reads.
+  var wallTime: Double { get }
+  /// Runs `action` once `now` has reached `deadline`, never synchronously inside this call.
+  func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction
+}
+
+/// A scheduled action that can be called off.
+public final class ScheduledAction: Sendable {
+  private let onCancel: @Sendable () -> Void
+
+  public init(onCancel: @escaping @Sendable () -> Void) {
+    self.onCancel = onCancel
+  }
+
+  /// Calls the action off if it has not run yet.
+  public func cancel() { onCancel() }
+}
+
+/// The real scheduler: monotonic time from `DispatchTime`, timers as strict Dispatch timer sources.
+public final class DispatchScheduler: Scheduler {
+  private let queue: DispatchQueue
+
+  /// Runs timer actions on `queue`, a concurrent or serial queue the caller chooses.
+  public init(queue: DispatchQueue = DispatchQueue(label: "notifyd.timers", qos: .userInteractive)) {
+    self.queue = queue
+  }
+
+  public var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+  public var wallTime: Double { Date().timeIntervalSince1970 }
+
+  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+    let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+    let delay = max(0, deadline - now)
+    timer.schedule(deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .microseconds(100))
+    timer.setEventHandler {
+      timer.cancel()
+      action()
+    }
+    timer.activate()
+    let handle = TimerHandle(source: timer)
+    return ScheduledAction { handle.source.cancel() }
+  }
+}
+
+/// A Dispatch timer source that may cross threads: `cancel()` on a source is thread-safe.
+private struct TimerHandle: @unchecked Sendable {
+  let source: any DispatchSourceTimer
+}
+
+/// A scheduler whose time moves only when told, for fast deterministic tests of timing logic.
+///
+/// Actions run inside `advance(by:)` / `advance(to:)`, on the caller's thread, in deadline order.
+public final class ManualScheduler: Scheduler {
+  private struct Entry {
+    let deadline: Double
+    let sequence: Int
+    let action: @Sendable () -> Void
+  }
+
+  private struct State {
+    var now: Double = 0
+    var sequence = 0
+    var entries: [Int: Entry] = [:]
+  }
+
+  private let state = Mutex(State())
+  private let epoch: Double
+
+  /// A clock at monotonic 0 whose wall time starts at `epoch`.
+  public init(epoch: Double = 1_800_000_000) {
+    self.epoch = epoch
+  }
+
+  public var now: Double { state.withLock { $0.now } }
+
+  public var wallTime: Double { epoch + now }
+
+  /// How many actions are scheduled and not yet run.
+  public var pendingCount: Int { state.withLock { $0.entries.count } }
+
+  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+    let sequence = state.withLock { state in
+      state.sequence += 1
+      state.entries[state.sequence] = Entry(deadline: deadline, sequence: state.sequence, action: action)
+      return state.sequence
+    }
+    return ScheduledAction { [weak self] in
+      _ = self?.state.withLock { $0.entries.removeValue(forKey: sequence) }
+    }
+  }
+
+  /// Moves time forward by `seconds`, running every action that falls due on the way.
+  public func advance(by seconds: Double) {
+    advance(to: now + seconds)
+  }
+
+  /// Moves time forward to `instant`, running every action that falls due on the way, each with
+  /// `now` set to its own deadline.
+  public func advance(to instant: Double) {
+    while true {
+      let next: Entry? = state.withLock { state in
+        guard let entry = state.entries.values.filter({ $0.deadline <= instant })
+          .min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) })
+        else {
+          state.now = max(state.now, instant)
+          return nil
+        }
+        state.entries.removeValue(forKey: entry.sequence)
+        state.now = max(state.now, entry.deadline)
+        return entry
+      }
+      guard let entry = next else { return }
+      entry.action()
+    }
+  }
+}

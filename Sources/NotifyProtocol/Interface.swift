@@ -1,0 +1,155 @@
+/// Names and the interface description of the Varlink service, in one place.
+public enum Interface {
+  /// The interface notifyd implements.
+  public static let name = "io.notifyd.Queue"
+  /// The Varlink service interface every service answers.
+  public static let service = "org.varlink.service"
+
+  /// The version reported by `GetInfo`, `Status` and `--version`.
+  public static let version = "0.1.0"
+
+  /// The methods of `io.notifyd.Queue`.
+  public enum Method: String, CaseIterable, Sendable {
+    case show = "Show"
+    case progress = "Progress"
+    case update = "Update"
+    case end = "End"
+    case cancel = "Cancel"
+    case invoke = "Invoke"
+    case suspend = "Suspend"
+    case resume = "Resume"
+    case get = "Get"
+    case list = "List"
+    case history = "History"
+    case status = "Status"
+    case wait = "Wait"
+    case watch = "Watch"
+    case reload = "Reload"
+
+    /// The fully qualified name, as sent on the wire.
+    public var qualifiedName: String { "\(Interface.name).\(rawValue)" }
+  }
+
+  /// Fully qualified names of the errors the service replies with.
+  public enum ErrorName {
+    public static let noSuchNotice = "io.notifyd.Queue.NoSuchNotice"
+    public static let invalidArgument = "io.notifyd.Queue.InvalidArgument"
+    public static let queueFull = "io.notifyd.Queue.QueueFull"
+    public static let interfaceNotFound = "org.varlink.service.InterfaceNotFound"
+    public static let methodNotFound = "org.varlink.service.MethodNotFound"
+    public static let methodNotImplemented = "org.varlink.service.MethodNotImplemented"
+    public static let invalidParameter = "org.varlink.service.InvalidParameter"
+    public static let expectedMore = "org.varlink.service.ExpectedMore"
+  }
+
+  /// The description `GetInterfaceDescription` returns for `io.notifyd.Queue`.
+  public static let description = """
+    # Timed notices on a queue: each waits out its delay, fades in, holds and fades out.
+    interface io.notifyd.Queue
+
+    type Urgency (low, normal, critical)
+    type Kind (notice, progress)
+    type Style (clear, blur)
+    type Easing (linear, easeIn, easeOut, easeInOut)
+    type Phase (waiting, queued, fadingIn, holding, fadingOut, finished)
+    type Outcome (completed, cancelled, timedOut, replaced, dismissed)
+    type EventKind (snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed)
+
+    type Action (key: string, label: string)
+
+    type Notice (
+      id: int, kind: Kind, title: string, body: ?string, app: ?string,
+      urgency: Urgency, style: Style, tag: ?string, key: ?string, value: ?int,
+      delay: float, fadeIn: float, hold: float, fadeOut: float,
+      easeIn: Easing, easeOut: Easing, timeout: ?float, after: ?int,
+      actions: ?[]Action, invoked: ?string,
+      phase: Phase, opacity: float, outcome: ?Outcome, message: ?string,
+      created: float, shown: ?float, finished: ?float
+    )
+
+    type Event (
+      kind: EventKind, at: float, id: ?int, notice: ?Notice, phase: ?Phase,
+      opacity: ?float, notices: ?[]Notice, suspended: ?bool
+    )
+
+    method Show(
+      title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
+      tag: ?string, key: ?string, delay: ?float, fadeIn: ?float, hold: ?float,
+      fadeOut: ?float, easeIn: ?Easing, easeOut: ?Easing, after: ?int,
+      actions: ?[]Action
+    ) -> (id: int)
+
+    method Progress(
+      title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
+      tag: ?string, key: ?string, value: ?int, timeout: ?float, delay: ?float,
+      fadeIn: ?float, fadeOut: ?float
+    ) -> (id: int, existing: bool)
+
+    method Update(id: int, title: ?string, body: ?string, value: ?int) -> (notice: Notice)
+    method End(id: int, message: ?string, hold: ?float) -> (notice: Notice)
+    method Cancel(id: ?int, tag: ?string, all: ?bool, now: ?bool) -> (cancelled: []int)
+    # Chooses one of a visible notice's actions; the notice then fades out (outcome completed).
+    method Invoke(id: int, action: string) -> (notice: Notice)
+    method Suspend(duration: ?float) -> (suspended: bool)
+    method Resume() -> (suspended: bool)
+    method Get(id: int) -> (notice: Notice)
+    method List() -> (notices: []Notice)
+    # Finished notices, newest first; app, outcome and since filter them.
+    method History(limit: ?int, app: ?string, outcome: ?Outcome, since: ?float) -> (notices: []Notice)
+    method Status() -> (
+      version: string, suspended: bool, suspendedUntil: ?float,
+      waiting: int, queued: int, visible: int, finished: int
+    )
+    # Replies once the notice has finished, with its outcome.
+    method Wait(id: int) -> (notice: Notice)
+    # Needs "more": the first reply is a snapshot, then one reply per event.
+    method Watch(frames: ?bool, fps: ?int) -> (event: Event)
+    # Re-reads the config; replies once the new config is in force (or the old one kept).
+    method Reload() -> ()
+
+    error NoSuchNotice (id: int)
+    error InvalidArgument (field: string, reason: string)
+    error QueueFull (capacity: int)
+
+    """
+
+  /// The description of `org.varlink.service`, which every Varlink service implements.
+  public static let serviceDescription = """
+    # The Varlink Service Interface is provided by every varlink service. It
+    # describes the service and the interfaces it implements.
+    interface org.varlink.service
+
+    # Get a list of all the interfaces a service provides and information
+    # about the implementation.
+    method GetInfo() -> (
+      vendor: string,
+      product: string,
+      version: string,
+      url: string,
+      interfaces: []string
+    )
+
+    # Get the description of an interface that is implemented by this service.
+    method GetInterfaceDescription(interface: string) -> (description: string)
+
+    # The requested interface was not found.
+    error InterfaceNotFound (interface: string)
+
+    # The requested method was not found
+    error MethodNotFound (method: string)
+
+    # The interface defines the requested method, but the service does not
+    # implement it.
+    error MethodNotImplemented (method: string)
+
+    # One of the passed parameters is invalid.
+    error InvalidParameter (parameter: string)
+
+    # Client is denied access
+    error PermissionDenied ()
+
+    # Method is expected to be called with 'more' set to true, but wasn't
+    error ExpectedMore ()
+
+    """
+}

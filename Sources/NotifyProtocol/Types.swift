@@ -1,0 +1,153 @@
+import FoundationEssentials
+
+// The types of interface io.notifyd.Queue, spelled as in the IDL (`Interface.description`).
+
+/// How urgent a notice is; critical notices hold until ended and jump the queue.
+public enum Urgency: String, Codable, Sendable, CaseIterable, Comparable {
+  case low, normal, critical
+
+  public static func < (lhs: Urgency, rhs: Urgency) -> Bool {
+    allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+  }
+}
+
+/// A toast that holds for a while, or a progress indicator that holds until ended.
+public enum Kind: String, Codable, Sendable, CaseIterable {
+  case notice, progress
+}
+
+/// How a renderer draws the notice's background.
+public enum Style: String, Codable, Sendable, CaseIterable {
+  case clear, blur
+}
+
+/// The curve that maps a fade's linear progress to its eased progress.
+public enum Easing: String, Codable, Sendable, CaseIterable {
+  case linear, easeIn, easeOut, easeInOut
+}
+
+/// Where a notice is in its life.
+public enum Phase: String, Codable, Sendable, CaseIterable {
+  case waiting, queued, fadingIn, holding, fadingOut, finished
+
+  /// Whether a notice in this phase is on screen.
+  public var isVisible: Bool {
+    self == .fadingIn || self == .holding || self == .fadingOut
+  }
+}
+
+/// How a notice ended.
+public enum Outcome: String, Codable, Sendable, CaseIterable {
+  case completed, cancelled, timedOut, replaced, dismissed
+}
+
+/// What a `Watch` event reports.
+public enum EventKind: String, Codable, Sendable, CaseIterable {
+  case snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed
+}
+
+/// A button on a notice: `key` is what `Invoke` names, `label` what a person reads.
+public struct Action: Codable, Sendable, Equatable {
+  public var key: String
+  public var label: String
+
+  public init(key: String, label: String) {
+    self.key = key
+    self.label = label
+  }
+}
+
+/// A notice as the daemon reports it: what was asked for, with every default resolved, and where it is now.
+public struct Notice: Codable, Sendable, Equatable {
+  public var id: Int
+  public var kind: Kind
+  public var title: String
+  public var body: String?
+  public var app: String?
+  public var urgency: Urgency
+  public var style: Style
+  public var tag: String?
+  public var key: String?
+  public var value: Int?
+  public var delay: Double
+  public var fadeIn: Double
+  public var hold: Double
+  public var fadeOut: Double
+  public var easeIn: Easing
+  public var easeOut: Easing
+  public var timeout: Double?
+  public var after: Int?
+  public var actions: [Action]?
+  public var invoked: String?
+  public var phase: Phase
+  public var opacity: Double
+  public var outcome: Outcome?
+  public var message: String?
+  public var created: Double
+  public var shown: Double?
+  public var finished: Double?
+
+  public init(
+    id: Int, kind: Kind, title: String, body: String? = nil, app: String? = nil,
+    urgency: Urgency = .normal, style: Style = .clear, tag: String? = nil, key: String? = nil,
+    value: Int? = nil, delay: Double = 0, fadeIn: Double = 1, hold: Double = 5, fadeOut: Double = 1,
+    easeIn: Easing = .easeOut, easeOut: Easing = .easeIn, timeout: Double? = nil, after: Int? = nil,
+    actions: [Action]? = nil, invoked: String? = nil, phase: Phase = .waiting, opacity: Double = 0,
+    outcome: Outcome? = nil, message: String? = nil, created: Double = 0, shown: Double? = nil,
+    finished: Double? = nil
+  ) {
+    self.id = id
+    self.kind = kind
+    self.title = title
+    self.body = body
+    self.app = app
+    self.urgency = urgency
+    self.style = style
+    self.tag = tag
+    self.key = key
+    self.value = value
+    self.delay = delay
+    self.fadeIn = fadeIn
+    self.hold = hold
+    self.fadeOut = fadeOut
+    self.easeIn = easeIn
+    self.easeOut = easeOut
+    self.timeout = timeout
+    self.after = after
+    self.actions = actions
+    self.invoked = invoked
+    self.phase = phase
+    self.opacity = opacity
+    self.outcome = outcome
+    self.message = message
+    self.created = created
+    self.shown = shown
+    self.finished = finished
+  }
+}
+
+/// One thing that happened on the queue, as `Watch` streams it.
+public struct Event: Codable, Sendable, Equatable {
+  public var kind: EventKind
+  public var at: Double
+  public var id: Int?
+  public var notice: Notice?
+  public var phase: Phase?
+  public var opacity: Double?
+  public var notices: [Notice]?
+  public var suspended: Bool?
+
+  public init(
+    kind: EventKind, at: Double, id: Int? = nil, notice: Notice? = nil, phase: Phase? = nil,
+    opacity: Double? = nil, notices: [Notice]? = nil, suspended: Bool? = nil
+  ) {
+    self.kind = kind
+    self.at = at
+    self.id = id
+    self.notice = notice
+    self.phase = phase
+    self.opacity = opacity
+    self.notices = notices
+    self.suspended = suspended
+  }
+}

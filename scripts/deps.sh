@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what notifyd needs to build and test, only what is missing. Debian 12, as root (or sudo).
+set -euo pipefail
+
+debian_packages=(
+  pkg-config libsystemd-dev libsqlite3-dev libinih-dev   # C libraries behind the system-library targets
+  socat tmux                                              # test peers: raw socket client, terminal
+)
+python_packages=(varlink pytest)
+
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+for package in "${python_packages[@]}"; do
+  "$python" -c "import $package" 2>/dev/null || {
+    echo "deps: pip installing $package"
+    "$python" -m pip install -q "$package"
+  }
+done
+command -v swift >/dev/null || { echo "deps: the Swift toolchain is not on PATH (expected /opt/swift/usr/bin)" >&2; exit 1; }
