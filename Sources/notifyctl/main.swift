@@ -1,1 +1,4 @@
-print("notifyctl")
+import Glibc
+import NotifyCLI
+
+exit(NotifyCtl.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,1 +1,64 @@
-print("notifyd")
+import Foundation
+import NotifyProtocol
+import NotifySystem
+
+// notifyd: parse the command line, then run the daemon; map errors to exit statuses.
+let usage = """
+  Usage: notifyd [--socket PATH] [--log-level LEVEL]
+         notifyd --version | --help
+
+  Runs the notifyd daemon in the foreground: a queue of timed notices served over Varlink on
+  $XDG_RUNTIME_DIR/notifyd.sock (or --socket PATH, or $NOTIFYD_SOCKET).
+
+  Options:
+    --socket PATH        serve on PATH
+    --log-level LEVEL    error, warning, notice, info (default) or debug
+    --version            print the version
+    --help               print this help
+
+  """
+
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data("notifyd: \(message)\n".utf8))
+  exit(status)
+}
+
+var options = DaemonOptions()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+  var name = argument
+  var inlineValue: String?
+  if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+    name = String(argument[..<equals])
+    inlineValue = String(argument[argument.index(after: equals)...])
+  }
+  func value() -> String {
+    if let inlineValue { return inlineValue }
+    guard let next = arguments.popFirst() else { fail("\(name) needs a value", status: 2) }
+    return next
+  }
+  switch name {
+  case "--version":
+    print("notifyd \(Interface.version)")
+    exit(0)
+  case "--help", "-h":
+    print(usage, terminator: "")
+    exit(0)
+  case "--socket":
+    options.socketPath = value()
+  case "--log-level":
+    let text = value()
+    guard let level = LogLevel(name: text) else { fail("--log-level: unknown level '\(text)'", status: 2) }
+    options.logLevel = level
+  default:
+    fail("unknown option '\(argument)'; see notifyd --help", status: 2)
+  }
+}
+
+let log = Logger(level: options.logLevel)
+do {
+  try Daemon(options: options, log: log).run()
+} catch {
+  log.error("\(error)")
+  exit(1)
+}

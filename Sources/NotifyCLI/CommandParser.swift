@@ -1,0 +1,223 @@
+import NotifyProtocol
+
+/// Turns `notifyctl`'s arguments into an `Invocation`, without touching anything outside.
+public enum CommandParser {
+  /// Parses the arguments that follow the program name.
+  ///
+  /// `--socket PATH` may come before the verb or among its options; `--version` and `--help`
+  /// before the verb stand alone; `-h`/`--help` among a verb's options asks for that verb's help.
+  ///
+  /// - Throws: `UsageError`, naming the option or argument at fault.
+  public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    var socketPath: String?
+    var remaining = arguments[...]
+
+    while let argument = remaining.first, argument.hasPrefix("-"), argument != "-" {
+      remaining.removeFirst()
+      switch argument {
+      case "--version":
+        return Invocation(socketPath: socketPath, command: .version)
+      case "--help", "-h":
+        return Invocation(socketPath: socketPath, command: .help(verb: nil))
+      case "--socket":
+        guard let path = remaining.popFirst() else { throw .missingValue(option: "--socket") }
+        socketPath = path
+      case _ where argument.hasPrefix("--socket="):
+        socketPath = String(argument.dropFirst("--socket=".count))
+      default:
+        throw .unknownOption(argument, verb: nil)
+      }
+    }
+
+    guard let name = remaining.popFirst() else { throw .missingCommand }
+    guard let verb = Verb.named(name) else { throw .unknownCommand(name) }
+    let parsed = try ArgumentScanner.scan(
+      remaining, verb: verb.name, options: verb.options + Verb.commonOptions,
+      stopsAtFirstPositional: verb.stopsAtFirstPositional)
+    if let path = parsed.string("socket") { socketPath = path }
+    if parsed.flag("help") {
+      return Invocation(socketPath: socketPath, command: .help(verb: verb.name))
+    }
+    return Invocation(socketPath: socketPath, command: try verb.build(parsed))
+  }
+}
+
+// MARK: - Verbs
+
+extension CommandParser {
+  static func show(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["TITLE", "BODY"])
+    var parameters = ShowParameters(title: arguments.positionals[0], body: arguments.positional(1))
+    parameters.app = arguments.string("app")
+    parameters.urgency = try arguments.choice("urgency", Urgency.self)
+    parameters.style = try arguments.choice("style", Style.self)
+    parameters.tag = arguments.string("tag")
+    parameters.key = arguments.string("key")
+    parameters.delay = try arguments.duration("delay")
+    parameters.fadeIn = try arguments.duration("fade-in")
+    parameters.hold = try arguments.duration("hold")
+    parameters.fadeOut = try arguments.duration("fade-out")
+    parameters.easeIn = try arguments.choice("ease-in", Easing.self)
+    parameters.easeOut = try arguments.choice("ease-out", Easing.self)
+    parameters.after = try arguments.noticeID("after")
+    var actions: [Action] = []
+    for option in arguments.values["action"] ?? [] {
+      actions.append(try ValueParser.action(option.value, option: option.spelling))
+    }
+    parameters.actions = actions.isEmpty ? nil : actions
+    return .show(parameters, wait: arguments.flag("wait"))
+  }
+
+  static func progress(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["TITLE", "BODY"])
+    var parameters = ProgressParameters(title: arguments.positionals[0], body: arguments.positional(1))
+    parameters.app = arguments.string("app")
+    parameters.urgency = try arguments.choice("urgency", Urgency.self)
+    parameters.style = try arguments.choice("style", Style.self)
+    parameters.tag = arguments.string("tag")
+    parameters.key = arguments.string("key")
+    parameters.value = try arguments.integer("value")
+    parameters.timeout = try arguments.duration("timeout")
+    parameters.delay = try arguments.duration("delay")
+    parameters.fadeIn = try arguments.duration("fade-in")
+    parameters.fadeOut = try arguments.duration("fade-out")
+    return .progress(parameters)
+  }
+
+  static func update(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["ID"])
+    let parameters = UpdateParameters(
+      id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"),
+      title: arguments.string("title"), body: arguments.string("body"),
+      value: try arguments.integer("value"))
+    guard parameters.title != nil || parameters.body != nil || parameters.value != nil else {
+      throw .invalidCombination(verb: arguments.verb, reason: "nothing to change; give --title, --body or --value")
+    }
+    return .update(parameters)
+  }
+
+  static func end(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["ID", "MESSAGE"])
+    return .end(
+      EndParameters(
+        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"),
+        message: arguments.positional(1), hold: try arguments.duration("hold")))
+  }
+
+  static func cancel(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    var ids: [Int] = []
+    for text in arguments.positionals {
+      ids.append(try ValueParser.noticeID(text, option: "ID"))
+    }
+    let tag = arguments.string("tag")
+    let all = arguments.flag("all")
+    let given = [!ids.isEmpty, tag != nil, all].filter { $0 }.count
+    guard given == 1 else {
+      let reason = given == 0 ? "say which notices: ID..., --tag T or --all" : "give only one of ID..., --tag and --all"
+      throw .invalidCombination(verb: arguments.verb, reason: reason)
+    }
+    let target: CancelTarget = all ? .all : tag.map { .tag($0) } ?? .ids(ids)
+    return .cancel(target, now: arguments.flag("now"))
+  }
+
+  static func invoke(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 2, names: ["ID", "ACTION"])
+    return .invoke(
+      InvokeParameters(
+        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), action: arguments.positionals[1]))
+  }
+
+  static func suspend(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    return .suspend(SuspendParameters(duration: try arguments.duration("for")))
+  }
+
+  static func resume(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    return .resume
+  }
+
+  static func reload(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    return .reload
+  }
+
+  static func status(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    return .status(json: arguments.flag("json"))
+  }
+
+  static func list(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    return .list(json: arguments.flag("json"))
+  }
+
+  static func history(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    var options = HistoryOptions()
+    options.limit = try arguments.integer("limit", minimum: 1)
+    options.app = arguments.string("app")
+    options.outcome = try arguments.choice("outcome", Outcome.self)
+    if let since = arguments.values["since"]?.last {
+      options.since = try ValueParser.timeReference(since.value, option: since.spelling)
+    }
+    return .history(options, json: arguments.flag("json"))
+  }
+
+  static func get(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["ID"])
+    return .get(id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), json: arguments.flag("json"))
+  }
+
+  static func wait(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["ID"])
+    return .wait(id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"))
+  }
+
+  static func watch(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: [])
+    var options = WatchOptions()
+    if let format = arguments.values["format"]?.last {
+      options.format = try ValueParser.choice(format.value, option: format.spelling, WatchOptions.Format.self)
+    }
+    if arguments.flag("json") {
+      guard options.format != .waybar else {
+        throw .invalidCombination(verb: arguments.verb, reason: "give only one of --json and --format waybar")
+      }
+      options.format = .json
+    }
+    options.fps = try arguments.integer("fps", minimum: 1)
+    options.frames = arguments.flag("frames") || options.fps != nil
+    return .watch(options)
+  }
+
+  static func run(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    guard !arguments.positionals.isEmpty else {
+      throw .missingArgument(verb: arguments.verb, name: "COMMAND")
+    }
+    return .run(
+      RunOptions(
+        title: arguments.string("title"), timeout: try arguments.duration("timeout"),
+        command: arguments.positionals))
+  }
+
+  static func call(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["METHOD", "JSON"])
+    let parameters = try arguments.positional(1).map { text throws(UsageError) in
+      try ValueParser.jsonObject(text, option: "JSON")
+    }
+    return .call(
+      CallOptions(
+        method: CallOptions.qualifiedName(arguments.positionals[0]), parameters: parameters ?? .object([:]),
+        more: arguments.flag("more")))
+  }
+
+  static func help(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: ["COMMAND"])
+    guard let name = arguments.positional(0) else { return .help(verb: nil) }
+    guard Verb.named(name) != nil else {
+      throw .invalidValue(option: "help", value: name, reason: "a command (see 'notifyctl --help')")
+    }
+    return .help(verb: name)
+  }
+}

@@ -1,0 +1,257 @@
+import FoundationEssentials
+import Glibc
+import NotifyProtocol
+
+/// Carries out a `Command` against the daemon at `socketPath`, printing results to `console`.
+public struct CommandRunner {
+  /// The daemon's socket.
+  public var socketPath: String
+  /// Where results and complaints go.
+  public var console: any Console
+  /// The current time in seconds since the epoch, for `history --since` and for printing dates.
+  public var now: () -> Double = { Date().timeIntervalSince1970 }
+
+  public init(socketPath: String, console: any Console) {
+    self.socketPath = socketPath
+    self.console = console
+  }
+
+  /// Runs `command` and returns the status to exit with.
+  ///
+  /// - Throws: `ClientError` when the daemon cannot be reached, `VarlinkError` for an error reply.
+  public func run(_ command: Command) throws -> Int32 {
+    switch command {
+    case .show(let parameters, let wait):
+      let client = try connect()
+      let id = try client.call(.show, parameters, returning: ShowReply.self).id
+      guard wait else {
+        console.print("\(id)")
+        return ExitStatus.success.rawValue
+      }
+      return try waitForNotice(id, on: client).rawValue
+
+    case .progress(let parameters):
+      console.print("\(try connect().call(.progress, parameters, returning: ProgressReply.self).id)")
+
+    case .update(let parameters):
+      _ = try connect().call(.update, parameters, returning: NoticeReply.self)
+
+    case .end(let parameters):
+      _ = try connect().call(.end, parameters, returning: NoticeReply.self)
+
+    case .cancel(let target, let now):
+      return try cancel(target, now: now).rawValue
+
+    case .invoke(let parameters):
+      _ = try connect().call(.invoke, parameters, returning: NoticeReply.self)
+
+    case .suspend(let parameters):
+      _ = try connect().call(.suspend, parameters, returning: SuspendReply.self)
+
+    case .resume:
+      _ = try connect().call(.resume, returning: SuspendReply.self)
+
+    case .reload:
+      _ = try connect().call(.reload, returning: NoParameters.self)
+
+    case .status(let json):
+      try query(.status, NoParameters(), json: json) { (status: StatusReply) in
+        NoticeFormatter.statusLines(status, now: now())
+      }
+
+    case .list(let json):
+      try query(.list, NoParameters(), json: json) { (reply: NoticesReply) in
+        NoticeFormatter.listLines(reply.notices)
+      }
+
+    case .history(let options, let json):
+      let now = now()
+      try query(.history, options.parameters(now: now), json: json) { (reply: NoticesReply) in
+        NoticeFormatter.historyLines(reply.notices, now: now)
+      }
+
+    case .get(let id, let json):
+      try query(.get, IDParameters(id: id), json: json) { (reply: NoticeReply) in
+        NoticeFormatter.detailLines(reply.notice, now: now())
+      }
+
+    case .wait(let id):
+      return try waitForNotice(id, on: connect()).rawValue
+
+    case .watch(let options):
+      try watch(options)
+
+    case .run(let options):
+      return run(options)
+
+    case .call(let options):
+      try call(options)
+
+    case .version:
+      console.print("notifyctl \(Interface.version)")
+
+    case .help(let name):
+      console.print(name.flatMap(Verb.named).map(HelpText.usage(of:)) ?? HelpText.overview())
+    }
+    return ExitStatus.success.rawValue
+  }
+
+  // MARK: - Commands
+
+  /// Waits for notice `id` to finish, prints the key of the action that was invoked, if any, and
+  /// returns the status its outcome maps to.
+  private func waitForNotice(_ id: Int, on client: VarlinkClient) throws -> ExitStatus {
+    let notice = try client.call(.wait, IDParameters(id: id), returning: NoticeReply.self).notice
+    if let action = notice.invoked { console.print(TextFormat.sanitized(action)) }
+    return ExitStatus(outcome: notice.outcome)
+  }
+
+  /// Cancels the target and prints the ids cancelled; with several ids, goes on past an id that
+  /// fails, and fails at the end.
+  private func cancel(_ target: CancelTarget, now: Bool) throws -> ExitStatus {
+    let client = try connect()
+    let flag: Bool? = now ? true : nil
+    switch target {
+    case .tag(let tag):
+      let reply = try client.call(.cancel, CancelParameters(tag: tag, now: flag), returning: CancelReply.self)
+      reply.cancelled.forEach { console.print("\($0)") }
+    case .all:
+      let reply = try client.call(.cancel, CancelParameters(all: true, now: flag), returning: CancelReply.self)
+      reply.cancelled.forEach { console.print("\($0)") }
+    case .ids(let ids):
+      var status = ExitStatus.success
+      for id in ids {
+        do {
+          let reply = try client.call(.cancel, CancelParameters(id: id, now: flag), returning: CancelReply.self)
+          reply.cancelled.forEach { console.print("\($0)") }
+        } catch let error as VarlinkError {
+          console.printError("notifyctl: \(error)")
+          status = .failure
+        }
+      }
+      return status
+    }
+    return .success
+  }
+
+  /// Follows `Watch` until the daemon closes the stream.
+  private func watch(_ options: WatchOptions) throws {
+    let client = try connect()
+    let parameters = WatchParameters(frames: options.frames ? true : nil, fps: options.fps)
+    try client.send(Interface.Method.watch.qualifiedName, parameters, more: true)
+    var tracker = NoticeTracker()
+    var shown: WaybarStatus?
+    while true {
+      let reply: (reply: JSONValue, continues: Bool)
+      do {
+        reply = try client.receive(JSONValue.self)
+      } catch ClientError.connectionClosed {
+        if options.format == .waybar { console.print(JSONText.encode(WaybarStatus.disconnected, pretty: false)) }
+        return
+      }
+      let eventValue = reply.reply["event"] ?? .null
+      if options.format == .json {
+        console.print(JSONText.encode(eventValue, pretty: false))
+      } else {
+        let event: Event
+        do {
+          event = try eventValue.decode(Event.self)
+        } catch {
+          throw ClientError.malformedReply(path: socketPath, reason: "\(error)")
+        }
+        if options.format == .lines {
+          let known = (event.id ?? event.notice?.id).flatMap { tracker[$0] }
+          NoticeFormatter.eventLines(event, known: known).forEach(console.print)
+        }
+        tracker.apply(event)
+        let status = WaybarStatus(tracker)
+        if options.format == .waybar, status != shown {
+          console.print(JSONText.encode(status, pretty: false))
+          shown = status
+        }
+      }
+      if !reply.continues { return }
+    }
+  }
+
+  /// Runs a command under a progress indicator and returns the command's own status.
+  private func run(_ options: RunOptions) -> Int32 {
+    let commandLine = options.command.map(Self.shellQuoted).joined(separator: " ")
+    let parameters = ProgressParameters(
+      title: options.title ?? Self.truncated(commandLine, to: 200), timeout: options.timeout ?? 0)
+    let indicator = RunIndicator.start(socketPath: socketPath, parameters: parameters, console: console)
+
+    let clock = ContinuousClock()
+    let start = clock.now
+    let child: ChildProcess
+    do {
+      child = try ChildProcess(arguments: options.command)
+    } catch {
+      console.printError("notifyctl: \(error)")
+      indicator?.end(message: "could not start: \(String(cString: strerror(error.errno)))")
+      return error.exitStatus
+    }
+    let termination = child.waitForExit(tickEvery: .seconds(1)) { elapsed in
+      indicator?.update(body: "running for \(TextFormat.elapsed(Self.seconds(elapsed)))")
+    }
+    let elapsed = Self.seconds(clock.now - start)
+    if termination == .killed(signal: SIGINT) {
+      indicator?.cancel()
+    } else {
+      indicator?.end(message: termination.summary(after: elapsed))
+    }
+    return termination.exitStatus
+  }
+
+  /// Makes a raw call and prints the parameters of every reply.
+  private func call(_ options: CallOptions) throws {
+    let client = try connect()
+    try client.send(options.method, options.parameters, more: options.more)
+    while true {
+      let reply: (reply: JSONValue, continues: Bool)
+      do {
+        reply = try client.receive(JSONValue.self)
+      } catch ClientError.connectionClosed where options.more {
+        return
+      }
+      console.print(JSONText.encode(reply.reply, pretty: true))
+      if !reply.continues { return }
+    }
+  }
+
+  // MARK: - Helpers
+
+  private func connect() throws(ClientError) -> VarlinkClient {
+    try VarlinkClient(path: socketPath)
+  }
+
+  /// Calls `method` and prints the reply: its JSON with `json`, else the lines `format` makes of it.
+  private func query<Reply: Decodable>(
+    _ method: Interface.Method, _ parameters: some Encodable, json: Bool, format: (Reply) -> [String]
+  ) throws {
+    let client = try connect()
+    if json {
+      console.print(JSONText.encode(try client.call(method, parameters, returning: JSONValue.self), pretty: true))
+    } else {
+      format(try client.call(method, parameters, returning: Reply.self)).forEach(console.print)
+    }
+  }
+
+  private static func seconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+
+  /// An argument as a shell would need it typed: bare when it is plain, else in single quotes.
+  static func shellQuoted(_ argument: String) -> String {
+    let plain = !argument.isEmpty
+      && argument.unicodeScalars.allSatisfy { scalar in
+        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./=:,+@%".unicodeScalars.contains(scalar)
+      }
+    return plain ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
+  }
+
+  private static func truncated(_ text: String, to length: Int) -> String {
+    text.count <= length ? text : String(text.prefix(length - 1)) + "…"
+  }
+}

@@ -1,0 +1,32 @@
+import Glibc
+
+/// Where `notifyctl` writes: standard output for results, standard error for complaints.
+public protocol Console: AnyObject {
+  /// Writes `line` and a newline to standard output, at once, so that a reader on a pipe sees it.
+  func print(_ line: String)
+  /// Writes `line` and a newline to standard error.
+  func printError(_ line: String)
+}
+
+/// The process's own standard output and error, written with `write(2)` so that nothing waits in a buffer.
+public final class StandardConsole: Console {
+  public init() {}
+
+  public func print(_ line: String) { Self.write(line + "\n", to: STDOUT_FILENO) }
+
+  public func printError(_ line: String) { Self.write(line + "\n", to: STDERR_FILENO) }
+
+  /// Writes all of `text` to `fd` (wraps `write(2)`), retrying after signals and short writes.
+  /// A failed write is dropped: there is nowhere left to report it.
+  private static func write(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}

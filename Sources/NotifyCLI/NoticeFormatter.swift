@@ -1,0 +1,150 @@
+import NotifyProtocol
+
+/// Plain, readable text for notices, the queue's status and events; every title and body passes
+/// through `TextFormat.sanitized`, so no control character reaches the terminal.
+enum NoticeFormatter {
+  // MARK: - Lists
+
+  /// One line per unfinished notice: id, phase, urgency, title.
+  static func listLines(_ notices: [Notice]) -> [String] {
+    let width = idWidth(notices)
+    return notices.map { notice in
+      var phase = notice.phase.rawValue
+      if notice.phase.isVisible, notice.phase != .holding {
+        phase += " " + TextFormat.fixed(notice.opacity, digits: 2)
+      }
+      return [pad("#\(notice.id)", width), pad(phase, 14), pad(notice.urgency.rawValue, 8), titleWithValue(notice)]
+        .joined(separator: "  ")
+    }
+  }
+
+  /// One line per finished notice: id, outcome, urgency, when it finished, title.
+  static func historyLines(_ notices: [Notice], now: Double) -> [String] {
+    let width = idWidth(notices)
+    return notices.map { notice in
+      let finished = notice.finished.map { TextFormat.dateTime($0, now: now) } ?? "-"
+      return [
+        pad("#\(notice.id)", width), pad(notice.outcome?.rawValue ?? notice.phase.rawValue, 9),
+        pad(notice.urgency.rawValue, 8), finished, titleWithValue(notice),
+      ].joined(separator: "  ")
+    }
+  }
+
+  // MARK: - One notice
+
+  /// Every field of a notice that has a value, one `label: value` line each, labels aligned.
+  static func detailLines(_ notice: Notice, now: Double) -> [String] {
+    var fields: [(String, String?)] = [
+      ("id", "\(notice.id)"),
+      ("kind", notice.kind.rawValue),
+      ("title", TextFormat.sanitized(notice.title)),
+      ("body", notice.body.map(TextFormat.sanitized)),
+      ("app", notice.app.map(TextFormat.sanitized)),
+      ("urgency", notice.urgency.rawValue),
+      ("style", notice.style.rawValue),
+      ("tag", notice.tag.map(TextFormat.sanitized)),
+      ("key", notice.key.map(TextFormat.sanitized)),
+      ("value", notice.value.map { "\($0)%" }),
+      ("phase", "\(notice.phase.rawValue) (opacity \(TextFormat.fixed(notice.opacity, digits: 2)))"),
+      ("outcome", notice.outcome?.rawValue),
+      ("message", notice.message.map(TextFormat.sanitized)),
+      ("invoked", notice.invoked.map(TextFormat.sanitized)),
+    ]
+    let actions = (notice.actions ?? []).map { "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))" }
+    fields += [
+      ("actions", actions.isEmpty ? nil : actions.joined(separator: ", ")),
+      (
+        "timing",
+        "delay \(TextFormat.seconds(notice.delay)), fade in \(TextFormat.seconds(notice.fadeIn)) "
+          + "(\(notice.easeIn.rawValue)), hold \(notice.hold == 0 ? "until ended" : TextFormat.seconds(notice.hold)), "
+          + "fade out \(TextFormat.seconds(notice.fadeOut)) (\(notice.easeOut.rawValue))"
+      ),
+      ("timeout", notice.timeout.map { $0 == 0 ? "none" : TextFormat.seconds($0) }),
+      ("after", notice.after.map { "#\($0)" }),
+      ("created", TextFormat.dateTime(notice.created, now: now)),
+      ("shown", notice.shown.map { TextFormat.dateTime($0, now: now) }),
+      ("finished", notice.finished.map { TextFormat.dateTime($0, now: now) }),
+    ]
+    let present = fields.compactMap { label, value in value.map { (label, $0) } }
+    let width = present.map { $0.0.count }.max() ?? 0
+    return present.map { label, value in pad(label + ":", width + 1) + " " + value }
+  }
+
+  // MARK: - Status
+
+  /// The queue's state, counts and version.
+  static func statusLines(_ status: StatusReply, now: Double) -> [String] {
+    var state = status.suspended ? "suspended" : "running"
+    if status.suspended, let until = status.suspendedUntil {
+      state += " until " + (TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
+        ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M"))
+    }
+    return [
+      "State:    \(state)",
+      "Notices:  \(status.waiting) waiting, \(status.queued) queued, \(status.visible) visible, "
+        + "\(status.finished) finished",
+      "Version:  \(status.version)",
+    ]
+  }
+
+  // MARK: - Events
+
+  /// The lines `watch` prints for an event: `<time> <kind> #id phase/opacity title`.
+  ///
+  /// - Parameter known: what the watcher knew of the event's notice before it, for events that
+  ///   carry only an id.
+  static func eventLines(_ event: Event, known: Notice?) -> [String] {
+    let time = TextFormat.clockTime(event.at)
+    let prefix = "\(time) \(event.kind.rawValue)"
+    let notice = event.notice ?? known
+    let id = event.id ?? notice?.id
+    let title = notice.map { TextFormat.sanitized($0.title) } ?? ""
+
+    switch event.kind {
+    case .snapshot:
+      let notices = event.notices ?? []
+      var summary = "\(prefix) \(notices.count) notice\(notices.count == 1 ? "" : "s")"
+      if event.suspended == true { summary += ", suspended" }
+      return [summary] + notices.map { "\(prefix) \(describe($0, phase: nil, opacity: nil))" }
+    case .suspended, .resumed:
+      return [prefix]
+    case .finished:
+      let outcome = notice?.outcome?.rawValue ?? "finished"
+      return ["\(prefix) #\(id.map(String.init) ?? "?") \(outcome) \(title)"]
+    case .invoked:
+      let action = notice?.invoked.map { " " + TextFormat.sanitized($0) } ?? ""
+      return ["\(prefix) #\(id.map(String.init) ?? "?")\(action) \(title)"]
+    case .added, .phase, .frame, .updated:
+      guard let notice else {
+        let phase = event.phase?.rawValue ?? "?"
+        let opacity = event.opacity.map { TextFormat.fixed($0, digits: 2) } ?? "?"
+        return ["\(prefix) #\(id.map(String.init) ?? "?") \(phase)/\(opacity)"]
+      }
+      return ["\(prefix) \(describe(notice, phase: event.phase, opacity: event.opacity))"]
+    }
+  }
+
+  /// `#id phase/opacity title`, with the event's phase and opacity where it has them.
+  private static func describe(_ notice: Notice, phase: Phase?, opacity: Double?) -> String {
+    let phase = phase ?? notice.phase
+    let opacity = opacity ?? notice.opacity
+    return "#\(notice.id) \(phase.rawValue)/\(TextFormat.fixed(opacity, digits: 2)) \(titleWithValue(notice))"
+  }
+
+  // MARK: - Helpers
+
+  /// The sanitized title, with a progress indicator's value: `Building (42%)`.
+  private static func titleWithValue(_ notice: Notice) -> String {
+    let title = TextFormat.sanitized(notice.title)
+    guard notice.kind == .progress, let value = notice.value else { return title }
+    return "\(title) (\(value)%)"
+  }
+
+  private static func idWidth(_ notices: [Notice]) -> Int {
+    notices.map { "#\($0.id)".count }.max() ?? 0
+  }
+
+  private static func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+  }
+}

@@ -1,0 +1,31 @@
+import Glibc
+import NotifyProtocol
+
+/// The `notifyctl` program: parses its arguments, runs the command, and maps errors to exit statuses.
+public enum NotifyCtl {
+  /// Runs `notifyctl` with `arguments` (without the program name) and returns its exit status.
+  ///
+  /// - Parameters:
+  ///   - console: where output goes; the process's standard output and error by default.
+  ///   - environment: looks up environment variables, for the socket path.
+  public static func main(
+    _ arguments: [String], console: any Console = StandardConsole(),
+    environment: (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
+  ) -> Int32 {
+    let invocation: Invocation
+    do {
+      invocation = try CommandParser.parse(arguments)
+    } catch {
+      console.printError("notifyctl: \(error)")
+      return ExitStatus.usage.rawValue
+    }
+    let socketPath = SocketPath.resolve(option: invocation.socketPath, environment: environment, uid: getuid())
+    do {
+      return try CommandRunner(socketPath: socketPath, console: console).run(invocation.command)
+    } catch {
+      // ClientError and VarlinkError describe themselves in one line that names the socket or the field.
+      console.printError("notifyctl: \(error)")
+      return ExitStatus.failure.rawValue
+    }
+  }
+}

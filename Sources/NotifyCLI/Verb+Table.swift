@@ -1,0 +1,123 @@
+// The verbs table: the single place that lists what notifyctl can do. Help text and parsing
+// both read it, so they cannot drift apart.
+
+extension Verb {
+  /// Every verb, in the order the help lists them.
+  static let all: [Verb] = [
+    Verb(
+      name: "show", synopsis: "TITLE [BODY]", summary: "queue a notice and print its id",
+      options: appearanceOptions + timingOptions + [
+        .value("hold", "D", "stay fully visible for D (0: until ended)"),
+        .value("ease-in", "CURVE", "fade-in curve: linear, easeIn, easeOut, easeInOut"),
+        .value("ease-out", "CURVE", "fade-out curve: linear, easeIn, easeOut, easeInOut"),
+        .value("after", "ID", "wait until notice ID has finished"),
+        .value("action", "KEY=LABEL", "add a button (repeatable)"),
+        .flag("wait", "wait until the notice finishes; print the invoked action's key"),
+      ],
+      build: CommandParser.show),
+    Verb(
+      name: "progress", synopsis: "TITLE [BODY]", summary: "start a progress indicator and print its id",
+      options: appearanceOptions + timingOptions + [
+        .value("value", "N", "progress so far, in percent"),
+        .value("timeout", "D", "time out when not ended within D (0: never)"),
+      ],
+      build: CommandParser.progress),
+    Verb(
+      name: "update", synopsis: "ID", summary: "change a notice's title, body or value",
+      options: [
+        .value("title", "T", "new title"),
+        .value("body", "B", "new body"),
+        .value("value", "N", "new progress value, in percent"),
+      ],
+      build: CommandParser.update),
+    Verb(
+      name: "end", synopsis: "ID [MESSAGE]", summary: "finish a notice, with an optional closing message",
+      options: [.value("hold", "D", "hold the closing message for D")],
+      build: CommandParser.end),
+    Verb(
+      name: "cancel", synopsis: "ID... | --tag T | --all", summary: "cancel notices and print their ids",
+      options: [
+        .value("tag", "T", "cancel every notice tagged T"),
+        .flag("all", "cancel every unfinished notice"),
+        .flag("now", "vanish at once instead of fading out"),
+      ],
+      build: CommandParser.cancel),
+    Verb(
+      name: "invoke", synopsis: "ID ACTION", summary: "choose one of a visible notice's actions",
+      options: [], build: CommandParser.invoke),
+    Verb(
+      name: "suspend", synopsis: "", summary: "hold back new notices (do not disturb)",
+      options: [.value("for", "D", "resume by itself after D")],
+      build: CommandParser.suspend),
+    Verb(
+      name: "resume", synopsis: "", summary: "show held-back notices again",
+      options: [], build: CommandParser.resume),
+    Verb(
+      name: "reload", synopsis: "", summary: "make the daemon re-read its config",
+      options: [], build: CommandParser.reload),
+    Verb(
+      name: "status", synopsis: "", summary: "show whether the queue is suspended, and its counts",
+      options: [jsonOption], build: CommandParser.status),
+    Verb(
+      name: "list", synopsis: "", summary: "list unfinished notices",
+      options: [jsonOption], build: CommandParser.list),
+    Verb(
+      name: "history", synopsis: "", summary: "list finished notices, newest first",
+      options: [
+        jsonOption,
+        .value("limit", "N", short: "n", "show at most N notices"),
+        .value("app", "NAME", "only notices from app NAME"),
+        .value("outcome", "O", "only notices that ended so: completed, cancelled, timedOut, ..."),
+        .value("since", "WHEN", "only notices finished since WHEN: a duration ago (2h) or epoch seconds"),
+      ],
+      build: CommandParser.history),
+    Verb(
+      name: "get", synopsis: "ID", summary: "show one notice",
+      options: [jsonOption], build: CommandParser.get),
+    Verb(
+      name: "wait", synopsis: "ID", summary: "wait until a notice finishes; exit by its outcome",
+      options: [], build: CommandParser.wait),
+    Verb(
+      name: "watch", synopsis: "", summary: "follow the queue's events",
+      options: [
+        .flag("json", "print each event as one JSON object per line"),
+        .value("format", "FORMAT", "lines, json or waybar (one Waybar object per change)"),
+        .flag("frames", "also report fades frame by frame"),
+        .value("fps", "N", "frames per second (implies --frames)"),
+      ],
+      build: CommandParser.watch),
+    Verb(
+      name: "run", synopsis: "[OPTIONS] [--] COMMAND [ARG...]",
+      summary: "run a command under a progress indicator; exit with its status",
+      options: [
+        .value("title", "T", "indicator title (default: the command line)"),
+        .value("timeout", "D", "give up the indicator after D (default: when the command ends)"),
+      ],
+      stopsAtFirstPositional: true,
+      build: CommandParser.run),
+    Verb(
+      name: "call", synopsis: "METHOD [JSON]",
+      summary: "call a Varlink method (Status or org.varlink.service.GetInfo) and print the replies",
+      options: [.flag("more", "ask for several replies, as Watch needs")],
+      build: CommandParser.call),
+    Verb(
+      name: "help", synopsis: "[COMMAND]", summary: "show help, for everything or for one command",
+      options: [], build: CommandParser.help),
+  ]
+
+  private static let jsonOption = OptionSpec.flag("json", "print the reply as JSON")
+
+  private static let appearanceOptions: [OptionSpec] = [
+    .value("urgency", "U", "low, normal or critical"),
+    .value("style", "S", "clear or blur"),
+    .value("app", "NAME", "the application the notice is from"),
+    .value("tag", "T", "a tag, for cancel --tag"),
+    .value("key", "K", "replace the unfinished notice with the same key"),
+  ]
+
+  private static let timingOptions: [OptionSpec] = [
+    .value("delay", "D", "become due after D"),
+    .value("fade-in", "D", "fade in over D"),
+    .value("fade-out", "D", "fade out over D"),
+  ]
+}

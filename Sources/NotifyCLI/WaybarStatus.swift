@@ -1,0 +1,57 @@
+import NotifyProtocol
+
+/// The object a Waybar `custom` module with `"return-type": "json"` reads, one per line.
+///
+/// Text is the most important visible notice's title (with `(+N)` for the others), the tooltip
+/// lists every visible notice, the classes say its urgency and phase (and `progress`, `suspended`,
+/// `idle`, `disconnected`), and the percentage is a progress value or the opacity × 100.
+public struct WaybarStatus: Encodable, Sendable, Equatable {
+  public var text: String
+  public var tooltip: String
+  public var classes: [String]
+  public var percentage: Int
+
+  private enum CodingKeys: String, CodingKey {
+    case text, tooltip, percentage
+    case classes = "class"
+  }
+
+  public init(text: String, tooltip: String, classes: [String], percentage: Int) {
+    self.text = text
+    self.tooltip = tooltip
+    self.classes = classes
+    self.percentage = percentage
+  }
+
+  /// What the bar should show for the queue as `tracker` knows it.
+  public init(_ tracker: NoticeTracker) {
+    let visible = tracker.visible
+    let suspendedClass = tracker.suspended ? ["suspended"] : []
+    guard let top = visible.first else {
+      self.init(
+        text: "", tooltip: tracker.suspended ? "Notifications suspended" : "", classes: ["idle"] + suspendedClass,
+        percentage: 0)
+      return
+    }
+    let title = TextFormat.sanitized(top.title)
+    let text = visible.count > 1 ? "\(title) (+\(visible.count - 1))" : title
+    let tooltip = visible.map { notice in
+      let title = TextFormat.sanitized(notice.title)
+      guard let body = notice.body, !body.isEmpty else { return title }
+      return "\(title): \(TextFormat.sanitized(body))"
+    }.joined(separator: "\n")
+    var classes = [top.urgency.rawValue, top.phase.rawValue]
+    if top.kind == .progress { classes.append("progress") }
+    let percentage: Int
+    if top.kind == .progress, let value = top.value {
+      percentage = min(max(value, 0), 100)
+    } else {
+      percentage = Int((min(max(top.opacity, 0), 1) * 100).rounded())
+    }
+    self.init(text: text, tooltip: tooltip, classes: classes + suspendedClass, percentage: percentage)
+  }
+
+  /// What the bar shows once the daemon has gone away.
+  public static let disconnected = WaybarStatus(
+    text: "", tooltip: "notifyd is not running", classes: ["disconnected"], percentage: 0)
+}

@@ -1,0 +1,158 @@
+import Dispatch
+import Foundation
+import NotifyCore
+import NotifyProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How the daemon was asked to run, from its command line and environment.
+public struct DaemonOptions: Sendable {
+  public var socketPath: String?
+  public var logLevel: LogLevel = .info
+
+  public init() {}
+
+  /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else `$XDG_RUNTIME_DIR/notifyd.sock`,
+  /// else `/run/user/UID/notifyd.sock`.
+  public func resolvedSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let socketPath { return socketPath }
+    if let path = environment["NOTIFYD_SOCKET"], !path.isEmpty { return path }
+    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/notifyd.sock" }
+    return "/run/user/\(getuid())/notifyd.sock"
+  }
+}
+
+/// The daemon: makes the queue, serves the socket, tells systemd how it is doing, and stops
+/// cleanly on SIGTERM or SIGINT.
+public final class Daemon: @unchecked Sendable {
+  // @unchecked: mutable state is touched only on `control`, the server's serial queue.
+  private let options: DaemonOptions
+  private let log: Logger
+  private let control = DispatchQueue(label: "notifyd.server")
+  private var signalSources: [any DispatchSourceSignal] = []
+  private var watchdogTimer: (any DispatchSourceTimer)?
+  private var statusTimer: (any DispatchSourceTimer)?
+  private var lastStatus = ""
+  private var server: VarlinkServer?
+  private var socket: ListeningSocket?
+  private var queue: NoticeQueue?
+  private var subscription: NoticeQueue.Subscription?
+
+  public init(options: DaemonOptions, log: Logger) {
+    self.options = options
+    self.log = log
+  }
+
+  /// Starts everything, reports `READY=1`, and serves until a signal stops it. Never returns.
+  public func run() throws -> Never {
+    Posix.ignoreSIGPIPE()
+    let scheduler = DispatchScheduler()
+    let queue = NoticeQueue(settings: QueueSettings(), scheduler: scheduler)
+    self.queue = queue
+    let socket = try openSocket()
+    self.socket = socket
+    let service = QueueService(queue: queue) { .success(()) }
+    let server = VarlinkServer(socket: socket, service: service, queue: control, log: log)
+    self.server = server
+    server.start()
+    installSignalHandlers()
+    control.sync {
+      subscription = try? queue.watch { [weak self] _ in self?.statusMayHaveChanged() }
+      startWatchdog()
+    }
+    log.info("listening on \(socket.displayPath)")
+    Systemd.notify("READY=1\nSTATUS=\(statusText(queue.status()))")
+    dispatchMain()
+  }
+
+  private func openSocket() throws -> ListeningSocket {
+    let passed = Systemd.listenedSockets()
+    if let chosen = passed.first(where: { $0.name == "varlink" }) ?? passed.first {
+      return ListeningSocket.inherited(fd: chosen.fd, name: "\(options.resolvedSocketPath()) (from systemd)")
+    }
+    return try ListeningSocket.create(at: options.resolvedSocketPath())
+  }
+
+  private func installSignalHandlers() {
+    for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
+      Posix.ignore(signalNumber)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: control)
+      source.setEventHandler { [unowned self] in
+        if signalNumber == SIGHUP {
+          log.info("SIGHUP: nothing to reload yet")
+        } else {
+          stop(signal: signalNumber)
+        }
+      }
+      source.activate()
+      signalSources.append(source)
+    }
+  }
+
+  /// Stops serving, removes the socket file the daemon made, and exits 0.
+  private func stop(signal: Int32) {
+    Systemd.notify("STOPPING=1")
+    log.info("\(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
+    subscription?.cancel()
+    for source in signalSources { source.cancel() }
+    server?.stopOnQueue()
+    socket?.removeOwnedPath()
+    exit(0)
+  }
+
+  // MARK: - systemd status and watchdog
+
+  /// A status line such as "2 queued, 1 visible" or "suspended until 14:05, 3 queued".
+  func statusText(_ status: StatusReply) -> String {
+    var parts: [String] = []
+    if status.suspended {
+      if let until = status.suspendedUntil {
+        let date = Date(timeIntervalSince1970: until)
+        var calendar = Calendar.current
+        calendar.timeZone = .current
+        let components = calendar.dateComponents([.hour, .minute], from: date)
+        parts.append(String(format: "suspended until %02d:%02d", components.hour ?? 0, components.minute ?? 0))
+      } else {
+        parts.append("suspended")
+      }
+    }
+    if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
+    parts.append("\(status.queued) queued")
+    parts.append("\(status.visible) visible")
+    return parts.joined(separator: ", ")
+  }
+
+  /// Coalesces status updates: at most one `STATUS=` per 100 ms.
+  private func statusMayHaveChanged() {
+    control.async { [self] in
+      guard statusTimer == nil else { return }
+      let timer = DispatchSource.makeTimerSource(queue: control)
+      timer.schedule(deadline: .now() + .milliseconds(100))
+      timer.setEventHandler { [unowned self] in
+        statusTimer?.cancel()
+        statusTimer = nil
+        guard let queue else { return }
+        let text = statusText(queue.status())
+        if text != lastStatus {
+          lastStatus = text
+          Systemd.notify("STATUS=\(text)")
+        }
+      }
+      statusTimer = timer
+      timer.activate()
+    }
+  }
+
+  /// Pings the watchdog every half interval from the server's queue, so a stuck queue stops the pings.
+  private func startWatchdog() {
+    guard let usec = Systemd.watchdogInterval() else { return }
+    let timer = DispatchSource.makeTimerSource(queue: control)
+    let interval = DispatchTimeInterval.microseconds(Int(usec / 2))
+    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+    timer.setEventHandler { Systemd.notify("WATCHDOG=1") }
+    watchdogTimer = timer
+    timer.activate()
+  }
+}

@@ -1,0 +1,56 @@
+import Dispatch
+import Synchronization
+
+/// Answers one call, now or later, from any thread: replies hop to the server's queue and go out
+/// on the connection the call came in on, in order.
+///
+/// - Important: a call is complete after its final reply (`continues` false) or an error; only
+///   then does the connection take up the next pipelined call.
+public final class Responder: Sendable {
+  private let queue: DispatchQueue
+  private let send: @Sendable ([UInt8], Bool) -> Void
+  private let closeHandlers = Mutex<(closed: Bool, handlers: [@Sendable () -> Void])>((false, []))
+
+  init(queue: DispatchQueue, send: @escaping @Sendable ([UInt8], Bool) -> Void) {
+    self.queue = queue
+    self.send = send
+  }
+
+  /// Sends a reply; `continues` keeps the call open for more.
+  public func reply(_ bytes: [UInt8], continues: Bool = false) {
+    queue.async { [send] in send(bytes, !continues) }
+  }
+
+  /// Runs `handler` once the connection closes (at once if it already has), to release what the
+  /// call holds, such as a subscription.
+  public func onClose(_ handler: @escaping @Sendable () -> Void) {
+    let closed = closeHandlers.withLock { state -> Bool in
+      if !state.closed { state.handlers.append(handler) }
+      return state.closed
+    }
+    if closed { handler() }
+  }
+
+  /// Called by the connection when it closes.
+  func connectionClosed() {
+    let handlers = closeHandlers.withLock { state -> [@Sendable () -> Void] in
+      state.closed = true
+      defer { state.handlers = [] }
+      return state.handlers
+    }
+    for handler in handlers { handler() }
+  }
+}
+
+/// Something that answers Varlink calls: the daemon's methods.
+public protocol VarlinkService: Sendable {
+  /// Handles one call. Reply through `responder`, now or later; a `oneway` call's replies are dropped.
+  func handle(_ call: CallHeaderInfo, message: [UInt8], responder: Responder)
+}
+
+/// The parts of a call's envelope a service needs.
+public struct CallHeaderInfo: Sendable {
+  public var method: String
+  public var more: Bool
+  public var oneway: Bool
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Glibc
+import NotifyProtocol
+import Synchronization
+
+/// A stand-in for notifyd on a real Unix socket: records each call and answers it with the
+/// replies a test scripts, so that `CommandRunner` can be tested without the daemon.
+final class FakeDaemon: Sendable {
+  /// One call the daemon received.
+  struct Call: Sendable, Equatable {
+    var method: String
+    var parameters: JSONValue
+    var more: Bool
+  }
+
+  /// One thing to send back.
+  enum Response: Sendable {
+    case reply(JSONValue, continues: Bool = false)
+    case error(VarlinkError)
+  }
+
+  /// The socket path to give the client.
+  let path: String
+  private let directory: String
+  private let listener: Int32
+  private let received = Mutex<[Call]>([])
+  private let finished = Mutex(false)
+
+  /// Starts listening; `respond` answers each call, in order, and the connection is closed after
+  /// a call it answers with no responses.
+  init(respond: @escaping @Sendable (Call) -> [Response]) throws {
+    var template = Array("/tmp/notifyctl-test-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw POSIXError(.init(rawValue: errno)!) }
+    directory = String(cString: made)
+    path = directory + "/notifyd.sock"
+    listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      let bytes = Array(path.utf8)
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard bound == 0, listen(listener, 8) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
+    let listener = self.listener
+    Thread.detachNewThread { [self] in
+      while true {
+        let connection = accept(listener, nil, nil)
+        if connection < 0 { return }
+        serve(connection, respond: respond)
+        close(connection)
+      }
+    }
+  }
+
+  /// Stops listening and removes the socket.
+  func stop() {
+    shutdown(listener, SHUT_RDWR)
+    close(listener)
+    unlink(path)
+    rmdir(directory)
+  }
+
+  /// The calls received so far.
+  var calls: [Call] { received.withLock { $0 } }
+
+  private func serve(_ connection: Int32, respond: (Call) -> [Response]) {
+    var framer = VarlinkFramer()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+      if count <= 0 { return }
+      for message in framer.append(Array(buffer[0..<count])).messages {
+        guard let header = try? VarlinkCoding.decodeCall(message),
+          let parameters = try? VarlinkCoding.parameters(JSONValue.self, from: message)
+        else { return }
+        let call = Call(method: header.method, parameters: parameters, more: header.more ?? false)
+        received.withLock { $0.append(call) }
+        let responses = respond(call)
+        if responses.isEmpty { return }
+        for response in responses {
+          let bytes: [UInt8]
+          switch response {
+          case .reply(let parameters, let continues):
+            bytes = try! VarlinkCoding.reply(parameters, continues: continues)
+          case .error(let error):
+            bytes = VarlinkCoding.reply(error)
+          }
+          _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+      }
+    }
+  }
+}
+
+/// A console that keeps what was printed.
+final class RecordingConsole: NotifyCLIConsole {
+  var output: [String] = []
+  var errors: [String] = []
+
+  func print(_ line: String) { output.append(line) }
+  func printError(_ line: String) { errors.append(line) }
+}
