@@ -193,6 +193,15 @@ public enum VarlinkCoding {
       }
       return try JSONDecoder().decode(T.self, from: Data("{}".utf8))
     } catch let error as DecodingError {
+      // The fast decoder does not always say where; decode again from a tree, which does.
+      guard let envelope = try? JSONDecoder().decode(JSONValue.self, from: Data(message)) else {
+        throw VarlinkError.invalidParameter(fieldName(of: error))
+      }
+      do {
+        _ = try JSONValueDecoder().decode(type, from: envelope["parameters"] ?? .object([:]))
+      } catch let precise as DecodingError {
+        throw VarlinkError.invalidParameter(fieldName(of: precise))
+      }
       throw VarlinkError.invalidParameter(fieldName(of: error))
     }
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import NotifyCLI
 import NotifyProtocol
 import Synchronization
 
@@ -24,7 +25,6 @@ final class FakeDaemon: Sendable {
   private let directory: String
   private let listener: Int32
   private let received = Mutex<[Call]>([])
-  private let finished = Mutex(false)
 
   /// Starts listening; `respond` answers each call, in order, and the connection is closed after
   /// a call it answers with no responses.
@@ -47,10 +47,10 @@ final class FakeDaemon: Sendable {
       }
     }
     guard bound == 0, listen(listener, 8) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-    let listener = self.listener
+    let listening = listener
     Thread.detachNewThread { [self] in
       while true {
-        let connection = accept(listener, nil, nil)
+        let connection = accept(listening, nil, nil)
         if connection < 0 { return }
         serve(connection, respond: respond)
         close(connection)
@@ -60,7 +60,7 @@ final class FakeDaemon: Sendable {
 
   /// Stops listening and removes the socket.
   func stop() {
-    shutdown(listener, SHUT_RDWR)
+    shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
     unlink(path)
     rmdir(directory)
@@ -99,7 +99,7 @@ final class FakeDaemon: Sendable {
 }
 
 /// A console that keeps what was printed.
-final class RecordingConsole: NotifyCLIConsole {
+final class RecordingConsole: Console {
   var output: [String] = []
   var errors: [String] = []
 

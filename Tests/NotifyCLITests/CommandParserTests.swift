@@ -1,0 +1,334 @@
+import NotifyProtocol
+import Testing
+
+@testable import NotifyCLI
+
+/// The command `words` parse to.
+private func command(_ words: String...) throws -> Command {
+  try CommandParser.parse(words).command
+}
+
+/// The usage error `words` raise, or `nil` if they parse.
+private func usageError(_ words: String...) -> UsageError? {
+  usageError(words)
+}
+
+private func usageError(_ words: [String]) -> UsageError? {
+  do {
+    _ = try CommandParser.parse(words)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+@Suite("Turning argv into a Command")
+struct CommandParserTests {
+  // MARK: - show
+
+  @Test func show_withTitleOnly_leavesEveryOptionToTheDaemon() throws {
+    #expect(try command("show", "Backup done") == .show(ShowParameters(title: "Backup done"), wait: false))
+  }
+
+  @Test func show_withBody_setsBody() throws {
+    #expect(try command("show", "Backup done", "42 files") == .show(ShowParameters(title: "Backup done", body: "42 files"), wait: false))
+  }
+
+  @Test func show_withEqualsForm_parsesHold() throws {
+    #expect(try command("show", "t", "--hold=2.5s") == .show(ShowParameters(title: "t", hold: 2.5), wait: false))
+  }
+
+  @Test func show_withSeparateValue_parsesHold() throws {
+    #expect(try command("show", "t", "--hold", "300ms") == .show(ShowParameters(title: "t", hold: 0.3), wait: false))
+  }
+
+  @Test func show_withOptionsBeforeAndBetweenPositionals_keepsPositionalOrder() throws {
+    let parsed = try command("show", "--urgency", "critical", "Title", "--tag=backup", "Body", "--wait")
+    #expect(parsed == .show(ShowParameters(title: "Title", body: "Body", urgency: .critical, tag: "backup"), wait: true))
+  }
+
+  @Test func show_withEveryOption_mapsEachToItsParameter() throws {
+    let parsed = try command(
+      "show", "t", "--delay", "1m", "--fade-in", "0.5", "--hold", "0", "--fade-out", "2s",
+      "--ease-in", "linear", "--ease-out", "easeInOut", "--urgency", "low", "--style", "blur",
+      "--tag", "g", "--key", "k", "--app", "make", "--after", "#7")
+    let expected = ShowParameters(
+      title: "t", app: "make", urgency: .low, style: .blur, tag: "g", key: "k", delay: 60, fadeIn: 0.5,
+      hold: 0, fadeOut: 2, easeIn: .linear, easeOut: .easeInOut, after: 7)
+    #expect(parsed == .show(expected, wait: false))
+  }
+
+  @Test func show_withRepeatedAction_keepsEveryActionInOrder() throws {
+    let parsed = try command("show", "t", "--action", "open=Open log", "--action=retry=Try again", "--action", "ok")
+    let actions = [
+      Action(key: "open", label: "Open log"), Action(key: "retry", label: "Try again"), Action(key: "ok", label: "ok"),
+    ]
+    #expect(parsed == .show(ShowParameters(title: "t", actions: actions), wait: false))
+  }
+
+  @Test func show_withActionMissingKey_isUsageError() {
+    #expect(usageError("show", "t", "--action", "=Open") == .invalidValue(option: "--action", value: "=Open", reason: "an action (KEY=LABEL)"))
+  }
+
+  @Test func show_withRepeatedHold_takesTheLast() throws {
+    #expect(try command("show", "t", "--hold", "1", "--hold", "2") == .show(ShowParameters(title: "t", hold: 2), wait: false))
+  }
+
+  @Test func doubleDash_endsOptions_soATitleMayStartWithADash() throws {
+    #expect(try command("show", "--hold", "1", "--", "-5 °C", "--wait") == .show(ShowParameters(title: "-5 °C", body: "--wait", hold: 1), wait: false))
+  }
+
+  @Test func show_withoutTitle_isUsageErrorNamingTitle() {
+    #expect(usageError("show", "--wait") == .missingArgument(verb: "show", name: "TITLE"))
+  }
+
+  @Test func show_withThirdPositional_isUsageError() {
+    #expect(usageError("show", "a", "b", "c") == .unexpectedArgument(verb: "show", argument: "c"))
+  }
+
+  // MARK: - Option conventions
+
+  @Test(arguments: [
+    (["show", "t", "--bogus"], UsageError.unknownOption("--bogus", verb: "show")),
+    (["show", "t", "--bogus=1"], .unknownOption("--bogus", verb: "show")),
+    (["list", "-x"], .unknownOption("-x", verb: "list")),
+    (["status", "--hold", "1"], .unknownOption("--hold", verb: "status")),
+    (["--bogus", "status"], .unknownOption("--bogus", verb: nil)),
+  ])
+  func unknownOption_isUsageErrorNamingIt(words: [String], expected: UsageError) {
+    #expect(throws: expected) { try CommandParser.parse(words) }
+  }
+
+  @Test(arguments: [
+    (["show", "t", "--hold"], "--hold"),
+    (["history", "-n"], "-n"),
+    (["--socket"], "--socket"),
+    (["cancel", "--tag"], "--tag"),
+  ])
+  func optionWithoutItsValue_isUsageErrorNamingIt(words: [String], option: String) {
+    #expect(throws: UsageError.missingValue(option: option)) { try CommandParser.parse(words) }
+  }
+
+  @Test func flagGivenAValue_isUsageError() {
+    #expect(usageError("show", "t", "--wait=yes") == .unexpectedValue(option: "--wait"))
+  }
+
+  @Test(arguments: [
+    ("--hold", "soon"), ("--hold", "-1"), ("--delay", "2d"), ("--fade-in", "1.5x"), ("--fade-out", ""),
+  ])
+  func badDuration_isUsageErrorNamingTheOption(option: String, value: String) throws {
+    let error = try #require(usageError("show", "t", option, value))
+    guard case .invalidValue(let named, let given, _) = error else {
+      Issue.record("expected invalidValue, got \(error)")
+      return
+    }
+    #expect(named == option)
+    #expect(given == value)
+  }
+
+  @Test(arguments: [("--urgency", "high"), ("--style", "frosted"), ("--ease-in", "bounce"), ("--ease-out", "ease-in")])
+  func badEnumValue_isUsageErrorListingTheChoices(option: String, value: String) throws {
+    let error = try #require(usageError("show", "t", option, value))
+    guard case .invalidValue(option, value, let reason) = error else {
+      Issue.record("expected invalidValue for \(option), got \(error)")
+      return
+    }
+    #expect(reason.hasPrefix("one of "))
+  }
+
+  @Test func usageErrorDescription_isOneLineNamingTheOption() {
+    let error = UsageError.invalidValue(option: "--hold", value: "soon", reason: "a duration (like 1.5, 1.5s, 300ms, 2m, 1h)")
+    #expect(error.description == "--hold: 'soon' is not a duration (like 1.5, 1.5s, 300ms, 2m, 1h)")
+  }
+
+  // MARK: - progress, update, end
+
+  @Test func progress_parsesValueTimeoutKeyAndTiming() throws {
+    let parsed = try command(
+      "progress", "Building", "step 1", "--value=40", "--timeout", "2m", "--key", "build", "--tag", "ci",
+      "--app", "make", "--urgency", "normal", "--style", "clear", "--delay", "1", "--fade-in", "0", "--fade-out", "0.2")
+    let expected = ProgressParameters(
+      title: "Building", body: "step 1", app: "make", urgency: .normal, style: .clear, tag: "ci", key: "build",
+      value: 40, timeout: 120, delay: 1, fadeIn: 0, fadeOut: 0.2)
+    #expect(parsed == .progress(expected))
+  }
+
+  @Test func progress_doesNotTakeHold() {
+    #expect(usageError("progress", "t", "--hold", "1") == .unknownOption("--hold", verb: "progress"))
+  }
+
+  @Test func update_parsesIdAndChanges() throws {
+    #expect(try command("update", "12", "--body", "half way", "--value", "50") == .update(UpdateParameters(id: 12, body: "half way", value: 50)))
+  }
+
+  @Test func update_withNothingToChange_isUsageError() {
+    #expect(usageError("update", "12") == .invalidCombination(verb: "update", reason: "nothing to change; give --title, --body or --value"))
+  }
+
+  @Test(arguments: ["abc", "0", "-3", "1.5"])
+  func noticeId_thatIsNotAPositiveInteger_isUsageError(text: String) {
+    #expect(usageError("get", "--", text) == .invalidValue(option: "ID", value: text, reason: "a notice id (a positive integer)"))
+  }
+
+  @Test func end_parsesMessageAndHold() throws {
+    #expect(try command("end", "3", "All green", "--hold", "4s") == .end(EndParameters(id: 3, message: "All green", hold: 4)))
+  }
+
+  // MARK: - cancel, invoke, suspend
+
+  @Test(arguments: [
+    (["cancel", "3", "5"], Command.cancel(.ids([3, 5]), now: false)),
+    (["cancel", "--tag", "backup", "--now"], .cancel(.tag("backup"), now: true)),
+    (["cancel", "--all"], .cancel(.all, now: false)),
+  ])
+  func cancel_namesExactlyOneTarget(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [["cancel"], ["cancel", "--now"], ["cancel", "3", "--all"], ["cancel", "--tag", "t", "--all"]])
+  func cancel_withNoneOrSeveralTargets_isUsageError(words: [String]) throws {
+    let error = try #require(usageError(words))
+    guard case .invalidCombination(verb: "cancel", _) = error else {
+      Issue.record("expected invalidCombination, got \(error)")
+      return
+    }
+  }
+
+  @Test func invoke_parsesIdAndAction() throws {
+    #expect(try command("invoke", "9", "open") == .invoke(InvokeParameters(id: 9, action: "open")))
+  }
+
+  @Test(arguments: [
+    (["suspend"], Command.suspend(SuspendParameters())),
+    (["suspend", "--for", "1h"], .suspend(SuspendParameters(duration: 3600))),
+    (["resume"], .resume),
+    (["reload"], .reload),
+  ])
+  func suspendResumeReload_parse(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  // MARK: - Queries
+
+  @Test(arguments: [
+    (["status"], Command.status(json: false)),
+    (["status", "--json"], .status(json: true)),
+    (["list", "--json"], .list(json: true)),
+    (["get", "4", "--json"], .get(id: 4, json: true)),
+    (["wait", "4"], .wait(id: 4)),
+    (["history"], .history(HistoryOptions(), json: false)),
+  ])
+  func queries_parseJsonFlag(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [["history", "-n", "5"], ["history", "-n5"], ["history", "--limit=5"], ["history", "--limit", "5"]])
+  func history_limit_acceptsShortAndLongForms(words: [String]) throws {
+    #expect(try CommandParser.parse(words).command == .history(HistoryOptions(limit: 5), json: false))
+  }
+
+  @Test func history_filters_parseAppOutcomeAndSince() throws {
+    let parsed = try command("history", "--app", "make", "--outcome", "timedOut", "--since", "2h", "--json")
+    #expect(parsed == .history(HistoryOptions(app: "make", outcome: .timedOut, since: .ago(7200)), json: true))
+  }
+
+  @Test func history_sinceBareNumber_isAnEpochTimestamp() throws {
+    let parsed = try command("history", "--since", "1700000000")
+    #expect(parsed == .history(HistoryOptions(since: .epoch(1_700_000_000)), json: false))
+    #expect(HistoryOptions(since: .ago(60)).parameters(now: 1000).since == 940)
+  }
+
+  // MARK: - watch
+
+  @Test(arguments: [
+    (["watch"], WatchOptions()),
+    (["watch", "--json"], WatchOptions(format: .json)),
+    (["watch", "--format", "waybar"], WatchOptions(format: .waybar)),
+    (["watch", "--format=json", "--frames"], WatchOptions(format: .json, frames: true)),
+    (["watch", "--fps", "10"], WatchOptions(frames: true, fps: 10)),
+  ])
+  func watch_parsesFormatAndFrames(words: [String], expected: WatchOptions) throws {
+    #expect(try CommandParser.parse(words).command == .watch(expected))
+  }
+
+  @Test(arguments: [["watch", "--format", "xml"], ["watch", "--json", "--format", "waybar"], ["watch", "--fps", "0"]])
+  func watch_withBadFormatOrFps_isUsageError(words: [String]) {
+    #expect(throws: UsageError.self) { try CommandParser.parse(words) }
+  }
+
+  // MARK: - run and call
+
+  @Test func run_takesEverythingAfterDoubleDashAsTheCommand() throws {
+    let parsed = try command("run", "--title", "Build", "--timeout=10m", "--", "make", "--jobs", "4")
+    #expect(parsed == .run(RunOptions(title: "Build", timeout: 600, command: ["make", "--jobs", "4"])))
+  }
+
+  @Test func run_leavesOptionsAfterTheProgramToIt() throws {
+    #expect(try command("run", "make", "-j4", "--title", "x") == .run(RunOptions(command: ["make", "-j4", "--title", "x"])))
+  }
+
+  @Test func run_withoutCommand_isUsageError() {
+    #expect(usageError("run", "--title", "x") == .missingArgument(verb: "run", name: "COMMAND"))
+  }
+
+  @Test(arguments: [
+    ("Status", "io.notifyd.Queue.Status"),
+    ("org.varlink.service.GetInfo", "org.varlink.service.GetInfo"),
+  ])
+  func call_qualifiesShortMethodNames(method: String, expected: String) throws {
+    #expect(try CommandParser.parse(["call", method]).command == .call(CallOptions(method: expected)))
+  }
+
+  @Test func call_parsesJsonParametersAndMore() throws {
+    let parsed = try command("call", "Watch", #"{"frames": true}"#, "--more")
+    #expect(parsed == .call(CallOptions(method: "io.notifyd.Queue.Watch", parameters: .object(["frames": .bool(true)]), more: true)))
+  }
+
+  @Test(arguments: ["{", "[1, 2]", "nope"])
+  func call_withParametersThatAreNotAJsonObject_isUsageError(text: String) throws {
+    let error = try #require(usageError("call", "Status", text))
+    guard case .invalidValue(option: "JSON", value: text, _) = error else {
+      Issue.record("expected invalidValue for JSON, got \(error)")
+      return
+    }
+  }
+
+  // MARK: - Global options
+
+  @Test(arguments: [
+    ["--socket", "/tmp/a.sock", "status"], ["--socket=/tmp/a.sock", "status"], ["status", "--socket", "/tmp/a.sock"],
+    ["--socket", "/tmp/b.sock", "status", "--socket=/tmp/a.sock"],
+  ])
+  func socketOption_isReadBeforeOrAfterTheVerb(words: [String]) throws {
+    #expect(try CommandParser.parse(words) == Invocation(socketPath: "/tmp/a.sock", command: .status(json: false)))
+  }
+
+  @Test(arguments: [
+    (["--version"], Command.version),
+    (["--help"], .help(verb: nil)),
+    (["-h"], .help(verb: nil)),
+    (["help"], .help(verb: nil)),
+    (["help", "show"], .help(verb: "show")),
+    (["show", "--help"], .help(verb: "show")),
+    (["cancel", "-h"], .help(verb: "cancel")),
+  ])
+  func versionAndHelp_parse(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [
+    ([String](), UsageError.missingCommand),
+    (["frobnicate"], .unknownCommand("frobnicate")),
+    (["help", "frobnicate"], .invalidValue(option: "help", value: "frobnicate", reason: "a command (see 'notifyctl --help')")),
+  ])
+  func missingOrUnknownCommand_isUsageError(words: [String], expected: UsageError) {
+    #expect(throws: expected) { try CommandParser.parse(words) }
+  }
+
+  @Test func helpText_listsEveryVerbAndEachVerbsOptions() throws {
+    let overview = HelpText.overview()
+    for verb in Verb.all { #expect(overview.contains("  \(verb.name)")) }
+    let show = HelpText.usage(of: try #require(Verb.named("show")))
+    for option in ["--hold D", "--action KEY=LABEL", "--wait", "--socket PATH"] { #expect(show.contains(option)) }
+  }
+}

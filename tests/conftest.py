@@ -1,0 +1,173 @@
+"""Fixtures that run the built notifyd on a private runtime directory and talk to it."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import varlink
+
+BIN = Path(os.environ.get("NOTIFYD_BIN", Path(__file__).resolve().parent.parent / ".build" / "debug"))
+
+
+def wait_for(condition, timeout=10.0, interval=0.01, what="condition"):
+    """Polls `condition` until it is truthy; fails the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Daemon:
+    """A notifyd process on its own runtime directory."""
+
+    def __init__(self, runtime_dir: Path, extra_args=(), env=None):
+        self.runtime_dir = runtime_dir
+        self.socket_path = str(runtime_dir / "notifyd.sock")
+        self.env = dict(os.environ)
+        self.env["XDG_RUNTIME_DIR"] = str(runtime_dir)
+        self.env["XDG_STATE_HOME"] = str(runtime_dir / "state")
+        self.env["XDG_CONFIG_HOME"] = str(runtime_dir / "config")
+        self.env.pop("NOTIFYD_SOCKET", None)
+        self.env.pop("NOTIFY_SOCKET", None)
+        self.env.pop("LISTEN_FDS", None)
+        if env:
+            self.env.update(env)
+        self.extra_args = list(extra_args)
+        self.process = None
+        self.stderr_path = runtime_dir / "notifyd.stderr"
+
+    def start(self, wait=True):
+        self.stderr_file = open(self.stderr_path, "ab")
+        self.process = subprocess.Popen(
+            [str(BIN / "notifyd"), *self.extra_args],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr_file,
+        )
+        if wait:
+            wait_for(self.answers, what=f"notifyd to answer on {self.socket_path}")
+        return self
+
+    def answers(self):
+        if self.process and self.process.poll() is not None:
+            raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.connect(self.socket_path)
+            return True
+        except OSError:
+            return False
+
+    def stderr(self):
+        return self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        if self.process is None or self.process.poll() is not None:
+            return self.process.returncode if self.process else None
+        self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=timeout)
+        finally:
+            self.stderr_file.close()
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.stderr_file.close()
+
+    # Clients
+
+    def client(self):
+        return varlink.Client(address="unix:" + self.socket_path)
+
+    def queue(self):
+        """A connection to io.notifyd.Queue through the Python varlink package."""
+        return self.client().open("io.notifyd.Queue")
+
+    def raw(self):
+        """A raw socket connected to the daemon."""
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(self.socket_path)
+        connection.settimeout(10)
+        return connection
+
+    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None):
+        environment = dict(self.env)
+        environment["NOTIFYD_SOCKET"] = self.socket_path
+        if env:
+            environment.update(env)
+        result = subprocess.run(
+            [str(BIN / "notifyctl"), *args],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
+        return result
+
+
+def call_raw(connection, message: bytes):
+    """Sends one raw message (NUL added) and returns the decoded reply, or None on close."""
+    connection.sendall(message + b"\0")
+    return read_reply(connection)
+
+
+_buffers = {}
+
+
+def read_reply(connection):
+    """Reads the next NUL-terminated reply, keeping what follows it for the next call."""
+    data = _buffers.pop(connection.fileno(), b"")
+    while b"\0" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    message, _, rest = data.partition(b"\0")
+    if rest:
+        _buffers[connection.fileno()] = rest
+    return json.loads(message)
+
+
+@pytest.fixture
+def runtime_dir():
+    path = Path(tempfile.mkdtemp(prefix="notifyd-test-"))
+    path.chmod(0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def daemon(runtime_dir):
+    instance = Daemon(runtime_dir).start()
+    yield instance
+    status = instance.stop()
+    assert status == 0, f"notifyd exited with {status}: {instance.stderr()}"
+
+
+@pytest.fixture
+def make_daemon(runtime_dir):
+    started = []
+
+    def make(*args, env=None, wait=True, directory=None):
+        instance = Daemon(directory or runtime_dir, args, env).start(wait=wait)
+        started.append(instance)
+        return instance
+
+    yield make
+    for instance in started:
+        instance.kill()
