@@ -15,8 +15,10 @@ let package = Package(
     .target(name: "NotifyCore", dependencies: ["NotifyProtocol"]),
     // libsystemd through a module map.
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // libinih (config tokenizing) through a module map.
+    .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
-    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd"]),
+    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
@@ -24,6 +26,7 @@ let package = Package(
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
+    .testTarget(name: "NotifySystemTests", dependencies: ["NotifySystem"]),
   ],
   swiftLanguageModes: [.v6]
 )

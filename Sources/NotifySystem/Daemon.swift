@@ -10,18 +10,29 @@ import NotifyProtocol
 /// How the daemon was asked to run, from its command line and environment.
 public struct DaemonOptions: Sendable {
   public var socketPath: String?
+  /// `--config PATH`: the only file read; else the XDG lookup of `ConfigLoader.locate`.
+  public var configPath: String?
   public var logLevel: LogLevel = .info
 
   public init() {}
 
-  /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else `$XDG_RUNTIME_DIR/notifyd.sock`,
-  /// else `/run/user/UID/notifyd.sock`.
-  public func resolvedSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else `[Socket] Path=`, else
+  /// `$XDG_RUNTIME_DIR/notifyd.sock`, else `/run/user/UID/notifyd.sock`.
+  public func resolvedSocketPath(
+    config: Config = Config(), environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
     if let socketPath { return socketPath }
     if let path = environment["NOTIFYD_SOCKET"], !path.isEmpty { return path }
+    if let path = config.socketPath { return expandingHome(path, environment: environment) }
     if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/notifyd.sock" }
     return "/run/user/\(getuid())/notifyd.sock"
   }
+}
+
+/// `~/x` with the home directory in front.
+func expandingHome(_ path: String, environment: [String: String]) -> String {
+  guard path.hasPrefix("~/") else { return path }
+  return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst()
 }
 
 /// The daemon: makes the queue, serves the socket, tells systemd how it is doing, and stops
@@ -39,6 +50,10 @@ public final class Daemon: @unchecked Sendable {
   private var socket: ListeningSocket?
   private var queue: NoticeQueue?
   private var subscription: NoticeQueue.Subscription?
+  private var hookSubscription: NoticeQueue.Subscription?
+  private var hooks: HookRunner?
+  private var config = Config()
+  private var configSource: String?
 
   public init(options: DaemonOptions, log: Logger) {
     self.options = options
@@ -48,12 +63,22 @@ public final class Daemon: @unchecked Sendable {
   /// Starts everything, reports `READY=1`, and serves until a signal stops it. Never returns.
   public func run() throws -> Never {
     Posix.ignoreSIGPIPE()
+    let environment = ProcessInfo.processInfo.environment
+    configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
+    config = try ConfigLoader.load(configSource)
+    log.info("config: \(configSource ?? "built-in defaults")")
     let scheduler = DispatchScheduler()
-    let queue = NoticeQueue(settings: QueueSettings(), scheduler: scheduler)
+    let queue = NoticeQueue(settings: config.queue, scheduler: scheduler)
     self.queue = queue
+    let hooks = HookRunner(hooks: config.hooks, log: log) { id in try? queue.get(id) }
+    self.hooks = hooks
+    hookSubscription = try? queue.watch { event in hooks.handle(event) }
     let socket = try openSocket()
     self.socket = socket
-    let service = QueueService(queue: queue) { .success(()) }
+    let service = QueueService(queue: queue) { [unowned self] in
+      dispatchPrecondition(condition: .onQueue(control))
+      return reload()
+    }
     let server = VarlinkServer(socket: socket, service: service, queue: control, log: log)
     self.server = server
     server.start()
@@ -70,9 +95,9 @@ public final class Daemon: @unchecked Sendable {
   private func openSocket() throws -> ListeningSocket {
     let passed = Systemd.listenedSockets()
     if let chosen = passed.first(where: { $0.name == "varlink" }) ?? passed.first {
-      return ListeningSocket.inherited(fd: chosen.fd, name: "\(options.resolvedSocketPath()) (from systemd)")
+      return ListeningSocket.inherited(fd: chosen.fd, name: "\(options.resolvedSocketPath(config: config)) (from systemd)")
     }
-    return try ListeningSocket.create(at: options.resolvedSocketPath())
+    return try ListeningSocket.create(at: options.resolvedSocketPath(config: config))
   }
 
   private func installSignalHandlers() {
@@ -81,13 +106,60 @@ public final class Daemon: @unchecked Sendable {
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: control)
       source.setEventHandler { [unowned self] in
         if signalNumber == SIGHUP {
-          log.info("SIGHUP: nothing to reload yet")
+          _ = reload()
         } else {
           stop(signal: signalNumber)
         }
       }
       source.activate()
       signalSources.append(source)
+    }
+  }
+
+  /// Re-reads the config file and puts it in force for every notice accepted from now on; a bad
+  /// file is refused and the old config stays. Tells systemd `RELOADING=1` … `READY=1`.
+  func reload() -> Result<Void, VarlinkError> {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
+    defer {
+      let status = queue.map { statusText($0.status()) } ?? ""
+      Systemd.notify("READY=1\nSTATUS=\(status)")
+    }
+    let source = ConfigLoader.locate(explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    let fresh: Config
+    do {
+      fresh = try ConfigLoader.load(source)
+    } catch {
+      log.error("reload refused, keeping the old config: \(error)")
+      return .failure(.invalidArgument("config", "\(error)"))
+    }
+    if fresh.socketPath != config.socketPath || fresh.storePath != config.storePath
+      || fresh.storeSync != config.storeSync || fresh.dbusMode != config.dbusMode
+    {
+      log.notice("[Socket], [Store] and [DBus] changes take effect when notifyd restarts")
+    }
+    queue?.apply(fresh.queue)
+    hooks?.update(fresh.hooks)
+    config = fresh
+    configSource = source
+    log.info("reloaded config from \(source ?? "built-in defaults")")
+    return .success(())
+  }
+
+  /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem
+  /// as `file:line: Key: reason` on stderr and answers 1.
+  public static func checkConfig(_ options: DaemonOptions) -> Int32 {
+    let source = ConfigLoader.locate(explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    do {
+      let config = try ConfigLoader.load(source)
+      print("# effective configuration from \(source ?? "built-in defaults")")
+      print(config.rendered(), terminator: "")
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("notifyd: \(error)\n".utf8))
+      return 1
     }
   }
 

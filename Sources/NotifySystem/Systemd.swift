@@ -11,6 +11,16 @@ public enum Systemd {
     sd_notify(0, state) > 0
   }
 
+  /// Tells the manager a reload has begun: `RELOADING=1` with `MONOTONIC_USEC=` (which systemd
+  /// 253+ requires for `Type=notify-reload`); send `READY=1` once the new config is in force.
+  @discardableResult
+  public static func notifyReloading() -> Bool {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    return notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
+  }
+
   /// The watchdog interval in microseconds when the manager asked for pings; wraps `sd_watchdog_enabled(3)`.
   public static func watchdogInterval() -> UInt64? {
     var usec: UInt64 = 0

@@ -4,7 +4,8 @@ import NotifySystem
 
 // notifyd: parse the command line, then run the daemon; map errors to exit statuses.
 let usage = """
-  Usage: notifyd [--socket PATH] [--log-level LEVEL]
+  Usage: notifyd [--socket PATH] [--config PATH] [--log-level LEVEL] [--log TARGET]
+         notifyd --check-config [--config PATH]
          notifyd --version | --help
 
   Runs the notifyd daemon in the foreground: a queue of timed notices served over Varlink on
@@ -12,7 +13,11 @@ let usage = """
 
   Options:
     --socket PATH        serve on PATH
+    --config PATH        read only this config file (default: $XDG_CONFIG_HOME/notifyd/notifyd.conf,
+                         then each dir of $XDG_CONFIG_DIRS, then built-in defaults)
+    --check-config       print the effective config, or the first problem as file:line: Key: reason
     --log-level LEVEL    error, warning, notice, info (default) or debug
+    --log TARGET         journal, stderr, or auto (default: the journal when stderr is connected to it)
     --version            print the version
     --help               print this help
 
@@ -24,6 +29,8 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 var options = DaemonOptions()
+var checkOnly = false
+var logTarget = LogTarget.auto
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   var name = argument
@@ -46,16 +53,26 @@ while let argument = arguments.popFirst() {
     exit(0)
   case "--socket":
     options.socketPath = value()
+  case "--config":
+    options.configPath = value()
+  case "--check-config":
+    checkOnly = true
   case "--log-level":
     let text = value()
     guard let level = LogLevel(name: text) else { fail("--log-level: unknown level '\(text)'", status: 2) }
     options.logLevel = level
+  case "--log":
+    let text = value()
+    guard let target = LogTarget(rawValue: text) else { fail("--log: unknown target '\(text)'", status: 2) }
+    logTarget = target
   default:
     fail("unknown option '\(argument)'; see notifyd --help", status: 2)
   }
 }
 
-let log = Logger(level: options.logLevel)
+if checkOnly { exit(Daemon.checkConfig(options)) }
+
+let log = Logger(level: options.logLevel, sink: logTarget.makeSink(environment: ProcessInfo.processInfo.environment))
 do {
   try Daemon(options: options, log: log).run()
 } catch {

@@ -1,0 +1,75 @@
+import NotifyProtocol
+
+/// How notifyd meets the desktop's notification server on D-Bus (`[DBus] Mode=`).
+public enum DBusMode: String, Sendable, CaseIterable {
+  case auto, forward, server, off
+}
+
+/// How hard the store syncs each commit (`[Store] Sync=`).
+public enum StoreSync: String, Sendable, CaseIterable {
+  case full, normal
+}
+
+/// Commands run when a notice is shown or finishes (`[Hooks]`), through `sh -c`.
+public struct Hooks: Sendable, Equatable {
+  public var onShow: String?
+  public var onFinish: String?
+  /// Runs only for outcome `completed`.
+  public var onComplete: String?
+
+  public init(onShow: String? = nil, onFinish: String? = nil, onComplete: String? = nil) {
+    self.onShow = onShow
+    self.onFinish = onFinish
+    self.onComplete = onComplete
+  }
+}
+
+/// The daemon's whole configuration: what `notifyd.conf` says, over the built-in defaults.
+public struct Config: Sendable, Equatable {
+  public var queue = QueueSettings()
+  /// `[Socket] Path=`.
+  public var socketPath: String?
+  /// `[Store] Path=`.
+  public var storePath: String?
+  /// `[Store] Sync=`.
+  public var storeSync = StoreSync.normal
+  /// `[DBus] Mode=`.
+  public var dbusMode = DBusMode.auto
+  /// `[Hooks]`.
+  public var hooks = Hooks()
+
+  public init() {}
+}
+
+/// One `Key=Value` line of a config file, with where it stands.
+public struct ConfigEntry: Sendable, Equatable {
+  public var section: String
+  public var key: String
+  public var value: String
+  public var line: Int
+
+  public init(section: String, key: String, value: String, line: Int) {
+    self.section = section
+    self.key = key
+    self.value = value
+    self.line = line
+  }
+}
+
+/// Why a config file was refused; the description reads `file:line: Key: reason`.
+public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A key's value, or the key or section itself, is not acceptable.
+  case invalidValue(file: String, line: Int, key: String, reason: String)
+  /// A line is not `[Section]`, `Key=Value` or a comment.
+  case syntax(file: String, line: Int, reason: String)
+  /// The file could not be read.
+  case unreadable(file: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .invalidValue(let file, let line, let key, let reason): return "\(file):\(line): \(key): \(reason)"
+    case .syntax(let file, let line, let reason): return "\(file):\(line): \(reason)"
+    case .unreadable(let file, let reason): return "\(file): \(reason)"
+    }
+  }
+}

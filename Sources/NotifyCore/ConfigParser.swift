@@ -1,0 +1,159 @@
+import NotifyProtocol
+
+/// Turns the entries of a config file into a `Config`, refusing anything it does not know.
+public enum ConfigParser {
+  /// The timing keys, allowed in `[Timing]`, `[Urgency:X]` and `[Rule:NAME]`.
+  static let timingKeys: Set<String> = ["Delay", "FadeIn", "Hold", "FadeOut", "EaseIn", "EaseOut"]
+
+  /// Parses `entries` read from `file`, in file order.
+  public static func parse(_ entries: [ConfigEntry], file: String) throws(ConfigError) -> Config {
+    var config = Config()
+    var rules: [String: Int] = [:]
+    for entry in entries {
+      func invalid(_ reason: String) -> ConfigError {
+        .invalidValue(file: file, line: entry.line, key: entry.key, reason: reason)
+      }
+      let section = entry.section
+      switch section {
+      case "Queue":
+        switch entry.key {
+        case "MaxVisible": config.queue.maxVisible = try integer(entry, in: 1...1000, invalid)
+        case "Capacity": config.queue.capacity = try integer(entry, in: 1...10_000_000, invalid)
+        case "HistorySize": config.queue.historySize = try integer(entry, in: 0...10_000_000, invalid)
+        case "FrameRate": config.queue.frameRate = try integer(entry, in: 1...240, invalid)
+        default: throw invalid("unknown key in [Queue]")
+        }
+      case "Timing":
+        try applyTiming(entry, to: &config.queue.timing, invalid)
+      case "Progress":
+        switch entry.key {
+        case "MaxVisible": config.queue.progressMaxVisible = try integer(entry, in: 1...1000, invalid)
+        case "Timeout": config.queue.progressTimeout = try duration(entry.value, invalid)
+        case "EndHold": config.queue.endHold = try duration(entry.value, invalid)
+        default: throw invalid("unknown key in [Progress]")
+        }
+      case "Socket":
+        guard entry.key == "Path" else { throw invalid("unknown key in [Socket]") }
+        config.socketPath = try path(entry.value, invalid)
+      case "Store":
+        switch entry.key {
+        case "Path": config.storePath = try path(entry.value, invalid)
+        case "Sync": config.storeSync = try choice(entry.value, invalid)
+        default: throw invalid("unknown key in [Store]")
+        }
+      case "DBus":
+        guard entry.key == "Mode" else { throw invalid("unknown key in [DBus]") }
+        config.dbusMode = try choice(entry.value, invalid)
+      case "Hooks":
+        let command = entry.value.isEmpty ? nil : entry.value
+        switch entry.key {
+        case "OnShow": config.hooks.onShow = command
+        case "OnFinish": config.hooks.onFinish = command
+        case "OnComplete": config.hooks.onComplete = command
+        default: throw invalid("unknown key in [Hooks]")
+        }
+      default:
+        if section.hasPrefix("Urgency:") {
+          guard let urgency = Urgency(rawValue: String(section.dropFirst("Urgency:".count))) else {
+            throw invalid("unknown urgency in [\(section)]; use low, normal or critical")
+          }
+          var timing = config.queue.urgencyTiming[urgency] ?? TimingOverrides()
+          try applyTiming(entry, to: &timing, invalid)
+          config.queue.urgencyTiming[urgency] = timing
+        } else if section.hasPrefix("Rule:") {
+          let name = String(section.dropFirst("Rule:".count))
+          guard !name.isEmpty else { throw invalid("a rule needs a name: [Rule:NAME]") }
+          let index: Int
+          if let existing = rules[name] {
+            index = existing
+          } else {
+            index = config.queue.rules.count
+            rules[name] = index
+            config.queue.rules.append(Rule(name: name))
+          }
+          try applyRule(entry, to: &config.queue.rules[index], invalid)
+        } else {
+          throw invalid("unknown section [\(section)]")
+        }
+      }
+    }
+    return config
+  }
+
+  // MARK: - Values
+
+  private static func applyTiming(
+    _ entry: ConfigEntry, to timing: inout TimingOverrides, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) {
+    switch entry.key {
+    case "Delay": timing.delay = try duration(entry.value, invalid)
+    case "FadeIn": timing.fadeIn = try duration(entry.value, invalid)
+    case "Hold": timing.hold = try duration(entry.value, invalid)
+    case "FadeOut": timing.fadeOut = try duration(entry.value, invalid)
+    case "EaseIn": timing.easeIn = try choice(entry.value, invalid)
+    case "EaseOut": timing.easeOut = try choice(entry.value, invalid)
+    default: throw invalid("unknown key in [\(entry.section)]")
+    }
+  }
+
+  private static func applyRule(
+    _ entry: ConfigEntry, to rule: inout Rule, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) {
+    switch entry.key {
+    case "MatchApp": rule.matchApp = try glob(entry.value, invalid)
+    case "MatchTag": rule.matchTag = try glob(entry.value, invalid)
+    case "MatchTitle": rule.matchTitle = try glob(entry.value, invalid)
+    case "MatchUrgency": rule.matchUrgency = try choice(entry.value, invalid)
+    case "Urgency": rule.urgency = try choice(entry.value, invalid)
+    case "Suppress": rule.suppress = try boolean(entry.value, invalid)
+    case _ where timingKeys.contains(entry.key): try applyTiming(entry, to: &rule.timing, invalid)
+    default: throw invalid("unknown key in [\(entry.section)]")
+    }
+  }
+
+  static func integer(
+    _ entry: ConfigEntry, in range: ClosedRange<Int>, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) -> Int {
+    guard let value = Int(entry.value) else { throw invalid("'\(entry.value)' is not a whole number") }
+    guard range.contains(value) else {
+      throw invalid("\(value) is out of range (\(range.lowerBound)…\(range.upperBound))")
+    }
+    return value
+  }
+
+  static func duration(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> Double {
+    guard let seconds = DurationParser.seconds(text) else {
+      throw invalid("'\(text)' is not a duration ≥ 0 (e.g. 1.5, 300ms, 2s, 1m)")
+    }
+    guard seconds <= 86_400 else { throw invalid("'\(text)' is longer than a day") }
+    return seconds
+  }
+
+  static func choice<T: RawRepresentable & CaseIterable>(
+    _ text: String, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) -> T where T.RawValue == String {
+    guard let value = T(rawValue: text) else {
+      let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
+      throw invalid("'\(text)' is not one of \(choices)")
+    }
+    return value
+  }
+
+  static func boolean(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> Bool {
+    switch text.lowercased() {
+    case "yes", "true", "on", "1": return true
+    case "no", "false", "off", "0": return false
+    default: throw invalid("'\(text)' is not a boolean (yes or no)")
+    }
+  }
+
+  static func glob(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> Glob {
+    guard let glob = Glob(text) else { throw invalid("'\(text)' is not a valid glob (an unclosed [ or a trailing \\)") }
+    return glob
+  }
+
+  static func path(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> String {
+    guard text.hasPrefix("/") || text.hasPrefix("~/") else { throw invalid("'\(text)' is not an absolute path") }
+    return text
+  }
+}

@@ -1,0 +1,150 @@
+import NotifyProtocol
+import Testing
+
+@testable import NotifyCore
+
+@Suite("ConfigParser")
+struct ConfigParserTests {
+  private func parse(_ lines: [(String, String, String)]) throws -> Config {
+    let entries = lines.enumerated().map { index, line in
+      ConfigEntry(section: line.0, key: line.1, value: line.2, line: index + 1)
+    }
+    return try ConfigParser.parse(entries, file: "test.conf")
+  }
+
+  private func error(_ lines: [(String, String, String)]) -> String? {
+    do {
+      _ = try parse(lines)
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func emptyFile_givesBuiltInDefaults() throws {
+    let config = try parse([])
+    #expect(config == Config())
+    #expect(config.queue.maxVisible == 1 && config.queue.progressMaxVisible == 4)
+    #expect(config.queue.capacity == 10_000 && config.queue.historySize == 1000 && config.queue.frameRate == 30)
+    #expect(config.queue.progressTimeout == 30 && config.queue.endHold == 1.5)
+    #expect(config.dbusMode == .auto && config.storeSync == .normal)
+  }
+
+  @Test func queueKeys_setTheirValues() throws {
+    let config = try parse([
+      ("Queue", "MaxVisible", "3"), ("Queue", "Capacity", "50"), ("Queue", "HistorySize", "7"),
+      ("Queue", "FrameRate", "60"),
+    ])
+    #expect(config.queue.maxVisible == 3)
+    #expect(config.queue.capacity == 50)
+    #expect(config.queue.historySize == 7)
+    #expect(config.queue.frameRate == 60)
+  }
+
+  @Test func timingKeys_acceptEveryDurationForm() throws {
+    let config = try parse([
+      ("Timing", "Delay", "2"), ("Timing", "FadeIn", "300ms"), ("Timing", "Hold", "1m"),
+      ("Timing", "FadeOut", "1.5s"), ("Timing", "EaseIn", "linear"), ("Timing", "EaseOut", "easeInOut"),
+    ])
+    #expect(
+      config.queue.timing
+        == TimingOverrides(delay: 2, fadeIn: 0.3, hold: 60, fadeOut: 1.5, easeIn: .linear, easeOut: .easeInOut))
+  }
+
+  @Test func progressKeys_setTheirValues() throws {
+    let config = try parse([
+      ("Progress", "MaxVisible", "2"), ("Progress", "Timeout", "0"), ("Progress", "EndHold", "3s"),
+    ])
+    #expect(config.queue.progressMaxVisible == 2)
+    #expect(config.queue.progressTimeout == 0)
+    #expect(config.queue.endHold == 3)
+  }
+
+  @Test func urgencySections_layerPerUrgency() throws {
+    let config = try parse([("Urgency:low", "Hold", "2s"), ("Urgency:critical", "FadeIn", "0")])
+    #expect(config.queue.urgencyTiming[.low]?.hold == 2)
+    #expect(config.queue.urgencyTiming[.critical]?.fadeIn == 0)
+    #expect(config.queue.urgencyTiming[.normal] == nil)
+  }
+
+  @Test func socketStoreDBusAndHooks_setTheirValues() throws {
+    let config = try parse([
+      ("Socket", "Path", "/run/x.sock"), ("Store", "Path", "~/n.db"), ("Store", "Sync", "full"),
+      ("DBus", "Mode", "server"), ("Hooks", "OnShow", "echo shown"), ("Hooks", "OnFinish", "echo done"),
+      ("Hooks", "OnComplete", "echo ok"),
+    ])
+    #expect(config.socketPath == "/run/x.sock")
+    #expect(config.storePath == "~/n.db")
+    #expect(config.storeSync == .full)
+    #expect(config.dbusMode == .server)
+    #expect(config.hooks == Hooks(onShow: "echo shown", onFinish: "echo done", onComplete: "echo ok"))
+  }
+
+  @Test func ruleSections_keepFileOrderAndEveryKey() throws {
+    let config = try parse([
+      ("Rule:backups", "MatchApp", "backup*"), ("Rule:backups", "Urgency", "low"), ("Rule:backups", "Hold", "2s"),
+      ("Rule:spam", "MatchTitle", "*newsletter*"), ("Rule:spam", "Suppress", "yes"),
+      ("Rule:backups", "MatchTag", "nightly"), ("Rule:spam", "MatchUrgency", "low"),
+    ])
+    #expect(config.queue.rules.map(\.name) == ["backups", "spam"])
+    let backups = config.queue.rules[0]
+    #expect(backups.matchApp == Glob("backup*"))
+    #expect(backups.matchTag == Glob("nightly"))
+    #expect(backups.urgency == .low)
+    #expect(backups.timing.hold == 2)
+    let spam = config.queue.rules[1]
+    #expect(spam.suppress)
+    #expect(spam.matchUrgency == .low)
+  }
+
+  @Test(
+    "bad lines are refused as file:line: Key: reason",
+    arguments: [
+      (("Queue", "MaxVisible", "0"), "test.conf:1: MaxVisible: 0 is out of range"),
+      (("Queue", "Capacity", "many"), "test.conf:1: Capacity: 'many' is not a whole number"),
+      (("Queue", "FrameRate", "500"), "test.conf:1: FrameRate: 500 is out of range"),
+      (("Queue", "Colour", "red"), "test.conf:1: Colour: unknown key in [Queue]"),
+      (("Timing", "Hold", "-1"), "test.conf:1: Hold: '-1' is not a duration"),
+      (("Timing", "FadeIn", "nan"), "test.conf:1: FadeIn: 'nan' is not a duration"),
+      (("Timing", "FadeIn", "inf"), "test.conf:1: FadeIn: 'inf' is not a duration"),
+      (("Timing", "Delay", "2d"), "test.conf:1: Delay: '2d' is longer than a day"),
+      (("Timing", "EaseIn", "bouncy"), "test.conf:1: EaseIn: 'bouncy' is not one of linear, easeIn, easeOut, easeInOut"),
+      (("Urgency:urgent", "Hold", "1"), "test.conf:1: Hold: unknown urgency in [Urgency:urgent]"),
+      (("Rule:x", "MatchApp", "[abc"), "test.conf:1: MatchApp: '[abc' is not a valid glob"),
+      (("Rule:x", "MatchUrgency", "high"), "test.conf:1: MatchUrgency: 'high' is not one of low, normal, critical"),
+      (("Rule:x", "Suppress", "maybe"), "test.conf:1: Suppress: 'maybe' is not a boolean"),
+      (("Rule:", "Hold", "1"), "test.conf:1: Hold: a rule needs a name"),
+      (("Store", "Sync", "sometimes"), "test.conf:1: Sync: 'sometimes' is not one of full, normal"),
+      (("Store", "Path", "relative.db"), "test.conf:1: Path: 'relative.db' is not an absolute path"),
+      (("DBus", "Mode", "both"), "test.conf:1: Mode: 'both' is not one of auto, forward, server, off"),
+      (("Hooks", "OnStart", "x"), "test.conf:1: OnStart: unknown key in [Hooks]"),
+      (("Display", "Font", "x"), "test.conf:1: Font: unknown section [Display]"),
+    ])
+  func badLine_isRefusedWithFileLineKeyAndReason(line: (String, String, String), expected: String) {
+    let message = error([line])
+    #expect(message?.hasPrefix(expected) == true, "got \(message ?? "no error")")
+  }
+
+  @Test func badLine_namesItsOwnLineNumber() {
+    let message = error([("Queue", "MaxVisible", "2"), ("Timing", "Hold", "2s"), ("Timing", "FadeOut", "soon")])
+    #expect(message?.hasPrefix("test.conf:3: FadeOut:") == true)
+  }
+
+  @Test(arguments: [("yes", true), ("no", false), ("true", true), ("off", false), ("1", true), ("0", false)])
+  func suppress_acceptsBooleanSpellings(text: String, expected: Bool) throws {
+    let config = try parse([("Rule:r", "Suppress", text)])
+    #expect(config.queue.rules[0].suppress == expected)
+  }
+
+  @Test func rendered_roundTripsThroughTheParser() throws {
+    let config = try parse([
+      ("Queue", "MaxVisible", "2"), ("Timing", "Hold", "7s"), ("Urgency:low", "Hold", "2s"),
+      ("Rule:r", "MatchApp", "a*"), ("Rule:r", "Urgency", "critical"), ("DBus", "Mode", "off"),
+    ])
+    let text = config.rendered()
+    #expect(text.contains("[Queue]\nMaxVisible=2"))
+    #expect(text.contains("[Rule:r]\nMatchApp=a*"))
+    #expect(text.contains("Hold=7s"))
+    #expect(text.contains("[DBus]\nMode=off"))
+  }
+}
