@@ -17,8 +17,10 @@ let package = Package(
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // libinih (config tokenizing) through a module map.
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    // libsqlite3 (the store) through a module map.
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
-    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih"]),
+    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),

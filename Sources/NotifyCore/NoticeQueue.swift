@@ -58,13 +58,16 @@ public final class NoticeQueue: Sendable {
   }
 
   private let scheduler: any Scheduler
+  private let journal: (any NoticeJournal)?
   private let lanes: [OperationQueue]
   private let state: Mutex<State>
   private let delivery = DispatchQueue(label: "notifyd.events")
 
-  /// A queue running on `scheduler`'s clock with `settings` in force.
-  public init(settings: QueueSettings = QueueSettings(), scheduler: any Scheduler) {
+  /// A queue running on `scheduler`'s clock with `settings` in force, writing what must survive a
+  /// crash to `journal`.
+  public init(settings: QueueSettings = QueueSettings(), scheduler: any Scheduler, journal: (any NoticeJournal)? = nil) {
     self.scheduler = scheduler
+    self.journal = journal
     self.state = Mutex(State(settings: settings))
     lanes = Lane.allCases.map { lane in
       let queue = OperationQueue()
@@ -117,6 +120,7 @@ public final class NoticeQueue: Sendable {
           existing.notice.body = request.body
           if let actions = request.actions { existing.notice.actions = actions }
           state.records[existingID] = existing
+          journal?.recordUnfinished(existing.notice)
           operation.restartHold(existing.hold)
           events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
           return existingID
@@ -163,6 +167,7 @@ public final class NoticeQueue: Sendable {
             existing.hold = timeout > 0 ? timeout : nil
           }
           state.records[existingID] = existing
+          journal?.recordUnfinished(existing.notice)
           if existing.notice.message == nil { existing.operation?.restartHold(existing.hold) }
           events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
           return (existingID, true)
@@ -194,19 +199,75 @@ public final class NoticeQueue: Sendable {
   ) {
     let record = Record(notice: notice, operation: nil, dueAt: now + notice.delay, hold: hold)
     state.records[notice.id] = record
+    journal?.recordNextID(state.nextID)
+    journal?.recordUnfinished(notice)
     events.append(Event(kind: .added, at: scheduler.wallTime, id: notice.id, notice: notice))
     if suppressed {
       finish(notice.id, outcome: .cancelled, &state, &events)
       return
     }
     if let key = notice.key { state.keys[key] = notice.id }
-    if notice.delay > 0 {
+    place(record, now: now, &state, &events)
+  }
+
+  /// Sends an accepted notice on: to the heap until due, to wait for its `after`, or into its lane.
+  private func place(_ record: Record, now: Double, _ state: inout State, _ events: inout [Event]) {
+    let notice = record.notice
+    if record.dueAt > now {
       state.dueHeap.push(dueAt: record.dueAt, id: notice.id)
       armDueTimer(&state)
     } else if let after = notice.after, state.records[after] != nil {
       state.blockedOn[after, default: []].append(notice.id)
     } else {
       enqueue(notice.id, &state, &events)
+    }
+  }
+
+  /// Brings back the queue a journal kept: unfinished notices with their absolute due times, in
+  /// the order they were accepted (a notice that was visible starts its fade-in again), history,
+  /// the next id, and the suspended state with a pending timed resume.
+  public func restore(_ saved: JournalState) {
+    let now = scheduler.now
+    let wallTime = scheduler.wallTime
+    state.withLock { state in
+      var events: [Event] = []
+      defer { publish(events, &state) }
+      state.nextID = max(state.nextID, saved.nextID)
+      for notice in saved.history {
+        state.history[notice.id] = notice
+        state.historyOrder.append(notice.id)
+      }
+      trimHistory(&state)
+      var restored: [Record] = []
+      for var notice in saved.unfinished {
+        notice.phase = .waiting
+        notice.opacity = 0
+        let hold: Double?
+        if notice.kind == .progress {
+          let timeout = notice.timeout ?? state.settings.progressTimeout
+          hold = notice.message != nil ? state.settings.endHold : (timeout > 0 ? timeout : nil)
+        } else {
+          hold = notice.hold > 0 ? notice.hold : nil
+        }
+        let dueAt = now + max(0, notice.created + notice.delay - wallTime)
+        let record = Record(notice: notice, operation: nil, dueAt: dueAt, hold: hold)
+        state.records[notice.id] = record
+        if let key = notice.key { state.keys[key] = notice.id }
+        state.nextID = max(state.nextID, notice.id + 1)
+        restored.append(record)
+      }
+      if saved.suspended, saved.suspendedUntil.map({ $0 > wallTime }) ?? true {
+        state.suspended = true
+        state.suspendedUntil = saved.suspendedUntil
+        for lane in lanes { lane.isSuspended = true }
+        if let until = saved.suspendedUntil {
+          state.resumeTimer = scheduler.schedule(at: now + (until - wallTime)) { [weak self] in self?.resume() }
+        }
+      } else if saved.suspended {
+        journal?.recordSuspended(false, until: nil)
+      }
+      // Only now, with the lanes suspended if they were, may the notices go into them.
+      for record in restored { place(record, now: now, &state, &events) }
     }
   }
 
@@ -254,6 +315,7 @@ public final class NoticeQueue: Sendable {
       if let body = request.body { record.notice.body = body }
       if let value = request.value { record.notice.value = value }
       state.records[request.id] = record
+      journal?.recordUnfinished(record.notice)
       if record.notice.message == nil { record.operation?.restartHold(record.hold) }
       let notice = current(record)
       events.append(Event(kind: .updated, at: scheduler.wallTime, id: request.id, notice: notice))
@@ -278,6 +340,7 @@ public final class NoticeQueue: Sendable {
       if let message = request.message { record.notice.message = message }
       record.hold = hold
       state.records[request.id] = record
+      journal?.recordUnfinished(record.notice)
       let shown = record.operation.map { $0.appearance.phase != .queued } ?? false
       if !shown && !(isProgress && request.message != nil) {
         finish(request.id, outcome: .completed, &state, &events)
@@ -337,6 +400,7 @@ public final class NoticeQueue: Sendable {
       }
       record.notice.invoked = request.action
       state.records[request.id] = record
+      journal?.recordUnfinished(record.notice)
       operation.end(hold: nil)
       let notice = current(record)
       events.append(Event(kind: .invoked, at: scheduler.wallTime, id: request.id, notice: notice))
@@ -381,6 +445,7 @@ public final class NoticeQueue: Sendable {
         state.suspended = true
         for lane in lanes { lane.isSuspended = true }
       }
+      journal?.recordSuspended(true, until: state.suspendedUntil)
       events.append(Event(kind: .suspended, at: wallTime, suspended: true))
     }
     return true
@@ -398,6 +463,7 @@ public final class NoticeQueue: Sendable {
       guard state.suspended else { return }
       state.suspended = false
       for lane in lanes { lane.isSuspended = false }
+      journal?.recordSuspended(false, until: nil)
       events.append(Event(kind: .resumed, at: scheduler.wallTime, suspended: false))
     }
     return false
@@ -594,6 +660,7 @@ public final class NoticeQueue: Sendable {
     state.history[id] = notice
     state.historyOrder.append(id)
     trimHistory(&state)
+    journal?.recordFinished(notice)
     events.append(Event(kind: .finished, at: notice.finished!, id: id, notice: notice))
     if let waiters = state.waiters.removeValue(forKey: id) {
       delivery.async { for reply in waiters { reply(notice) } }

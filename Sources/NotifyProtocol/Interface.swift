@@ -35,6 +35,7 @@ public enum Interface {
     public static let noSuchNotice = "io.notifyd.Queue.NoSuchNotice"
     public static let invalidArgument = "io.notifyd.Queue.InvalidArgument"
     public static let queueFull = "io.notifyd.Queue.QueueFull"
+    public static let storeFailed = "io.notifyd.Queue.StoreFailed"
     public static let interfaceNotFound = "org.varlink.service.InterfaceNotFound"
     public static let methodNotFound = "org.varlink.service.MethodNotFound"
     public static let methodNotImplemented = "org.varlink.service.MethodNotImplemented"
@@ -110,6 +111,8 @@ public enum Interface {
     error NoSuchNotice (id: int)
     error InvalidArgument (field: string, reason: string)
     error QueueFull (capacity: int)
+    # The store could not commit the change (a full disk, say): it was not acknowledged.
+    error StoreFailed (reason: string)
 
     """
 

@@ -50,6 +50,9 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
     if let field = parameters["field"]?.stringValue, let reason = parameters["reason"]?.stringValue {
       return "\(shortName): \(field): \(reason)"
     }
+    if name == Interface.ErrorName.storeFailed, let reason = parameters["reason"]?.stringValue {
+      return "\(shortName): the change was not stored: \(reason)"
+    }
     if let parameter = parameters["parameter"]?.stringValue {
       return "\(shortName): invalid parameter '\(parameter)'"
     }
@@ -77,6 +80,10 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
 
   public static func queueFull(_ capacity: Int) -> VarlinkError {
     VarlinkError(Interface.ErrorName.queueFull, ["capacity": .number(Double(capacity))])
+  }
+
+  public static func storeFailed(_ reason: String) -> VarlinkError {
+    VarlinkError(Interface.ErrorName.storeFailed, ["reason": .string(reason)])
   }
 
   public static func invalidParameter(_ parameter: String) -> VarlinkError {

@@ -16,6 +16,16 @@ public struct DaemonOptions: Sendable {
 
   public init() {}
 
+  /// The store: `[Store] Path=`, else `$XDG_STATE_HOME/notifyd/notifyd.db`, else
+  /// `~/.local/state/notifyd/notifyd.db`.
+  public func resolvedStorePath(
+    config: Config, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    if let path = config.storePath { return expandingHome(path, environment: environment) }
+    if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/notifyd/notifyd.db" }
+    return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/notifyd/notifyd.db"
+  }
+
   /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else `[Socket] Path=`, else
   /// `$XDG_RUNTIME_DIR/notifyd.sock`, else `/run/user/UID/notifyd.sock`.
   public func resolvedSocketPath(
@@ -49,6 +59,7 @@ public final class Daemon: @unchecked Sendable {
   private var server: VarlinkServer?
   private var socket: ListeningSocket?
   private var queue: NoticeQueue?
+  private var store: NoticeStore?
   private var subscription: NoticeQueue.Subscription?
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
@@ -67,15 +78,23 @@ public final class Daemon: @unchecked Sendable {
     configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
     config = try ConfigLoader.load(configSource)
     log.info("config: \(configSource ?? "built-in defaults")")
+    let storePath = options.resolvedStorePath(config: config, environment: environment)
+    let (store, saved) = try NoticeStore.open(
+      path: storePath, sync: config.storeSync, historySize: config.queue.historySize, log: log)
+    self.store = store
+    log.info(
+      "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.suspended ? ", suspended" : ""))"
+    )
     let scheduler = DispatchScheduler()
-    let queue = NoticeQueue(settings: config.queue, scheduler: scheduler)
+    let queue = NoticeQueue(settings: config.queue, scheduler: scheduler, journal: store)
+    queue.restore(saved)
     self.queue = queue
     let hooks = HookRunner(hooks: config.hooks, log: log) { id in try? queue.get(id) }
     self.hooks = hooks
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
     let socket = try openSocket()
     self.socket = socket
-    let service = QueueService(queue: queue) { [unowned self] in
+    let service = QueueService(queue: queue, store: store) { [unowned self] in
       dispatchPrecondition(condition: .onQueue(control))
       return reload()
     }
@@ -141,6 +160,7 @@ public final class Daemon: @unchecked Sendable {
       log.notice("[Socket], [Store] and [DBus] changes take effect when notifyd restarts")
     }
     queue?.apply(fresh.queue)
+    store?.setHistorySize(fresh.queue.historySize)
     hooks?.update(fresh.hooks)
     config = fresh
     configSource = source
@@ -171,6 +191,14 @@ public final class Daemon: @unchecked Sendable {
     for source in signalSources { source.cancel() }
     server?.stopOnQueue()
     socket?.removeOwnedPath()
+    if let store {
+      let flushed = DispatchSemaphore(value: 0)
+      store.sync { error in
+        if let error { self.log.error("the store could not be flushed: \(error)") }
+        flushed.signal()
+      }
+      if flushed.wait(timeout: .now() + 10) == .timedOut { log.error("the store did not flush within 10 s") }
+    }
     exit(0)
   }
 

@@ -6,11 +6,16 @@ import NotifyProtocol
 /// calls on one `NoticeQueue`.
 public struct QueueService: VarlinkService {
   private let queue: NoticeQueue
+  private let store: NoticeStore?
   private let reload: @Sendable () -> Result<Void, VarlinkError>
 
-  /// A service for `queue`; `reload` re-reads the configuration and answers once it is in force.
-  public init(queue: NoticeQueue, reload: @escaping @Sendable () -> Result<Void, VarlinkError>) {
+  /// A service for `queue`; changes are acknowledged only once `store` has committed them;
+  /// `reload` re-reads the configuration and answers once it is in force.
+  public init(
+    queue: NoticeQueue, store: NoticeStore? = nil, reload: @escaping @Sendable () -> Result<Void, VarlinkError>
+  ) {
     self.queue = queue
+    self.store = store
     self.reload = reload
   }
 
@@ -41,6 +46,22 @@ public struct QueueService: VarlinkService {
     }
     func reply(_ value: some Encodable) throws {
       responder.reply(try VarlinkCoding.reply(value))
+    }
+    /// Replies once the store has committed the change; a notice it could not store is withdrawn.
+    func replyDurably(_ value: some Encodable, withdrawing id: Int? = nil) throws {
+      let bytes = try VarlinkCoding.reply(value)
+      guard let store else {
+        responder.reply(bytes)
+        return
+      }
+      store.sync { [queue] error in
+        guard let error else {
+          responder.reply(bytes)
+          return
+        }
+        if let id { _ = try? queue.cancel(CancelParameters(id: id, now: true)) }
+        responder.reply(VarlinkCoding.reply(.storeFailed("\(error)")))
+      }
     }
 
     switch call.method {
@@ -75,24 +96,25 @@ public struct QueueService: VarlinkService {
 
     switch method {
     case .show:
-      try reply(ShowReply(id: try queue.show(parameters(ShowParameters.self))))
+      let id = try queue.show(parameters(ShowParameters.self))
+      try replyDurably(ShowReply(id: id), withdrawing: id)
     case .progress:
       let result = try queue.progress(parameters(ProgressParameters.self))
-      try reply(ProgressReply(id: result.id, existing: result.existing))
+      try replyDurably(ProgressReply(id: result.id, existing: result.existing), withdrawing: result.existing ? nil : result.id)
     case .update:
-      try reply(NoticeReply(notice: try queue.update(parameters(UpdateParameters.self))))
+      try replyDurably(NoticeReply(notice: try queue.update(parameters(UpdateParameters.self))))
     case .end:
-      try reply(NoticeReply(notice: try queue.end(parameters(EndParameters.self))))
+      try replyDurably(NoticeReply(notice: try queue.end(parameters(EndParameters.self))))
     case .cancel:
-      try reply(CancelReply(cancelled: try queue.cancel(parameters(CancelParameters.self))))
+      try replyDurably(CancelReply(cancelled: try queue.cancel(parameters(CancelParameters.self))))
     case .invoke:
-      try reply(NoticeReply(notice: try queue.invoke(parameters(InvokeParameters.self))))
+      try replyDurably(NoticeReply(notice: try queue.invoke(parameters(InvokeParameters.self))))
     case .suspend:
       let request = try parameters(SuspendParameters.self)
-      try reply(SuspendReply(suspended: try queue.suspend(for: request.duration)))
+      try replyDurably(SuspendReply(suspended: try queue.suspend(for: request.duration)))
     case .resume:
       _ = try parameters(NoParameters.self)
-      try reply(SuspendReply(suspended: queue.resume()))
+      try replyDurably(SuspendReply(suspended: queue.resume()))
     case .get:
       try reply(NoticeReply(notice: try queue.get(parameters(IDParameters.self).id)))
     case .list:
@@ -102,7 +124,18 @@ public struct QueueService: VarlinkService {
       if let limit = request.limit, limit < 0 {
         throw VarlinkError.invalidArgument("limit", "must not be negative")
       }
-      try reply(NoticesReply(notices: queue.history(request)))
+      guard let store else {
+        try reply(NoticesReply(notices: queue.history(request)))
+        return
+      }
+      store.history(request) { result in
+        switch result {
+        case .success(let notices):
+          if let bytes = try? VarlinkCoding.reply(NoticesReply(notices: notices)) { responder.reply(bytes) }
+        case .failure(let error):
+          responder.reply(VarlinkCoding.reply(.storeFailed("\(error)")))
+        }
+      }
     case .status:
       try reply(queue.status())
     case .wait:

@@ -1,0 +1,42 @@
+import NotifyProtocol
+
+/// Where the queue engine writes what must survive a crash: every accepted notice, every change
+/// that matters for a restart, every finish, the suspended state and the next id.
+///
+/// - Important: the engine calls the `record…` methods under its lock, in order; they must only
+///   take note (in memory) and never block. `sync` calls back once everything noted so far is
+///   committed, or with the error that kept it from being committed.
+public protocol NoticeJournal: AnyObject, Sendable {
+  /// A notice was accepted or changed while unfinished.
+  func recordUnfinished(_ notice: Notice)
+  /// A notice finished and moved to history.
+  func recordFinished(_ notice: Notice)
+  /// The queue was suspended (until a wall-clock time, or until resumed) or resumed.
+  func recordSuspended(_ suspended: Bool, until: Double?)
+  /// The next id to hand out, so that ids are never reused.
+  func recordNextID(_ nextID: Int)
+  /// Calls `completion` once everything recorded so far is durable (`nil`), or with the error.
+  func sync(_ completion: @escaping @Sendable ((any Error)?) -> Void)
+}
+
+/// What a journal gives back at start: the queue as it was.
+public struct JournalState: Sendable, Equatable {
+  /// Unfinished notices in the order they were accepted.
+  public var unfinished: [Notice]
+  /// Finished notices, oldest first, at most `HistorySize`.
+  public var history: [Notice]
+  public var nextID: Int
+  public var suspended: Bool
+  public var suspendedUntil: Double?
+
+  public init(
+    unfinished: [Notice] = [], history: [Notice] = [], nextID: Int = 1, suspended: Bool = false,
+    suspendedUntil: Double? = nil
+  ) {
+    self.unfinished = unfinished
+    self.history = history
+    self.nextID = nextID
+    self.suspended = suspended
+    self.suspendedUntil = suspendedUntil
+  }
+}
