@@ -19,8 +19,10 @@ let package = Package(
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
     // libsqlite3 (the store) through a module map.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
+    .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
-    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite"]),
+    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
