@@ -5,6 +5,7 @@ set -euo pipefail
 debian_packages=(
   pkg-config libsystemd-dev libsqlite3-dev libinih-dev   # C libraries behind the system-library targets
   socat tmux                                              # test peers: raw socket client, terminal
+  systemd util-linux tzdata                               # a real systemd --user manager and journald for tests
 )
 python_packages=(varlink pytest)
 

@@ -103,7 +103,15 @@ public final class Daemon: @unchecked Sendable {
     server.start()
     installSignalHandlers()
     control.sync {
-      subscription = try? queue.watch { [weak self] _ in self?.statusMayHaveChanged() }
+      subscription = try? queue.watch { [weak self] event in
+        guard let self else { return }
+        if event.kind == .finished, let notice = event.notice, let outcome = notice.outcome {
+          log.info(
+            "notice \(notice.id) finished: \(outcome.rawValue)",
+            fields: ["NOTICE_ID": "\(notice.id)", "OUTCOME": outcome.rawValue])
+        }
+        statusMayHaveChanged()
+      }
       startWatchdog()
     }
     log.info("listening on \(socket.displayPath)")
@@ -114,7 +122,7 @@ public final class Daemon: @unchecked Sendable {
   private func openSocket() throws -> ListeningSocket {
     let passed = Systemd.listenedSockets()
     if let chosen = passed.first(where: { $0.name == "varlink" }) ?? passed.first {
-      return ListeningSocket.inherited(fd: chosen.fd, name: "\(options.resolvedSocketPath(config: config)) (from systemd)")
+      return ListeningSocket.inherited(fd: chosen.fd, name: "\(Posix.socketPath(chosen.fd) ?? "socket \(chosen.fd)") (from systemd)")
     }
     return try ListeningSocket.create(at: options.resolvedSocketPath(config: config))
   }
@@ -138,10 +146,7 @@ public final class Daemon: @unchecked Sendable {
   /// Re-reads the config file and puts it in force for every notice accepted from now on; a bad
   /// file is refused and the old config stays. Tells systemd `RELOADING=1` … `READY=1`.
   func reload() -> Result<Void, VarlinkError> {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-    Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
+    Systemd.notifyReloading()
     defer {
       let status = queue.map { statusText($0.status()) } ?? ""
       Systemd.notify("READY=1\nSTATUS=\(status)")

@@ -96,6 +96,10 @@ public final class HookRunner: @unchecked Sendable {
       return
     }
     var environment = ProcessInfo.processInfo.environment
+    // What systemd handed the daemon is not for its hooks.
+    for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] {
+      environment.removeValue(forKey: key)
+    }
     for (key, value) in Self.environment(for: notice) { environment[key] = value }
     let pid: pid_t
     do {

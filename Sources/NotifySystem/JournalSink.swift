@@ -7,8 +7,9 @@ import CSystemd
 /// Log entries in the systemd journal, each with `MESSAGE=`, `PRIORITY=`, `SYSLOG_IDENTIFIER=`
 /// and the caller's structured fields (`NOTICE_ID=`, `OUTCOME=`, …).
 ///
-/// - Important: when the journal cannot be reached (no journald), the line goes to stderr
-///   instead, so `--log=journal` in a terminal loses nothing.
+/// - Important: `sd_journal_sendv` silently drops entries when no journald listens; choose this
+///   sink through `LogTarget`, which falls back to stderr then, so `--log=journal` on a machine
+///   without a journal loses nothing.
 public struct JournalSink: LogSink {
   /// The `SYSLOG_IDENTIFIER=` of every entry: what `journalctl -t` selects on.
   public let identifier: String
@@ -27,6 +28,15 @@ public struct JournalSink: LogSink {
     if Self.send(entry) < 0 {
       fallback.write(level, message, fields: fields)
     }
+  }
+
+  /// The socket journald reads native entries on; `sd_journal_sendv` sends to this path.
+  static let socketPath = "/run/systemd/journal/socket"
+
+  /// Whether a journald listens on this machine (its socket exists).
+  public static func isAvailable() -> Bool {
+    var info = stat()
+    return stat(socketPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
   }
 
   /// The fields this sink sets itself; a caller's field of the same name is dropped.
@@ -49,7 +59,8 @@ public struct JournalSink: LogSink {
   }
 
   /// Sends one entry, each element a `FIELD=value` (values may hold newlines and any bytes);
-  /// wraps `sd_journal_sendv(3)`. Answers its result: negative errno when the journal is unreachable.
+  /// wraps `sd_journal_sendv(3)`. Answers its result: a negative errno on failure, but 0 when
+  /// no journald listens (the entry is then dropped).
   static func send(_ entry: [String]) -> Int32 {
     // One buffer for all fields, so every iovec points into memory that lives for the call.
     var bytes: [UInt8] = []
@@ -98,11 +109,12 @@ public enum LogTarget: String, Sendable, CaseIterable {
     return (UInt64(info.st_dev), UInt64(info.st_ino))
   }
 
-  /// The sink this target writes to; `auto` is resolved against `environment` now.
+  /// The sink this target writes to; `auto` is resolved against `environment` now, and
+  /// `journal` means stderr when no journald listens.
   public func makeSink(environment: [String: String]) -> any LogSink {
     switch self == .auto ? Self.automatic(environment: environment) : self {
-    case .journal: JournalSink()
-    case .auto, .stderr: StandardErrorSink()
+    case .journal where JournalSink.isAvailable(): JournalSink()
+    case .journal, .auto, .stderr: StandardErrorSink()
     }
   }
 }

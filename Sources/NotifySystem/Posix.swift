@@ -64,6 +64,20 @@ enum Posix {
     return result == 0 ? 0 : errno
   }
 
+  /// `getsockname(2)`: the filesystem path a Unix socket is bound to, if any.
+  static func socketPath(_ fd: Int32) -> String? {
+    var address = sockaddr_un()
+    var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+    let result = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+    let path = withUnsafeBytes(of: address.sun_path) { raw in
+      String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+    return path.isEmpty ? nil : path
+  }
+
   /// `listen(2)`.
   static func listen(_ fd: Int32, backlog: Int32 = SOMAXCONN) throws(SystemError) {
     guard Glibc.listen(fd, backlog) == 0 else { throw SystemError("listen") }

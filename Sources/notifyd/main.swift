@@ -17,7 +17,7 @@ let usage = """
                          then each dir of $XDG_CONFIG_DIRS, then built-in defaults)
     --check-config       print the effective config, or the first problem as file:line: Key: reason
     --log-level LEVEL    error, warning, notice, info (default) or debug
-    --log TARGET         journal, stderr, or auto (default: the journal when stderr is connected to it)
+    --log TARGET         journal, stderr or auto (default: journal when stderr goes to it)
     --version            print the version
     --help               print this help
 
@@ -72,7 +72,8 @@ while let argument = arguments.popFirst() {
 
 if checkOnly { exit(Daemon.checkConfig(options)) }
 
-let log = Logger(level: options.logLevel, sink: logTarget.makeSink(environment: ProcessInfo.processInfo.environment))
+let sink = logTarget.makeSink(environment: ProcessInfo.processInfo.environment)
+let log = Logger(level: options.logLevel, sink: sink)
 do {
   try Daemon(options: options, log: log).run()
 } catch {
