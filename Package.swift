@@ -27,6 +27,8 @@ let package = Package(
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
     .executableTarget(name: "notifyctl", dependencies: ["NotifyCLI"]),
+    // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
+    .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "CSystemd"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
