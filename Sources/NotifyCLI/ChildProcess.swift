@@ -1,58 +1,12 @@
 import Glibc
 
-/// How a child process ended.
-public enum ChildTermination: Sendable, Equatable {
-  /// It called `exit` with this status.
-  case exited(Int32)
-  /// A signal killed it.
-  case killed(signal: Int32)
-
-  /// Decodes a `waitpid(2)` status (what the `WIFEXITED`, `WEXITSTATUS` and `WTERMSIG` macros do).
-  init(waitStatus status: Int32) {
-    let signal = status & 0x7f
-    self = signal == 0 ? .exited((status >> 8) & 0xff) : .killed(signal: signal)
-  }
-
-  /// The status a shell reports for it: the exit status, or 128 + the signal.
-  public var exitStatus: Int32 {
-    switch self {
-    case .exited(let status): return status
-    case .killed(let signal): return 128 + signal
-    }
-  }
-
-  /// The closing message of `run`'s indicator: `succeeded in 12 s`, `failed (exit 2) after 12 s`.
-  public func summary(after seconds: Double) -> String {
-    let elapsed = TextFormat.elapsed(seconds)
-    switch self {
-    case .exited(0): return "succeeded in \(elapsed)"
-    case .exited(let status): return "failed (exit \(status)) after \(elapsed)"
-    case .killed(let signal): return "killed by signal \(signal) after \(elapsed)"
-    }
-  }
-}
-
-/// Why a command could not be started.
-public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The program that was to run.
-  public var program: String
-  /// What `posix_spawnp(3)` returned.
-  public var errno: Int32
-
-  public var description: String {
-    "cannot run '\(program)': \(String(cString: strerror(errno)))"
-  }
-
-  /// The status a shell uses for it: 127 when the program was not found, else 126.
-  public var exitStatus: Int32 { errno == ENOENT ? 127 : 126 }
-}
-
 /// A command running with `notifyctl`'s own standard input, output and error, whose end we wait for
 /// while passing on the signals meant for it.
 ///
 /// From `init` to `deinit` the calling thread blocks `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT` and
 /// `SIGCHLD`, and `waitForExit` takes them with `sigtimedwait(2)`: no handler, no global state.
-/// The child starts with the signal mask `notifyctl` had, so it sees the signals as usual.
+/// The child starts with the signal mask `notifyctl` had, less the forwarded signals, so that
+/// forwarding them has an effect.
 ///
 /// - Important: signals typed at the terminal reach the child through its process group already,
 ///   so only signals sent by a process (`kill`) are forwarded; a `^C` is not delivered twice.
@@ -62,22 +16,29 @@ final class ChildProcess {
 
   /// The child's process id.
   let pid: pid_t
-  private var watchedSignals = sigset_t()
-  private var originalMask = sigset_t()
+  /// The signals blocked while the child runs: the forwarded ones and `SIGCHLD`.
+  private let watchedSignals: sigset_t
+  /// The calling thread's signal mask before `init`, which `deinit` restores.
+  private let originalMask: sigset_t
 
   /// Starts `arguments[0]`, looked up in `PATH`, with `arguments` as its argv (wraps `posix_spawnp(3)`).
   init(arguments: [String]) throws(SpawnError) {
     precondition(!arguments.isEmpty, "a command needs a program")
     // An inherited SIG_IGN for SIGCHLD would have the kernel reap the child before we can wait for it.
     signal(SIGCHLD, SIG_DFL)
-    sigemptyset(&watchedSignals)
-    for signal in Self.forwardedSignals + [SIGCHLD] { sigaddset(&watchedSignals, signal) }
-    pthread_sigmask(SIG_BLOCK, &watchedSignals, &originalMask)
+    var watched = sigset_t()
+    var original = sigset_t()
+    sigemptyset(&watched)
+    for signal in Self.forwardedSignals + [SIGCHLD] { sigaddset(&watched, signal) }
+    pthread_sigmask(SIG_BLOCK, &watched, &original)
 
+    // The child gets the mask we had, except that the signals we forward must reach it.
+    var childMask = original
+    for signal in Self.forwardedSignals { sigdelset(&childMask, signal) }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setsigmask(&attributes, &originalMask)
+    posix_spawnattr_setsigmask(&attributes, &childMask)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
     let argv = arguments.map { strdup($0) } + [nil]
@@ -85,15 +46,18 @@ final class ChildProcess {
     var pid: pid_t = 0
     let result = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
     guard result == 0 else {
-      pthread_sigmask(SIG_SETMASK, &originalMask, nil)
+      pthread_sigmask(SIG_SETMASK, &original, nil)
       throw SpawnError(program: arguments[0], errno: result)
     }
     self.pid = pid
+    self.watchedSignals = watched
+    self.originalMask = original
   }
 
   /// Restores the signal mask; a signal that came after the child ended now takes its usual effect.
   deinit {
-    pthread_sigmask(SIG_SETMASK, &originalMask, nil)
+    var original = originalMask
+    pthread_sigmask(SIG_SETMASK, &original, nil)
   }
 
   /// Waits for the child to end, forwarding signals, and calls `tick` with the time since the
@@ -121,7 +85,8 @@ final class ChildProcess {
       let pause = min(nextTick - now, .milliseconds(250))
       var timeout = timespec(pause)
       var info = siginfo_t()
-      let signal = sigtimedwait(&watchedSignals, &info, &timeout)
+      var watched = watchedSignals
+      let signal = sigtimedwait(&watched, &info, &timeout)
       if signal > 0, Self.forwardedSignals.contains(signal), info.si_code <= 0 {
         // si_code ≤ 0 (SI_USER, SI_QUEUE, SI_TKILL): sent by a process, not by the terminal.
         kill(pid, signal)

@@ -91,7 +91,8 @@ extension CommandParser {
       title: arguments.string("title"), body: arguments.string("body"),
       value: try arguments.integer("value"))
     guard parameters.title != nil || parameters.body != nil || parameters.value != nil else {
-      throw .invalidCombination(verb: arguments.verb, reason: "nothing to change; give --title, --body or --value")
+      throw .invalidCombination(
+        verb: arguments.verb, reason: "nothing to change; give --title, --body or --value")
     }
     return .update(parameters)
   }
@@ -113,7 +114,8 @@ extension CommandParser {
     let all = arguments.flag("all")
     let given = [!ids.isEmpty, tag != nil, all].filter { $0 }.count
     guard given == 1 else {
-      let reason = given == 0 ? "say which notices: ID..., --tag T or --all" : "give only one of ID..., --tag and --all"
+      let reason =
+        given == 0 ? "say which notices: ID..., --tag T or --all" : "give only one of ID..., --tag and --all"
       throw .invalidCombination(verb: arguments.verb, reason: reason)
     }
     let target: CancelTarget = all ? .all : tag.map { .tag($0) } ?? .ids(ids)
@@ -124,7 +126,8 @@ extension CommandParser {
     try arguments.expectPositionals(minimum: 2, names: ["ID", "ACTION"])
     return .invoke(
       InvokeParameters(
-        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), action: arguments.positionals[1]))
+        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), action: arguments.positionals[1]
+      ))
   }
 
   static func suspend(_ arguments: ParsedArguments) throws(UsageError) -> Command {
@@ -166,7 +169,8 @@ extension CommandParser {
 
   static func get(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 1, names: ["ID"])
-    return .get(id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), json: arguments.flag("json"))
+    return .get(
+      id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), json: arguments.flag("json"))
   }
 
   static func wait(_ arguments: ParsedArguments) throws(UsageError) -> Command {

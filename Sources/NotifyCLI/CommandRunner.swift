@@ -116,13 +116,15 @@ public struct CommandRunner {
       let reply = try client.call(.cancel, CancelParameters(tag: tag, now: flag), returning: CancelReply.self)
       reply.cancelled.forEach { console.print("\($0)") }
     case .all:
-      let reply = try client.call(.cancel, CancelParameters(all: true, now: flag), returning: CancelReply.self)
+      let reply = try client.call(
+        .cancel, CancelParameters(all: true, now: flag), returning: CancelReply.self)
       reply.cancelled.forEach { console.print("\($0)") }
     case .ids(let ids):
       var status = ExitStatus.success
       for id in ids {
         do {
-          let reply = try client.call(.cancel, CancelParameters(id: id, now: flag), returning: CancelReply.self)
+          let reply = try client.call(
+            .cancel, CancelParameters(id: id, now: flag), returning: CancelReply.self)
           reply.cancelled.forEach { console.print("\($0)") }
         } catch let error as VarlinkError {
           console.printError("notifyctl: \(error)")
@@ -146,7 +148,9 @@ public struct CommandRunner {
       do {
         reply = try client.receive(JSONValue.self)
       } catch ClientError.connectionClosed {
-        if options.format == .waybar { console.print(JSONText.encode(WaybarStatus.disconnected, pretty: false)) }
+        if options.format == .waybar {
+          console.print(JSONText.encode(WaybarStatus.disconnected, pretty: false))
+        }
         return
       }
       let eventValue = reply.reply["event"] ?? .null
@@ -159,11 +163,15 @@ public struct CommandRunner {
         } catch {
           throw ClientError.malformedReply(path: socketPath, reason: "\(error)")
         }
+        let id = event.id ?? event.notice?.id
+        let before = id.flatMap { tracker[$0] }
+        tracker.apply(event)
         if options.format == .lines {
-          let known = (event.id ?? event.notice?.id).flatMap { tracker[$0] }
+          // After the event where it still exists, so that a phase event without an opacity
+          // prints the one it implies; before it for a notice the event removed.
+          let known = id.flatMap { tracker[$0] } ?? before
           NoticeFormatter.eventLines(event, known: known).forEach(console.print)
         }
-        tracker.apply(event)
         let status = WaybarStatus(tracker)
         if options.format == .waybar, status != shown {
           console.print(JSONText.encode(status, pretty: false))
@@ -177,8 +185,10 @@ public struct CommandRunner {
   /// Runs a command under a progress indicator and returns the command's own status.
   private func run(_ options: RunOptions) -> Int32 {
     let commandLine = options.command.map(Self.shellQuoted).joined(separator: " ")
+    // The daemon restarts the timeout on every Update, so the default one only runs out when
+    // notifyctl is gone without ending the indicator (killed by SIGKILL, say).
     let parameters = ProgressParameters(
-      title: options.title ?? Self.truncated(commandLine, to: 200), timeout: options.timeout ?? 0)
+      title: options.title ?? Self.truncated(commandLine, to: 200), timeout: options.timeout)
     let indicator = RunIndicator.start(socketPath: socketPath, parameters: parameters, console: console)
 
     let clock = ContinuousClock()
@@ -231,7 +241,8 @@ public struct CommandRunner {
   ) throws {
     let client = try connect()
     if json {
-      console.print(JSONText.encode(try client.call(method, parameters, returning: JSONValue.self), pretty: true))
+      console.print(
+        JSONText.encode(try client.call(method, parameters, returning: JSONValue.self), pretty: true))
     } else {
       format(try client.call(method, parameters, returning: Reply.self)).forEach(console.print)
     }
@@ -244,9 +255,11 @@ public struct CommandRunner {
 
   /// An argument as a shell would need it typed: bare when it is plain, else in single quotes.
   static func shellQuoted(_ argument: String) -> String {
-    let plain = !argument.isEmpty
+    let plain =
+      !argument.isEmpty
       && argument.unicodeScalars.allSatisfy { scalar in
-        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./=:,+@%".unicodeScalars.contains(scalar)
+        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+          || "-_./=:,+@%".unicodeScalars.contains(scalar)
       }
     return plain ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
   }

@@ -13,8 +13,10 @@ enum NoticeFormatter {
       if notice.phase.isVisible, notice.phase != .holding {
         phase += " " + TextFormat.fixed(notice.opacity, digits: 2)
       }
-      return [pad("#\(notice.id)", width), pad(phase, 14), pad(notice.urgency.rawValue, 8), titleWithValue(notice)]
-        .joined(separator: "  ")
+      return [
+        pad("#\(notice.id)", width), pad(phase, 14), pad(notice.urgency.rawValue, 8), titleWithValue(notice),
+      ]
+      .joined(separator: "  ")
     }
   }
 
@@ -50,7 +52,9 @@ enum NoticeFormatter {
       ("message", notice.message.map(TextFormat.sanitized)),
       ("invoked", notice.invoked.map(TextFormat.sanitized)),
     ]
-    let actions = (notice.actions ?? []).map { "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))" }
+    let actions = (notice.actions ?? []).map {
+      "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))"
+    }
     fields += [
       ("actions", actions.isEmpty ? nil : actions.joined(separator: ", ")),
       (
@@ -76,8 +80,10 @@ enum NoticeFormatter {
   static func statusLines(_ status: StatusReply, now: Double) -> [String] {
     var state = status.suspended ? "suspended" : "running"
     if status.suspended, let until = status.suspendedUntil {
-      state += " until " + (TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
-        ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M"))
+      state +=
+        " until "
+        + (TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
+          ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M"))
     }
     return [
       "State:    \(state)",
@@ -91,8 +97,8 @@ enum NoticeFormatter {
 
   /// The lines `watch` prints for an event: `<time> <kind> #id phase/opacity title`.
   ///
-  /// - Parameter known: what the watcher knew of the event's notice before it, for events that
-  ///   carry only an id.
+  /// - Parameter known: the event's notice as the watcher knows it with the event applied (or, for
+  ///   one the event removed, from before), for events that carry only an id.
   static func eventLines(_ event: Event, known: Notice?) -> [String] {
     let time = TextFormat.clockTime(event.at)
     let prefix = "\(time) \(event.kind.rawValue)"
@@ -114,7 +120,12 @@ enum NoticeFormatter {
     case .invoked:
       let action = notice?.invoked.map { " " + TextFormat.sanitized($0) } ?? ""
       return ["\(prefix) #\(id.map(String.init) ?? "?")\(action) \(title)"]
-    case .added, .phase, .frame, .updated:
+    case .updated:
+      guard let notice else { return ["\(prefix) #\(id.map(String.init) ?? "?")"] }
+      // An update is about the text: show what it now says.
+      let text = (notice.message ?? notice.body).map { ": " + TextFormat.sanitized($0) } ?? ""
+      return ["\(prefix) \(describe(notice, phase: event.phase, opacity: event.opacity))\(text)"]
+    case .added, .phase, .frame:
       guard let notice else {
         let phase = event.phase?.rawValue ?? "?"
         let opacity = event.opacity.map { TextFormat.fixed($0, digits: 2) } ?? "?"

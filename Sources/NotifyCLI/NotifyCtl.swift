@@ -19,7 +19,8 @@ public enum NotifyCtl {
       console.printError("notifyctl: \(error)")
       return ExitStatus.usage.rawValue
     }
-    let socketPath = SocketPath.resolve(option: invocation.socketPath, environment: environment, uid: getuid())
+    let socketPath = SocketPath.resolve(
+      option: invocation.socketPath, environment: environment, uid: getuid())
     do {
       return try CommandRunner(socketPath: socketPath, console: console).run(invocation.command)
     } catch {

@@ -13,7 +13,9 @@ struct OptionSpec: Sendable {
   var takesValue: Bool { valueName != nil }
 
   /// An option that takes a value.
-  static func value(_ name: String, _ valueName: String, short: Character? = nil, _ help: String) -> OptionSpec {
+  static func value(_ name: String, _ valueName: String, short: Character? = nil, _ help: String)
+    -> OptionSpec
+  {
     OptionSpec(name: name, short: short, valueName: valueName, help: help)
   }
 

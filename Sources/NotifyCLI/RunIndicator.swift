@@ -22,7 +22,8 @@ final class RunIndicator {
   }
 
   /// Connects and starts the indicator, or says why not on standard error and returns `nil`.
-  static func start(socketPath: String, parameters: ProgressParameters, console: any Console) -> RunIndicator? {
+  static func start(socketPath: String, parameters: ProgressParameters, console: any Console) -> RunIndicator?
+  {
     do {
       let client = try VarlinkClient(path: socketPath)
       setTimeouts(on: client.fileDescriptor, seconds: callTimeout)

@@ -78,7 +78,7 @@ enum ValueParser {
   static func jsonObject(_ text: String, option: String) throws(UsageError) -> JSONValue {
     let value: JSONValue
     do {
-      value = try JSONValue.parse(text)
+      value = try JSONText.parse(text)
     } catch {
       throw .invalidValue(option: option, value: text, reason: "valid JSON")
     }

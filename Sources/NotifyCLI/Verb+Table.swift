@@ -91,7 +91,7 @@ extension Verb {
       summary: "run a command under a progress indicator; exit with its status",
       options: [
         .value("title", "T", "indicator title (default: the command line)"),
-        .value("timeout", "D", "give up the indicator after D (default: when the command ends)"),
+        .value("timeout", "D", "time the indicator out D after its last update (default: the daemon's)"),
       ],
       stopsAtFirstPositional: true,
       build: CommandParser.run),

@@ -29,7 +29,8 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
     let suspendedClass = tracker.suspended ? ["suspended"] : []
     guard let top = visible.first else {
       self.init(
-        text: "", tooltip: tracker.suspended ? "Notifications suspended" : "", classes: ["idle"] + suspendedClass,
+        text: "", tooltip: tracker.suspended ? "Notifications suspended" : "",
+        classes: ["idle"] + suspendedClass,
         percentage: 0)
       return
     }

@@ -31,20 +31,27 @@ struct CommandParserTests {
   }
 
   @Test func show_withBody_setsBody() throws {
-    #expect(try command("show", "Backup done", "42 files") == .show(ShowParameters(title: "Backup done", body: "42 files"), wait: false))
+    #expect(
+      try command("show", "Backup done", "42 files")
+        == .show(ShowParameters(title: "Backup done", body: "42 files"), wait: false))
   }
 
   @Test func show_withEqualsForm_parsesHold() throws {
-    #expect(try command("show", "t", "--hold=2.5s") == .show(ShowParameters(title: "t", hold: 2.5), wait: false))
+    #expect(
+      try command("show", "t", "--hold=2.5s") == .show(ShowParameters(title: "t", hold: 2.5), wait: false))
   }
 
   @Test func show_withSeparateValue_parsesHold() throws {
-    #expect(try command("show", "t", "--hold", "300ms") == .show(ShowParameters(title: "t", hold: 0.3), wait: false))
+    #expect(
+      try command("show", "t", "--hold", "300ms") == .show(ShowParameters(title: "t", hold: 0.3), wait: false)
+    )
   }
 
   @Test func show_withOptionsBeforeAndBetweenPositionals_keepsPositionalOrder() throws {
     let parsed = try command("show", "--urgency", "critical", "Title", "--tag=backup", "Body", "--wait")
-    #expect(parsed == .show(ShowParameters(title: "Title", body: "Body", urgency: .critical, tag: "backup"), wait: true))
+    #expect(
+      parsed
+        == .show(ShowParameters(title: "Title", body: "Body", urgency: .critical, tag: "backup"), wait: true))
   }
 
   @Test func show_withEveryOption_mapsEachToItsParameter() throws {
@@ -59,23 +66,31 @@ struct CommandParserTests {
   }
 
   @Test func show_withRepeatedAction_keepsEveryActionInOrder() throws {
-    let parsed = try command("show", "t", "--action", "open=Open log", "--action=retry=Try again", "--action", "ok")
+    let parsed = try command(
+      "show", "t", "--action", "open=Open log", "--action=retry=Try again", "--action", "ok")
     let actions = [
-      Action(key: "open", label: "Open log"), Action(key: "retry", label: "Try again"), Action(key: "ok", label: "ok"),
+      Action(key: "open", label: "Open log"), Action(key: "retry", label: "Try again"),
+      Action(key: "ok", label: "ok"),
     ]
     #expect(parsed == .show(ShowParameters(title: "t", actions: actions), wait: false))
   }
 
   @Test func show_withActionMissingKey_isUsageError() {
-    #expect(usageError("show", "t", "--action", "=Open") == .invalidValue(option: "--action", value: "=Open", reason: "an action (KEY=LABEL)"))
+    #expect(
+      usageError("show", "t", "--action", "=Open")
+        == .invalidValue(option: "--action", value: "=Open", reason: "an action (KEY=LABEL)"))
   }
 
   @Test func show_withRepeatedHold_takesTheLast() throws {
-    #expect(try command("show", "t", "--hold", "1", "--hold", "2") == .show(ShowParameters(title: "t", hold: 2), wait: false))
+    #expect(
+      try command("show", "t", "--hold", "1", "--hold", "2")
+        == .show(ShowParameters(title: "t", hold: 2), wait: false))
   }
 
   @Test func doubleDash_endsOptions_soATitleMayStartWithADash() throws {
-    #expect(try command("show", "--hold", "1", "--", "-5 °C", "--wait") == .show(ShowParameters(title: "-5 °C", body: "--wait", hold: 1), wait: false))
+    #expect(
+      try command("show", "--hold", "1", "--", "-5 °C", "--wait")
+        == .show(ShowParameters(title: "-5 °C", body: "--wait", hold: 1), wait: false))
   }
 
   @Test func show_withoutTitle_isUsageErrorNamingTitle() {
@@ -126,7 +141,9 @@ struct CommandParserTests {
     #expect(given == value)
   }
 
-  @Test(arguments: [("--urgency", "high"), ("--style", "frosted"), ("--ease-in", "bounce"), ("--ease-out", "ease-in")])
+  @Test(arguments: [
+    ("--urgency", "high"), ("--style", "frosted"), ("--ease-in", "bounce"), ("--ease-out", "ease-in"),
+  ])
   func badEnumValue_isUsageErrorListingTheChoices(option: String, value: String) throws {
     let error = try #require(usageError("show", "t", option, value))
     guard case .invalidValue(option, value, let reason) = error else {
@@ -137,7 +154,8 @@ struct CommandParserTests {
   }
 
   @Test func usageErrorDescription_isOneLineNamingTheOption() {
-    let error = UsageError.invalidValue(option: "--hold", value: "soon", reason: "a duration (like 1.5, 1.5s, 300ms, 2m, 1h)")
+    let error = UsageError.invalidValue(
+      option: "--hold", value: "soon", reason: "a duration (like 1.5, 1.5s, 300ms, 2m, 1h)")
     #expect(error.description == "--hold: 'soon' is not a duration (like 1.5, 1.5s, 300ms, 2m, 1h)")
   }
 
@@ -146,9 +164,11 @@ struct CommandParserTests {
   @Test func progress_parsesValueTimeoutKeyAndTiming() throws {
     let parsed = try command(
       "progress", "Building", "step 1", "--value=40", "--timeout", "2m", "--key", "build", "--tag", "ci",
-      "--app", "make", "--urgency", "normal", "--style", "clear", "--delay", "1", "--fade-in", "0", "--fade-out", "0.2")
+      "--app", "make", "--urgency", "normal", "--style", "clear", "--delay", "1", "--fade-in", "0",
+      "--fade-out", "0.2")
     let expected = ProgressParameters(
-      title: "Building", body: "step 1", app: "make", urgency: .normal, style: .clear, tag: "ci", key: "build",
+      title: "Building", body: "step 1", app: "make", urgency: .normal, style: .clear, tag: "ci",
+      key: "build",
       value: 40, timeout: 120, delay: 1, fadeIn: 0, fadeOut: 0.2)
     #expect(parsed == .progress(expected))
   }
@@ -158,20 +178,28 @@ struct CommandParserTests {
   }
 
   @Test func update_parsesIdAndChanges() throws {
-    #expect(try command("update", "12", "--body", "half way", "--value", "50") == .update(UpdateParameters(id: 12, body: "half way", value: 50)))
+    #expect(
+      try command("update", "12", "--body", "half way", "--value", "50")
+        == .update(UpdateParameters(id: 12, body: "half way", value: 50)))
   }
 
   @Test func update_withNothingToChange_isUsageError() {
-    #expect(usageError("update", "12") == .invalidCombination(verb: "update", reason: "nothing to change; give --title, --body or --value"))
+    #expect(
+      usageError("update", "12")
+        == .invalidCombination(verb: "update", reason: "nothing to change; give --title, --body or --value"))
   }
 
   @Test(arguments: ["abc", "0", "-3", "1.5"])
   func noticeId_thatIsNotAPositiveInteger_isUsageError(text: String) {
-    #expect(usageError("get", "--", text) == .invalidValue(option: "ID", value: text, reason: "a notice id (a positive integer)"))
+    #expect(
+      usageError("get", "--", text)
+        == .invalidValue(option: "ID", value: text, reason: "a notice id (a positive integer)"))
   }
 
   @Test func end_parsesMessageAndHold() throws {
-    #expect(try command("end", "3", "All green", "--hold", "4s") == .end(EndParameters(id: 3, message: "All green", hold: 4)))
+    #expect(
+      try command("end", "3", "All green", "--hold", "4s")
+        == .end(EndParameters(id: 3, message: "All green", hold: 4)))
   }
 
   // MARK: - cancel, invoke, suspend
@@ -185,7 +213,9 @@ struct CommandParserTests {
     #expect(try CommandParser.parse(words).command == expected)
   }
 
-  @Test(arguments: [["cancel"], ["cancel", "--now"], ["cancel", "3", "--all"], ["cancel", "--tag", "t", "--all"]])
+  @Test(arguments: [
+    ["cancel"], ["cancel", "--now"], ["cancel", "3", "--all"], ["cancel", "--tag", "t", "--all"],
+  ])
   func cancel_withNoneOrSeveralTargets_isUsageError(words: [String]) throws {
     let error = try #require(usageError(words))
     guard case .invalidCombination(verb: "cancel", _) = error else {
@@ -222,14 +252,17 @@ struct CommandParserTests {
     #expect(try CommandParser.parse(words).command == expected)
   }
 
-  @Test(arguments: [["history", "-n", "5"], ["history", "-n5"], ["history", "--limit=5"], ["history", "--limit", "5"]])
+  @Test(arguments: [
+    ["history", "-n", "5"], ["history", "-n5"], ["history", "--limit=5"], ["history", "--limit", "5"],
+  ])
   func history_limit_acceptsShortAndLongForms(words: [String]) throws {
     #expect(try CommandParser.parse(words).command == .history(HistoryOptions(limit: 5), json: false))
   }
 
   @Test func history_filters_parseAppOutcomeAndSince() throws {
     let parsed = try command("history", "--app", "make", "--outcome", "timedOut", "--since", "2h", "--json")
-    #expect(parsed == .history(HistoryOptions(app: "make", outcome: .timedOut, since: .ago(7200)), json: true))
+    #expect(
+      parsed == .history(HistoryOptions(app: "make", outcome: .timedOut, since: .ago(7200)), json: true))
   }
 
   @Test func history_sinceBareNumber_isAnEpochTimestamp() throws {
@@ -251,7 +284,9 @@ struct CommandParserTests {
     #expect(try CommandParser.parse(words).command == .watch(expected))
   }
 
-  @Test(arguments: [["watch", "--format", "xml"], ["watch", "--json", "--format", "waybar"], ["watch", "--fps", "0"]])
+  @Test(arguments: [
+    ["watch", "--format", "xml"], ["watch", "--json", "--format", "waybar"], ["watch", "--fps", "0"],
+  ])
   func watch_withBadFormatOrFps_isUsageError(words: [String]) {
     #expect(throws: UsageError.self) { try CommandParser.parse(words) }
   }
@@ -264,7 +299,9 @@ struct CommandParserTests {
   }
 
   @Test func run_leavesOptionsAfterTheProgramToIt() throws {
-    #expect(try command("run", "make", "-j4", "--title", "x") == .run(RunOptions(command: ["make", "-j4", "--title", "x"])))
+    #expect(
+      try command("run", "make", "-j4", "--title", "x")
+        == .run(RunOptions(command: ["make", "-j4", "--title", "x"])))
   }
 
   @Test func run_withoutCommand_isUsageError() {
@@ -281,7 +318,11 @@ struct CommandParserTests {
 
   @Test func call_parsesJsonParametersAndMore() throws {
     let parsed = try command("call", "Watch", #"{"frames": true}"#, "--more")
-    #expect(parsed == .call(CallOptions(method: "io.notifyd.Queue.Watch", parameters: .object(["frames": .bool(true)]), more: true)))
+    #expect(
+      parsed
+        == .call(
+          CallOptions(
+            method: "io.notifyd.Queue.Watch", parameters: .object(["frames": .bool(true)]), more: true)))
   }
 
   @Test(arguments: ["{", "[1, 2]", "nope"])
@@ -296,11 +337,13 @@ struct CommandParserTests {
   // MARK: - Global options
 
   @Test(arguments: [
-    ["--socket", "/tmp/a.sock", "status"], ["--socket=/tmp/a.sock", "status"], ["status", "--socket", "/tmp/a.sock"],
+    ["--socket", "/tmp/a.sock", "status"], ["--socket=/tmp/a.sock", "status"],
+    ["status", "--socket", "/tmp/a.sock"],
     ["--socket", "/tmp/b.sock", "status", "--socket=/tmp/a.sock"],
   ])
   func socketOption_isReadBeforeOrAfterTheVerb(words: [String]) throws {
-    #expect(try CommandParser.parse(words) == Invocation(socketPath: "/tmp/a.sock", command: .status(json: false)))
+    #expect(
+      try CommandParser.parse(words) == Invocation(socketPath: "/tmp/a.sock", command: .status(json: false)))
   }
 
   @Test(arguments: [
@@ -319,7 +362,10 @@ struct CommandParserTests {
   @Test(arguments: [
     ([String](), UsageError.missingCommand),
     (["frobnicate"], .unknownCommand("frobnicate")),
-    (["help", "frobnicate"], .invalidValue(option: "help", value: "frobnicate", reason: "a command (see 'notifyctl --help')")),
+    (
+      ["help", "frobnicate"],
+      .invalidValue(option: "help", value: "frobnicate", reason: "a command (see 'notifyctl --help')")
+    ),
   ])
   func missingOrUnknownCommand_isUsageError(words: [String], expected: UsageError) {
     #expect(throws: expected) { try CommandParser.parse(words) }
@@ -329,6 +375,8 @@ struct CommandParserTests {
     let overview = HelpText.overview()
     for verb in Verb.all { #expect(overview.contains("  \(verb.name)")) }
     let show = HelpText.usage(of: try #require(Verb.named("show")))
-    for option in ["--hold D", "--action KEY=LABEL", "--wait", "--socket PATH"] { #expect(show.contains(option)) }
+    for option in ["--hold D", "--action KEY=LABEL", "--wait", "--socket PATH"] {
+      #expect(show.contains(option))
+    }
   }
 }

@@ -41,7 +41,8 @@ struct CommandRunnerTests {
     #expect(result.output == ["17"])
     #expect(result.calls.map(\.method) == ["io.notifyd.Queue.Show"])
     let parameters = try #require(result.calls.first?.parameters)
-    #expect(parameters == .object(["title": .string("Backup done"), "hold": .number(2), "urgency": .string("low")]))
+    #expect(
+      parameters == .object(["title": .string("Backup done"), "hold": .number(2), "urgency": .string("low")]))
   }
 
   @Test func showWait_printsOnlyTheInvokedActionKey_andExitsZero() throws {
@@ -55,7 +56,9 @@ struct CommandRunnerTests {
     #expect(result.calls.last?.parameters == .object(["id": .number(5)]))
   }
 
-  @Test(arguments: [(Outcome.cancelled, Int32(3)), (.timedOut, 4), (.replaced, 5), (.dismissed, 6), (.completed, 0)])
+  @Test(arguments: [
+    (Outcome.cancelled, Int32(3)), (.timedOut, 4), (.replaced, 5), (.dismissed, 6), (.completed, 0),
+  ])
   func wait_exitsByTheNoticesOutcome(outcome: Outcome, status: Int32) throws {
     let result = try notifyctl(["wait", "9"]) { _ in [reply(NoticeReply(notice: finished(9, outcome)))] }
     #expect(result.status == status)
@@ -72,9 +75,14 @@ struct CommandRunnerTests {
 
   @Test func unreachableDaemon_namesTheSocketPath_andExitsOne() {
     let console = RecordingConsole()
-    let status = NotifyCtl.main(["status"], console: console, environment: { $0 == "NOTIFYD_SOCKET" ? "/nonexistent/notifyd.sock" : nil })
+    let status = NotifyCtl.main(
+      ["status"], console: console,
+      environment: { $0 == "NOTIFYD_SOCKET" ? "/nonexistent/notifyd.sock" : nil })
     #expect(status == 1)
-    #expect(console.errors == ["notifyctl: cannot connect to notifyd at /nonexistent/notifyd.sock: No such file or directory"])
+    #expect(
+      console.errors == [
+        "notifyctl: cannot connect to notifyd at /nonexistent/notifyd.sock: No such file or directory"
+      ])
   }
 
   @Test func usageError_exitsTwo_withoutContactingTheDaemon() throws {
@@ -90,19 +98,29 @@ struct CommandRunnerTests {
     }
     #expect(result.status == 0)
     #expect(result.output == ["3", "4"])
-    #expect(result.calls.map(\.parameters) == [.object(["id": .number(3), "now": .bool(true)]), .object(["id": .number(4), "now": .bool(true)])])
+    #expect(
+      result.calls.map(\.parameters) == [
+        .object(["id": .number(3), "now": .bool(true)]), .object(["id": .number(4), "now": .bool(true)]),
+      ])
   }
 
   @Test func statusJson_printsTheReplyWithSortedKeys() throws {
-    let status = StatusReply(version: "0.1.0", suspended: false, suspendedUntil: nil, waiting: 0, queued: 1, visible: 2, finished: 3)
+    let status = StatusReply(
+      version: "0.1.0", suspended: false, suspendedUntil: nil, waiting: 0, queued: 1, visible: 2, finished: 3)
     let result = try notifyctl(["status", "--json"]) { _ in [reply(status)] }
-    #expect(result.output.joined() .filter { !$0.isWhitespace } == #"{"finished":3,"queued":1,"suspended":false,"version":"0.1.0","visible":2,"waiting":0}"#)
+    #expect(
+      result.output.joined().filter { !$0.isWhitespace }
+        == #"{"finished":3,"queued":1,"suspended":false,"version":"0.1.0","visible":2,"waiting":0}"#)
   }
 
   @Test func status_printsStateAndCounts() throws {
-    let status = StatusReply(version: "0.1.0", suspended: true, suspendedUntil: nil, waiting: 2, queued: 1, visible: 0, finished: 7)
+    let status = StatusReply(
+      version: "0.1.0", suspended: true, suspendedUntil: nil, waiting: 2, queued: 1, visible: 0, finished: 7)
     let result = try notifyctl(["status"]) { _ in [reply(status)] }
-    #expect(result.output == ["State:    suspended", "Notices:  2 waiting, 1 queued, 0 visible, 7 finished", "Version:  0.1.0"])
+    #expect(
+      result.output == [
+        "State:    suspended", "Notices:  2 waiting, 1 queued, 0 visible, 7 finished", "Version:  0.1.0",
+      ])
   }
 
   @Test func call_sendsTheQualifiedMethod_andPrintsEachReplyUntilTheLast() throws {
@@ -110,7 +128,11 @@ struct CommandRunnerTests {
       [.reply(.object(["n": .number(1)]), continues: true), .reply(.object(["n": .number(2)]))]
     }
     #expect(result.status == 0)
-    #expect(result.calls == [FakeDaemon.Call(method: "io.notifyd.Queue.Watch", parameters: .object(["frames": .bool(false)]), more: true)])
+    #expect(
+      result.calls == [
+        FakeDaemon.Call(
+          method: "io.notifyd.Queue.Watch", parameters: .object(["frames": .bool(false)]), more: true)
+      ])
     #expect(result.output.count == 2)
     #expect(result.output.last?.contains("\"n\" : 2") == true)
   }
@@ -119,11 +141,18 @@ struct CommandRunnerTests {
     let shown = Notice(id: 1, kind: .notice, title: "Hi", phase: .holding, opacity: 1)
     let result = try notifyctl(["watch", "--format", "waybar"]) { _ in
       [
-        .reply(try! JSONValue(encoding: EventReply(event: Event(kind: .snapshot, at: 0, notices: []))), continues: true),
-        .reply(try! JSONValue(encoding: EventReply(event: Event(kind: .added, at: 1, id: 1, notice: shown))), continues: true),
-        .reply(try! JSONValue(encoding: EventReply(event: Event(kind: .frame, at: 1.1, id: 1, opacity: 1))), continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .snapshot, at: 0, notices: []))),
+          continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .added, at: 1, id: 1, notice: shown))),
+          continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .frame, at: 1.1, id: 1, opacity: 1))),
+          continues: true),
+        .close,
       ]
-    } 
+    }
     #expect(result.status == 0)
     #expect(result.calls.first?.more == true)
     #expect(
@@ -138,13 +167,16 @@ struct CommandRunnerTests {
     let shown = Notice(id: 3, kind: .notice, title: "Build\u{1B}[2J", phase: .fadingIn, opacity: 0)
     let result = try notifyctl(["watch"]) { _ in
       [
-        .reply(try! JSONValue(encoding: EventReply(event: Event(kind: .added, at: 0, id: 3, notice: shown))), continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .added, at: 0, id: 3, notice: shown))),
+          continues: true),
         .reply(try! JSONValue(encoding: EventReply(event: Event(kind: .frame, at: 0, id: 3, opacity: 0.5)))),
       ]
     }
-    #expect(result.output.map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) } == [
-      "added #3 fadingIn/0.00 Build\u{FFFD}[2J", "frame #3 fadingIn/0.50 Build\u{FFFD}[2J",
-    ])
+    #expect(
+      result.output.map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) } == [
+        "added #3 fadingIn/0.00 Build\u{FFFD}[2J", "frame #3 fadingIn/0.50 Build\u{FFFD}[2J",
+      ])
   }
 
   @Test func run_withoutDaemon_stillRunsTheCommand_andExitsWithItsStatus() {
@@ -154,7 +186,9 @@ struct CommandRunnerTests {
       environment: { _ in nil })
     #expect(status == 3)
     #expect(console.errors.count == 1)
-    #expect(console.errors.first?.hasPrefix("notifyctl: cannot connect to notifyd at /nonexistent/notifyd.sock") == true)
+    #expect(
+      console.errors.first?.hasPrefix("notifyctl: cannot connect to notifyd at /nonexistent/notifyd.sock")
+        == true)
   }
 
   @Test func run_showsProgressWithTheCommandLine_andEndsItWithTheFailure() throws {
@@ -169,23 +203,37 @@ struct CommandRunnerTests {
     #expect(result.calls.last?.parameters["message"] == .string("failed (exit 2) after 0 s"))
   }
 
-  @Test func run_whenTheCommandDiesOfSIGINT_cancelsTheIndicator_andExits130() throws {
-    let result = try notifyctl(["run", "--title", "Interrupted", "--", "/bin/sh", "-c", "kill -INT $$"]) { call in
-      call.method.hasSuffix(".Progress")
-        ? [reply(ProgressReply(id: 8, existing: false))] : [reply(CancelReply(cancelled: [8]))]
+  @Test func run_forwardsSIGINTToTheCommand_cancelsTheIndicator_andExits130() throws {
+    // The signal is sent to this thread by the first Update, when the command surely runs: as
+    // `kill` would, but without reaching the test runner's other threads.
+    let runner = pthread_self()
+    let result = try notifyctl(["run", "--", "sleep", "10"]) { call in
+      switch call.method {
+      case "io.notifyd.Queue.Progress": return [reply(ProgressReply(id: 8, existing: false))]
+      case "io.notifyd.Queue.Update":
+        pthread_kill(runner, SIGINT)
+        return [reply(NoticeReply(notice: Notice(id: 8, kind: .progress, title: "sleep 10")))]
+      default: return [reply(CancelReply(cancelled: [8]))]
+      }
     }
     #expect(result.status == 130)
-    #expect(result.calls.map(\.method) == ["io.notifyd.Queue.Progress", "io.notifyd.Queue.Cancel"])
+    #expect(
+      result.calls.map(\.method) == [
+        "io.notifyd.Queue.Progress", "io.notifyd.Queue.Update", "io.notifyd.Queue.Cancel",
+      ])
+    #expect(result.calls[1].parameters["body"] == .string("running for 1 s"))
     #expect(result.calls.last?.parameters == .object(["id": .number(8)]))
   }
 
   @Test func run_withMissingProgram_exits127_andEndsTheIndicator() throws {
     let result = try notifyctl(["run", "notifyctl-test-no-such-program"]) { call in
       call.method.hasSuffix(".Progress")
-        ? [reply(ProgressReply(id: 8, existing: false))] : [reply(NoticeReply(notice: finished(8, .completed)))]
+        ? [reply(ProgressReply(id: 8, existing: false))]
+        : [reply(NoticeReply(notice: finished(8, .completed)))]
     }
     #expect(result.status == 127)
-    #expect(result.errors == ["notifyctl: cannot run 'notifyctl-test-no-such-program': No such file or directory"])
+    #expect(
+      result.errors == ["notifyctl: cannot run 'notifyctl-test-no-such-program': No such file or directory"])
     #expect(result.calls.last?.parameters["message"] == .string("could not start: No such file or directory"))
   }
 }

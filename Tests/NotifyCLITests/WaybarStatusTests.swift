@@ -7,7 +7,9 @@ private func notice(
   _ id: Int, _ title: String, body: String? = nil, kind: Kind = .notice, urgency: Urgency = .normal,
   value: Int? = nil, phase: Phase = .queued, opacity: Double = 0
 ) -> Notice {
-  Notice(id: id, kind: kind, title: title, body: body, urgency: urgency, value: value, phase: phase, opacity: opacity)
+  Notice(
+    id: id, kind: kind, title: title, body: body, urgency: urgency, value: value, phase: phase,
+    opacity: opacity)
 }
 
 /// The Waybar objects a watcher prints for `events`: one per change.
@@ -42,9 +44,15 @@ struct WaybarStatusTests {
     #expect(
       objects == [
         WaybarStatus(text: "", tooltip: "", classes: ["idle"], percentage: 0),
-        WaybarStatus(text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "fadingIn"], percentage: 0),
-        WaybarStatus(text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "fadingIn"], percentage: 50),
-        WaybarStatus(text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "holding"], percentage: 100),
+        WaybarStatus(
+          text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "fadingIn"],
+          percentage: 0),
+        WaybarStatus(
+          text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "fadingIn"],
+          percentage: 50),
+        WaybarStatus(
+          text: "Backup done", tooltip: "Backup done: 42 files", classes: ["normal", "holding"],
+          percentage: 100),
         WaybarStatus(text: "", tooltip: "", classes: ["idle"], percentage: 0),
       ])
   }
@@ -71,7 +79,12 @@ struct WaybarStatusTests {
           notice(3, "Waiting", phase: .waiting),
         ])
     ])
-    #expect(objects == [WaybarStatus(text: "Disk full (+1)", tooltip: "Disk full\nLow", classes: ["critical", "fadingIn"], percentage: 25)])
+    #expect(
+      objects == [
+        WaybarStatus(
+          text: "Disk full (+1)", tooltip: "Disk full\nLow", classes: ["critical", "fadingIn"], percentage: 25
+        )
+      ])
   }
 
   @Test func suspendAndResume_addAndRemoveTheSuspendedClass() {
@@ -93,12 +106,15 @@ struct WaybarStatusTests {
 
   @Test func encodedObject_usesWaybarsKeys() {
     let status = WaybarStatus(text: "t", tooltip: "tip", classes: ["normal", "holding"], percentage: 100)
-    #expect(JSONText.encode(status, pretty: false) == #"{"class":["normal","holding"],"percentage":100,"text":"t","tooltip":"tip"}"#)
+    #expect(
+      JSONText.encode(status, pretty: false)
+        == #"{"class":["normal","holding"],"percentage":100,"text":"t","tooltip":"tip"}"#)
   }
 
   @Test func titlesWithControlCharacters_areSanitizedForTheBar() {
     let objects = waybarObjects([
-      Event(kind: .snapshot, at: 0, notices: [notice(1, "a\u{1B}]0;pwned\u{07}", phase: .holding, opacity: 1)])
+      Event(
+        kind: .snapshot, at: 0, notices: [notice(1, "a\u{1B}]0;pwned\u{07}", phase: .holding, opacity: 1)])
     ])
     #expect(objects.first?.text == "a\u{FFFD}]0;pwned\u{FFFD}")
   }

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import NotifyCLI
 import NotifyProtocol
 import Synchronization
+
+@testable import NotifyCLI
 
 /// A stand-in for notifyd on a real Unix socket: records each call and answers it with the
 /// replies a test scripts, so that `CommandRunner` can be tested without the daemon.
@@ -18,6 +19,8 @@ final class FakeDaemon: Sendable {
   enum Response: Sendable {
     case reply(JSONValue, continues: Bool = false)
     case error(VarlinkError)
+    /// Closes the connection, as the daemon does when it stops.
+    case close
   }
 
   /// The socket path to give the client.
@@ -26,8 +29,8 @@ final class FakeDaemon: Sendable {
   private let listener: Int32
   private let received = Mutex<[Call]>([])
 
-  /// Starts listening; `respond` answers each call, in order, and the connection is closed after
-  /// a call it answers with no responses.
+  /// Starts listening; `respond` answers each call, in order. The connection is closed after a
+  /// call answered with no responses, or at a `.close` response.
   init(respond: @escaping @Sendable (Call) -> [Response]) throws {
     var template = Array("/tmp/notifyctl-test-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw POSIXError(.init(rawValue: errno)!) }
@@ -51,7 +54,12 @@ final class FakeDaemon: Sendable {
     Thread.detachNewThread { [self] in
       while true {
         let connection = accept(listening, nil, nil)
-        if connection < 0 { return }
+        if connection < 0 {
+          // Closed here rather than in `stop`, so that no other test can be handed the same
+          // descriptor number while this thread still accepts on it.
+          close(listening)
+          return
+        }
         serve(connection, respond: respond)
         close(connection)
       }
@@ -61,7 +69,6 @@ final class FakeDaemon: Sendable {
   /// Stops listening and removes the socket.
   func stop() {
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     unlink(path)
     rmdir(directory)
   }
@@ -90,19 +97,12 @@ final class FakeDaemon: Sendable {
             bytes = try! VarlinkCoding.reply(parameters, continues: continues)
           case .error(let error):
             bytes = VarlinkCoding.reply(error)
+          case .close:
+            return
           }
           _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
       }
     }
   }
-}
-
-/// A console that keeps what was printed.
-final class RecordingConsole: Console {
-  var output: [String] = []
-  var errors: [String] = []
-
-  func print(_ line: String) { output.append(line) }
-  func printError(_ line: String) { errors.append(line) }
 }

@@ -1,0 +1,12 @@
+/// A parsed command line: where the daemon is, and what to ask of it.
+public struct Invocation: Sendable, Equatable {
+  /// The socket path given with `--socket`, if any; see `SocketPath.resolve`.
+  public var socketPath: String?
+  /// What to do.
+  public var command: Command
+
+  public init(socketPath: String? = nil, command: Command) {
+    self.socketPath = socketPath
+    self.command = command
+  }
+}
