@@ -26,7 +26,13 @@ let package = Package(
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
-    .executableTarget(name: "notifyctl", dependencies: ["NotifyCLI"]),
+    // Linked with the Swift runtime and FoundationEssentials statically: no dynamic symbol
+    // resolution at start, so `notifyctl` starts as fast as a C tool (docs/PERFORMANCE.md).
+    .executableTarget(
+      name: "notifyctl", dependencies: ["NotifyCLI"], linkerSettings: [
+        .unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"),
+        .linkedLibrary("_FoundationCShims"), .linkedLibrary("swiftSynchronization"),
+      ]),
     // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
     .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "CSystemd"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
