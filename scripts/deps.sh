@@ -6,6 +6,7 @@ debian_packages=(
   pkg-config libsystemd-dev libsqlite3-dev libinih-dev   # C libraries behind the system-library targets
   socat tmux                                              # test peers: raw socket client, terminal
   systemd util-linux tzdata                               # a real systemd --user manager and journald for tests
+  dbus-daemon dbus-bin libnotify-bin dunst xvfb imagemagick  # D-Bus peers: a private bus, notify-send, dunst under Xvfb
 )
 python_packages=(varlink pytest)
 

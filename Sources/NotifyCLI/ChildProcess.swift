@@ -20,6 +20,8 @@ final class ChildProcess {
   private let watchedSignals: sigset_t
   /// The calling thread's signal mask before `init`, which `deinit` restores.
   private let originalMask: sigset_t
+  /// Whether a `SIGINT` came while the child ran, from the terminal (Ctrl-C) or from a process.
+  private(set) var wasInterrupted = false
 
   /// Starts `arguments[0]`, looked up in `PATH`, with `arguments` as its argv (wraps `posix_spawnp(3)`).
   init(arguments: [String]) throws(SpawnError) {
@@ -87,6 +89,7 @@ final class ChildProcess {
       var info = siginfo_t()
       var watched = watchedSignals
       let signal = sigtimedwait(&watched, &info, &timeout)
+      if signal == SIGINT { wasInterrupted = true }
       if signal > 0, Self.forwardedSignals.contains(signal), info.si_code <= 0 {
         // si_code ≤ 0 (SI_USER, SI_QUEUE, SI_TKILL): sent by a process, not by the terminal.
         kill(pid, signal)

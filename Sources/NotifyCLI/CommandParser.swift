@@ -185,8 +185,9 @@ extension CommandParser {
       options.format = try ValueParser.choice(format.value, option: format.spelling, WatchOptions.Format.self)
     }
     if arguments.flag("json") {
-      guard options.format != .waybar else {
-        throw .invalidCombination(verb: arguments.verb, reason: "give only one of --json and --format waybar")
+      guard options.format == .auto || options.format == .json else {
+        throw .invalidCombination(
+          verb: arguments.verb, reason: "give only one of --json and --format \(options.format.rawValue)")
       }
       options.format = .json
     }

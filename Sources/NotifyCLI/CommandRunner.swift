@@ -10,6 +10,9 @@ public struct CommandRunner {
   public var console: any Console
   /// The current time in seconds since the epoch, for `history --since` and for printing dates.
   public var now: () -> Double = { Date().timeIntervalSince1970 }
+  /// Looks up environment variables: `TERM`, and the colours of `watch`'s live view
+  /// (`NO_COLOR`, `COLORTERM`, `NOTIFYD_WATCH_BACKGROUND`, `COLORFGBG`).
+  public var environment: (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
 
   public init(socketPath: String, console: any Console) {
     self.socketPath = socketPath
@@ -79,7 +82,7 @@ public struct CommandRunner {
       return try waitForNotice(id, on: connect()).rawValue
 
     case .watch(let options):
-      try watch(options)
+      return try watch(options)
 
     case .run(let options):
       return run(options)
@@ -136,22 +139,35 @@ public struct CommandRunner {
     return .success
   }
 
-  /// Follows `Watch` until the daemon closes the stream.
-  private func watch(_ options: WatchOptions) throws {
+  /// Follows `Watch`: on a terminal, the live view until the user quits; otherwise until the
+  /// daemon closes the stream, printing lines, JSON, or a status-bar object per change.
+  private func watch(_ options: WatchOptions) throws -> Int32 {
+    if options.format == .auto, console.isTerminal, environment("TERM") != "dumb" {
+      return try TerminalWatch(socketPath: socketPath, options: options, environment: environment, now: now)
+        .run()
+    }
     let client = try connect()
     let parameters = WatchParameters(frames: options.frames ? true : nil, fps: options.fps)
     try client.send(Interface.Method.watch.qualifiedName, parameters, more: true)
     var tracker = NoticeTracker()
-    var shown: WaybarStatus?
+    var shownWaybar: WaybarStatus?
+    var shownI3bar: I3barStatus?
+    let palette = WatchPalette.detect(environment: environment)
+    if options.format == .i3bar {
+      console.print(I3barStatus.header)
+      console.print(I3barStatus.opening)
+    }
     while true {
       let reply: (reply: JSONValue, continues: Bool)
       do {
         reply = try client.receive(JSONValue.self)
       } catch ClientError.connectionClosed {
-        if options.format == .waybar {
-          console.print(JSONText.encode(WaybarStatus.disconnected, pretty: false))
+        switch options.format {
+        case .waybar: console.print(JSONText.encode(WaybarStatus.disconnected, pretty: false))
+        case .i3bar: console.print(I3barStatus.disconnected.line(first: shownI3bar == nil))
+        default: break
         }
-        return
+        return ExitStatus.success.rawValue
       }
       let eventValue = reply.reply["event"] ?? .null
       if options.format == .json {
@@ -166,19 +182,29 @@ public struct CommandRunner {
         let id = event.id ?? event.notice?.id
         let before = id.flatMap { tracker[$0] }
         tracker.apply(event)
-        if options.format == .lines {
+        switch options.format {
+        case .auto, .lines:
           // After the event where it still exists, so that a phase event without an opacity
           // prints the one it implies; before it for a notice the event removed.
           let known = id.flatMap { tracker[$0] } ?? before
           NoticeFormatter.eventLines(event, known: known).forEach(console.print)
-        }
-        let status = WaybarStatus(tracker)
-        if options.format == .waybar, status != shown {
-          console.print(JSONText.encode(status, pretty: false))
-          shown = status
+        case .waybar:
+          let status = WaybarStatus(tracker)
+          if status != shownWaybar {
+            console.print(JSONText.encode(status, pretty: false))
+            shownWaybar = status
+          }
+        case .i3bar:
+          let status = I3barStatus(tracker, palette: palette)
+          if status != shownI3bar {
+            console.print(status.line(first: shownI3bar == nil))
+            shownI3bar = status
+          }
+        case .json:
+          break
         }
       }
-      if !reply.continues { return }
+      if !reply.continues { return ExitStatus.success.rawValue }
     }
   }
 
@@ -205,7 +231,10 @@ public struct CommandRunner {
       indicator?.update(body: "running for \(TextFormat.elapsed(Self.seconds(elapsed)))")
     }
     let elapsed = Self.seconds(clock.now - start)
-    if termination == .killed(signal: SIGINT) {
+    // Interrupted: killed by the SIGINT, or ended by it some other way than success (a shell
+    // script exits 130, many programs 1), as Ctrl-C does to most commands.
+    if termination == .killed(signal: SIGINT) || (child.wasInterrupted && termination != .exited(0)) {
+      indicator?.update(body: "cancelled after \(TextFormat.elapsed(elapsed))")
       indicator?.cancel()
     } else {
       indicator?.end(message: termination.summary(after: elapsed))

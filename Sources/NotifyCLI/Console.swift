@@ -6,6 +6,12 @@ public protocol Console: AnyObject {
   func print(_ line: String)
   /// Writes `line` and a newline to standard error.
   func printError(_ line: String)
+  /// Whether standard output is a terminal, where `watch` draws its live view instead of lines.
+  var isTerminal: Bool { get }
+}
+
+extension Console {
+  public var isTerminal: Bool { false }
 }
 
 /// The process's own standard output and error, written with `write(2)` so that nothing waits in a buffer.
@@ -15,6 +21,8 @@ public final class StandardConsole: Console {
   public func print(_ line: String) { Self.write(line + "\n", to: STDOUT_FILENO) }
 
   public func printError(_ line: String) { Self.write(line + "\n", to: STDERR_FILENO) }
+
+  public var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
   /// Writes all of `text` to `fd` (wraps `write(2)`), retrying after signals and short writes.
   /// A failed write is dropped: there is nowhere left to report it.

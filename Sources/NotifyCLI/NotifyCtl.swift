@@ -10,7 +10,7 @@ public enum NotifyCtl {
   ///   - environment: looks up environment variables, for the socket path.
   public static func main(
     _ arguments: [String], console: any Console = StandardConsole(),
-    environment: (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
+    environment: @escaping (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
   ) -> Int32 {
     let invocation: Invocation
     do {
@@ -22,7 +22,9 @@ public enum NotifyCtl {
     let socketPath = SocketPath.resolve(
       option: invocation.socketPath, environment: environment, uid: getuid())
     do {
-      return try CommandRunner(socketPath: socketPath, console: console).run(invocation.command)
+      var runner = CommandRunner(socketPath: socketPath, console: console)
+      runner.environment = environment
+      return try runner.run(invocation.command)
     } catch {
       // ClientError and VarlinkError describe themselves in one line that names the socket or the field.
       console.printError("notifyctl: \(error)")

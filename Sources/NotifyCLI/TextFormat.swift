@@ -16,13 +16,15 @@ enum TextFormat {
   }
 
   /// `text` made safe for a terminal on one line: line breaks and tabs become spaces, other
-  /// control characters (which could move the cursor or change colours) become U+FFFD.
+  /// control characters (which could move the cursor or change colours: ESC, CSI, BEL, DEL…)
+  /// become U+FFFD, and so do the bidirectional embeddings, overrides and isolates, which would
+  /// let a title reorder what is drawn after it on terminals that lay out right-to-left text.
   static func sanitized(_ text: String) -> String {
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
       switch scalar.value {
-      case 0x09, 0x0A, 0x0D: result.append(" ")
-      case 0x00..<0x20, 0x7F..<0xA0: result.append("\u{FFFD}")
+      case 0x09, 0x0A, 0x0D, 0x2028, 0x2029: result.append(" ")
+      case 0x00..<0x20, 0x7F..<0xA0, 0x202A...0x202E, 0x2066...0x2069: result.append("\u{FFFD}")
       default: result.append(scalar)
       }
     }

@@ -78,12 +78,16 @@ extension Verb {
       name: "wait", synopsis: "ID", summary: "wait until a notice finishes; exit by its outcome",
       options: [], build: CommandParser.wait),
     Verb(
-      name: "watch", synopsis: "", summary: "follow the queue's events",
+      name: "watch", synopsis: "",
+      summary: "show notices as they fade in and out, or follow the queue's events",
       options: [
         .flag("json", "print each event as one JSON object per line"),
-        .value("format", "FORMAT", "lines, json or waybar (one Waybar object per change)"),
+        .value(
+          "format", "FORMAT",
+          "auto (a live view on a terminal, else lines), lines, json, waybar or i3bar (one status per change)"
+        ),
         .flag("frames", "also report fades frame by frame"),
-        .value("fps", "N", "frames per second (implies --frames)"),
+        .value("fps", "N", "frames per second (implies --frames; on a terminal, the view's frame rate)"),
       ],
       build: CommandParser.watch),
     Verb(

@@ -52,7 +52,6 @@ public final class Daemon: @unchecked Sendable {
   private let options: DaemonOptions
   private let log: Logger
   private let control = DispatchQueue(label: "notifyd.server")
-  private var signalSources: [any DispatchSourceSignal] = []
   private var watchdogTimer: (any DispatchSourceTimer)?
   private var statusTimer: (any DispatchSourceTimer)?
   private var lastStatus = ""
@@ -63,6 +62,7 @@ public final class Daemon: @unchecked Sendable {
   private var subscription: NoticeQueue.Subscription?
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
+  private var bridge: DBusBridge?
   private var config = Config()
   private var configSource: String?
 
@@ -74,6 +74,10 @@ public final class Daemon: @unchecked Sendable {
   /// Starts everything, reports `READY=1`, and serves until a signal stops it. Never returns.
   public func run() throws -> Never {
     Posix.ignoreSIGPIPE()
+    // Block the stop and reload signals before any thread exists, so that every thread inherits
+    // the block and they stay pending until `serveSignals()` takes them.
+    var handled = Self.handledSignals
+    pthread_sigmask(SIG_BLOCK, &handled, nil)
     let environment = ProcessInfo.processInfo.environment
     configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
     config = try ConfigLoader.load(configSource)
@@ -94,6 +98,10 @@ public final class Daemon: @unchecked Sendable {
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
     let socket = try openSocket()
     self.socket = socket
+    // After the socket: a daemon that refuses to start must not touch the bus.
+    let bridge = DBusBridge(mode: config.dbusMode, queue: queue, store: store, log: log)
+    self.bridge = bridge
+    bridge.start()
     let service = QueueService(queue: queue, store: store) { [unowned self] in
       dispatchPrecondition(condition: .onQueue(control))
       return reload()
@@ -101,7 +109,6 @@ public final class Daemon: @unchecked Sendable {
     let server = VarlinkServer(socket: socket, service: service, queue: control, log: log)
     self.server = server
     server.start()
-    installSignalHandlers()
     control.sync {
       subscription = try? queue.watch { [weak self] event in
         guard let self else { return }
@@ -116,7 +123,7 @@ public final class Daemon: @unchecked Sendable {
     }
     log.info("listening on \(socket.displayPath)")
     Systemd.notify("READY=1\nSTATUS=\(statusText(queue.status()))")
-    dispatchMain()
+    serveSignals()
   }
 
   private func openSocket() throws -> ListeningSocket {
@@ -127,19 +134,30 @@ public final class Daemon: @unchecked Sendable {
     return try ListeningSocket.create(at: options.resolvedSocketPath(config: config))
   }
 
-  private func installSignalHandlers() {
-    for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
-      Posix.ignore(signalNumber)
-      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: control)
-      source.setEventHandler { [unowned self] in
+  /// SIGTERM, SIGINT and SIGHUP: blocked in every thread from the start of `run()`.
+  private static var handledSignals: sigset_t {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signalNumber) }
+    return set
+  }
+
+  /// Takes SIGTERM, SIGINT and SIGHUP on the main thread with `sigwait(3)` and hands each to the
+  /// server's queue. Not Dispatch signal sources: on Linux, libdispatch drops a signal that comes
+  /// before its source is registered (SIGTERM just after READY=1), and `dispatchMain()` waits in
+  /// `sigsuspend` with every signal unblocked, so one can be taken by the wrong thread and lost.
+  private func serveSignals() -> Never {
+    var handled = Self.handledSignals
+    while true {
+      var signalNumber: Int32 = 0
+      guard sigwait(&handled, &signalNumber) == 0 else { continue }
+      control.async { [self, signalNumber] in
         if signalNumber == SIGHUP {
           _ = reload()
         } else {
           stop(signal: signalNumber)
         }
       }
-      source.activate()
-      signalSources.append(source)
     }
   }
 
@@ -193,7 +211,6 @@ public final class Daemon: @unchecked Sendable {
     Systemd.notify("STOPPING=1")
     log.info("\(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
     subscription?.cancel()
-    for source in signalSources { source.cancel() }
     server?.stopOnQueue()
     socket?.removeOwnedPath()
     if let store {

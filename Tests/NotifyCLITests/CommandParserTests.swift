@@ -279,6 +279,9 @@ struct CommandParserTests {
     (["watch", "--format", "waybar"], WatchOptions(format: .waybar)),
     (["watch", "--format=json", "--frames"], WatchOptions(format: .json, frames: true)),
     (["watch", "--fps", "10"], WatchOptions(frames: true, fps: 10)),
+    (["watch", "--format", "i3bar"], WatchOptions(format: .i3bar)),
+    (["watch", "--format", "lines"], WatchOptions(format: .lines)),
+    (["watch", "--format", "auto", "--json"], WatchOptions(format: .json)),
   ])
   func watch_parsesFormatAndFrames(words: [String], expected: WatchOptions) throws {
     #expect(try CommandParser.parse(words).command == .watch(expected))
@@ -286,6 +289,7 @@ struct CommandParserTests {
 
   @Test(arguments: [
     ["watch", "--format", "xml"], ["watch", "--json", "--format", "waybar"], ["watch", "--fps", "0"],
+    ["watch", "--json", "--format", "i3bar"],
   ])
   func watch_withBadFormatOrFps_isUsageError(words: [String]) {
     #expect(throws: UsageError.self) { try CommandParser.parse(words) }

@@ -163,6 +163,40 @@ struct CommandRunnerTests {
       ])
   }
 
+  @Test func watchI3bar_printsTheHeader_thenOneStatusLinePerChange_thenNotRunning() throws {
+    let shown = Notice(id: 1, kind: .notice, title: "Hi", phase: .holding, opacity: 1)
+    let result = try notifyctl(["watch", "--format", "i3bar"]) { _ in
+      [
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .snapshot, at: 0, notices: []))),
+          continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .added, at: 1, id: 1, notice: shown))),
+          continues: true),
+        .reply(
+          try! JSONValue(encoding: EventReply(event: Event(kind: .frame, at: 1.1, id: 1, opacity: 1))),
+          continues: true),
+        .close,
+      ]
+    }
+    #expect(result.status == 0)
+    #expect(
+      result.output == [
+        #"{"version":1}"#, "[", "[]",
+        ##",[{"color":"#4fa8ff","full_text":"Hi","name":"notifyd","short_text":"Hi"}]"##,
+        #",[{"full_text":"notifyd is not running","name":"notifyd","urgent":true}]"#,
+      ])
+  }
+
+  @Test func watch_onAPipe_printsLines_evenWhenTheFormatIsLeftToChoose() throws {
+    let result = try notifyctl(["watch"]) { _ in
+      [.reply(try! JSONValue(encoding: EventReply(event: Event(kind: .snapshot, at: 0, notices: []))))]
+    }
+    #expect(result.status == 0)
+    #expect(result.output.count == 1)
+    #expect(result.output.first?.hasSuffix(" snapshot 0 notices") == true)
+  }
+
   @Test func watchLines_printTimeKindIdPhaseOpacityAndTitle() throws {
     let shown = Notice(id: 3, kind: .notice, title: "Build\u{1B}[2J", phase: .fadingIn, opacity: 0)
     let result = try notifyctl(["watch"]) { _ in
@@ -203,7 +237,7 @@ struct CommandRunnerTests {
     #expect(result.calls.last?.parameters["message"] == .string("failed (exit 2) after 0 s"))
   }
 
-  @Test func run_forwardsSIGINTToTheCommand_cancelsTheIndicator_andExits130() throws {
+  @Test func run_forwardsSIGINTToTheCommand_endsTheIndicatorAsCancelled_andExits130() throws {
     // The signal is sent to this thread by the first Update, when the command surely runs: as
     // `kill` would, but without reaching the test runner's other threads.
     let runner = pthread_self()
@@ -219,9 +253,11 @@ struct CommandRunnerTests {
     #expect(result.status == 130)
     #expect(
       result.calls.map(\.method) == [
-        "io.notifyd.Queue.Progress", "io.notifyd.Queue.Update", "io.notifyd.Queue.Cancel",
+        "io.notifyd.Queue.Progress", "io.notifyd.Queue.Update", "io.notifyd.Queue.Update",
+        "io.notifyd.Queue.Cancel",
       ])
     #expect(result.calls[1].parameters["body"] == .string("running for 1 s"))
+    #expect(result.calls[2].parameters["body"] == .string("cancelled after 1 s"))
     #expect(result.calls.last?.parameters == .object(["id": .number(8)]))
   }
 

@@ -1,4 +1,5 @@
-import NotifyProtocol
+// Pure math, kept beside the `Easing` type so that the daemon's timeline (NotifyCore) and the
+// terminal view of `notifyctl watch` (NotifyCLI) share one definition of each curve.
 
 extension Easing {
   /// Maps linear progress `p` in 0...1 to eased progress in 0...1 along this cubic curve.

@@ -1,0 +1,143 @@
+import NotifyCore
+import NotifyProtocol
+
+/// The arguments of `org.freedesktop.Notifications.Notify` (`susssasa{sv}i`), read from a call
+/// notifyd serves or written into a call notifyd forwards, with the translation to and from a
+/// notice on each side.
+struct DBusNotification: Equatable {
+  var appName: String
+  var replacesID: UInt32
+  var appIcon: String
+  var summary: String
+  var body: String
+  /// Action keys and labels, alternating: `[key, label, key, label, …]`.
+  var actions: [String]
+  var hints: [String: DBusHint]
+  /// Milliseconds: -1 the server's default, 0 never.
+  var expireTimeout: Int32
+
+  init(
+    appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
+    actions: [String] = [], hints: [String: DBusHint] = [:], expireTimeout: Int32 = -1
+  ) {
+    self.appName = appName
+    self.replacesID = replacesID
+    self.appIcon = appIcon
+    self.summary = summary
+    self.body = body
+    self.actions = actions
+    self.hints = hints
+    self.expireTimeout = expireTimeout
+  }
+
+  /// Reads the arguments of a `Notify` call.
+  init(reading message: DBusMessage) throws(DBusError) {
+    appName = try message.readString()
+    replacesID = try message.readUInt32()
+    appIcon = try message.readString()
+    summary = try message.readString()
+    body = try message.readString()
+    actions = try message.readStringArray()
+    hints = try message.readHints()
+    expireTimeout = try message.readInt32()
+  }
+
+  /// Writes the arguments of a `Notify` call, hints in key order.
+  func append(to message: DBusMessage) throws(DBusError) {
+    try message.append(appName)
+    try message.append(replacesID)
+    try message.append(appIcon)
+    try message.append(summary)
+    try message.append(body)
+    try message.append(actions)
+    try message.append(hints: hints.keys.sorted().map { ($0, hints[$0]!) })
+    try message.append(expireTimeout)
+  }
+
+  // MARK: - Serving: a Notify call as a notice
+
+  /// The `urgency` hint (0 low, 1 normal, 2 critical); `nil` when absent or out of range.
+  var urgency: Urgency? {
+    switch hints[DBusNames.Hint.urgency]?.integerValue {
+    case 0: return .low
+    case 1: return .normal
+    case 2: return .critical
+    default: return nil
+    }
+  }
+
+  /// The `value` hint, clamped to 0…100: a notice with one is a progress indicator.
+  var value: Int? {
+    hints[DBusNames.Hint.value]?.integerValue.map { Int(min(max($0, 0), 100)) }
+  }
+
+  /// The stack tag (`x-dunst-stack-tag`, else `x-canonical-private-synchronous`): it becomes the
+  /// notice's `key`, so that a notice with the same tag replaces it.
+  var stackTag: String? {
+    for name in [DBusNames.Hint.dunstStackTag, DBusNames.Hint.canonicalStackTag] {
+      if let tag = hints[name]?.stringValue, !tag.isEmpty { return tag }
+    }
+    return nil
+  }
+
+  /// The actions as pairs; a trailing key without a label, and empty keys, are dropped.
+  var actionPairs: [Action] {
+    stride(from: 0, to: actions.count - 1, by: 2).compactMap { index in
+      actions[index].isEmpty ? nil : Action(key: actions[index], label: actions[index + 1])
+    }
+  }
+
+  /// The hold `expireTimeout` asks for: `nil` (the configured default) for -1, 0 (until ended)
+  /// for 0, else the milliseconds in seconds, at most a day.
+  var hold: Double? {
+    guard expireTimeout >= 0 else { return nil }
+    return min(Double(expireTimeout) / 1000, 86_400)
+  }
+
+  // MARK: - Forwarding: a notice as a Notify call
+
+  /// The `Notify` call that shows `notice` on another server: summary = title; body = the closing
+  /// message after `End`, else the body (escaped when the server reads markup); `urgency` and
+  /// `value` hints; actions; `expireTimeout` covering what is left of the notice's life.
+  init(forwarding notice: Notice, replacesID: UInt32, firstShowing: Bool, escapesMarkup: Bool) {
+    let text = notice.message ?? notice.body ?? ""
+    let urgency: UInt8 =
+      switch notice.urgency {
+      case .low: 0
+      case .normal: 1
+      case .critical: 2
+      }
+    var hints: [String: DBusHint] = [DBusNames.Hint.urgency: .byte(urgency)]
+    if let value = notice.value { hints[DBusNames.Hint.value] = .int32(Int32(clamping: value)) }
+    self.init(
+      appName: notice.app ?? "notifyd", replacesID: replacesID, summary: notice.title,
+      body: escapesMarkup ? Self.escapingMarkup(text) : text,
+      actions: (notice.actions ?? []).flatMap { [$0.key, $0.label] }, hints: hints,
+      expireTimeout: Self.expireTimeout(for: notice, firstShowing: firstShowing))
+  }
+
+  /// Milliseconds until `notice` has faded out: fade-in (when it is first shown) + hold +
+  /// fade-out; 0 when it holds until ended, and 0 after `End` (the hold it was given then is not
+  /// in the notice; notifyd closes the popup itself when the notice finishes).
+  static func expireTimeout(for notice: Notice, firstShowing: Bool) -> Int32 {
+    guard notice.message == nil else { return 0 }
+    let hold = notice.kind == .progress ? (notice.timeout ?? 0) : notice.hold
+    guard hold > 0 else { return 0 }
+    let seconds = (firstShowing ? notice.fadeIn : 0) + hold + notice.fadeOut
+    return Int32(clamping: Int64((seconds * 1000).rounded(.up)))
+  }
+
+  /// `text` with `&`, `<` and `>` as entities, for a server that reads the body as markup.
+  static func escapingMarkup(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      switch character {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      default: escaped.append(character)
+      }
+    }
+    return escaped
+  }
+}

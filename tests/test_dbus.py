@@ -1,0 +1,620 @@
+"""The desktop bridge (DESIGN §7) against real peers on a private session bus.
+
+Server mode is driven by `notify-send` (libnotify), `busctl` and `dbus-monitor`; forward mode is
+checked against dunst on a virtual X display, with `dunstctl` as the probe. Every bus, display and
+helper process is private to this module and stopped at the end. A screenshot of a forwarded popup
+is kept in $NOTIFYD_ARTIFACTS (default /tmp/notifyd-artifacts)/forwarded-popup.png.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Daemon, wait_for
+
+NEEDED = ["dbus-daemon", "busctl", "dbus-monitor", "notify-send", "dunst", "dunstctl", "Xvfb", "import", "convert"]
+missing = [tool for tool in NEEDED if shutil.which(tool) is None]
+pytestmark = pytest.mark.skipif(bool(missing), reason=f"missing tools: {', '.join(missing)}")
+
+ARTIFACTS = Path(os.environ.get("NOTIFYD_ARTIFACTS", "/tmp/notifyd-artifacts"))
+FAST_TIMING = "[Timing]\nFadeIn=0.1\nFadeOut=0.1\n"
+
+# A session bus that allows eavesdropping (for dbus-monitor) and has no service directories, so
+# that no call ever starts a notification server by D-Bus activation.
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+DUNSTRC = """[global]
+    monitor = 0
+    follow = none
+    width = 420
+    origin = top-right
+    offset = 20x40
+    idle_threshold = 0
+    show_age_threshold = -1
+    font = Monospace 11
+    markup = full
+    format = "<b>%s</b>\\n%b"
+    frame_width = 2
+    progress_bar = true
+[urgency_low]
+    background = "#222222"
+    foreground = "#aaaaaa"
+    frame_color = "#444444"
+[urgency_normal]
+    background = "#285577"
+    foreground = "#ffffff"
+    frame_color = "#4c7899"
+[urgency_critical]
+    background = "#900000"
+    foreground = "#ffffff"
+    frame_color = "#ff0000"
+"""
+
+
+class SessionBus:
+    """A private dbus-daemon listening on a fixed socket path, so it can be restarted in place."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.socket = directory / "bus"
+        self.address = f"unix:path={self.socket}"
+        self.config = directory / "bus.conf"
+        self.config.write_text(BUS_CONFIG.format(socket=self.socket))
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ["dbus-daemon", f"--config-file={self.config}", "--nofork", "--print-address"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        address = self.process.stdout.readline().strip()
+        assert address.startswith(self.address), f"dbus-daemon said {address!r}"
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def env(self, **extra):
+        return {"DBUS_SESSION_BUS_ADDRESS": self.address, **extra}
+
+    def busctl(self, *args, check=True):
+        result = subprocess.run(
+            ["busctl", f"--address={self.address}", *args], capture_output=True, text=True, timeout=30
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"busctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
+        return result
+
+    def call_notifications(self, method, *args):
+        """Calls a method of org.freedesktop.Notifications; answers busctl's JSON reply data."""
+        result = self.busctl(
+            "--json=short", "call", "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications", method, *args,
+        )
+        return json.loads(result.stdout)["data"] if result.stdout.strip() else None
+
+    def name_owner_pid(self, name):
+        result = self.busctl("status", name, check=False)
+        match = re.search(r"^PID=(\d+)$", result.stdout, re.M)
+        return int(match.group(1)) if match else None
+
+
+class Monitor:
+    """`dbus-monitor` for the notification signals, parsed into (member, id, argument) tuples."""
+
+    def __init__(self, bus: SessionBus, directory: Path):
+        self.path = directory / f"monitor-{time.monotonic_ns()}.log"
+        self.file = open(self.path, "w")
+        self.process = subprocess.Popen(
+            ["dbus-monitor", "--address", bus.address, "type='signal',interface='org.freedesktop.Notifications'"],
+            stdout=self.file,
+            stderr=subprocess.STDOUT,
+        )
+        # dbus-monitor is ready once the bus has told it its name.
+        wait_for(lambda: "NameAcquired" in self.path.read_text(), what="dbus-monitor to start")
+
+    def signals(self):
+        found = []
+        text = self.path.read_text()
+        for block in re.split(r"\n(?=signal )", text):
+            header = re.search(r"member=(NotificationClosed|ActionInvoked)", block)
+            if not header:
+                continue
+            values = re.findall(r"^\s+(?:uint32 (\d+)|string \"(.*)\")$", block, re.M)
+            numbers = [int(a) if a else b for a, b in values]
+            if len(numbers) >= 2:
+                found.append((header.group(1), numbers[0], numbers[1]))
+        return found
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.file.close()
+
+
+class Display:
+    """Xvfb on the first free display number (-displayfd), with nothing else on it."""
+
+    def __init__(self):
+        read_end, write_end = os.pipe()
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1024x600x24", "-nolisten", "tcp"],
+            pass_fds=(write_end,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            number = pipe.readline().strip()
+        assert number, "Xvfb did not report a display"
+        self.name = f":{number}"
+
+    def screenshot(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["import", "-display", self.name, "-window", "root", str(path)], check=True, timeout=30,
+            capture_output=True,
+        )
+        return path
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class Dunst:
+    """dunst on the display and the bus, with its own config; dunstctl talks to it."""
+
+    def __init__(self, bus: SessionBus, display: Display, directory: Path):
+        self.bus = bus
+        config_home = directory / "dunst-config"
+        (config_home / "dunst").mkdir(parents=True, exist_ok=True)
+        (config_home / "dunst" / "dunstrc").write_text(DUNSTRC)
+        self.env = dict(os.environ, DISPLAY=display.name, XDG_CONFIG_HOME=str(config_home), **bus.env())
+        self.log_path = directory / f"dunst-{time.monotonic_ns()}.log"
+        self.log = open(self.log_path, "ab")
+        # -print: every notification dunst receives is written out, with its urgency.
+        self.process = subprocess.Popen(["dunst", "-print"], env=self.env, stdout=self.log, stderr=self.log)
+        wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == self.process.pid,
+                 what="dunst to own org.freedesktop.Notifications")
+
+    def ctl(self, *args):
+        result = subprocess.run(["dunstctl", *args], env=self.env, capture_output=True, text=True, timeout=30)
+        assert result.returncode == 0, f"dunstctl {' '.join(args)}: {result.stderr}"
+        return result.stdout
+
+    def received(self):
+        """Every notification dunst received, as -print wrote it: {field: value}, oldest first."""
+        found = []
+        for block in re.findall(r"^\{\n(.*?)^\}$", self.log_path.read_text(), re.M | re.S):
+            fields = {}
+            for key, value in re.findall(r"^\t([a-z_ ]+): (.*)$", block, re.M):
+                fields[key] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
+            found.append(fields)
+        return found
+
+    def displayed(self):
+        return int(self.ctl("count", "displayed"))
+
+    def history(self):
+        """Closed popups, newest first, as {field: value}."""
+        entries = json.loads(self.ctl("history"))["data"][0]
+        return [{key: value["data"] for key, value in entry.items()} for entry in entries]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        self.log.close()
+
+
+# MARK: - Fixtures
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    path = Path(tempfile.mkdtemp(prefix="notifyd-dbus-"))
+    path.chmod(0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def bus(scratch):
+    instance = SessionBus(scratch).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="module")
+def display():
+    instance = Display()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def dunst(bus, display, scratch):
+    instance = Dunst(bus, display, scratch)
+    yield instance
+    instance.stop()
+    wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") is None, what="dunst to leave the bus")
+
+
+@pytest.fixture
+def monitor(bus, scratch):
+    instance = Monitor(bus, scratch)
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def start_daemon(runtime_dir, bus):
+    """Starts notifyd with `[DBus] Mode=mode` and `extra` config on the module's bus (or `env`)."""
+    started = []
+
+    def start(mode, extra=FAST_TIMING, env=None, directory=None):
+        directory = directory or runtime_dir
+        config_dir = directory / "config" / "notifyd"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        (config_dir / "notifyd.conf").write_text(f"[DBus]\nMode={mode}\n{extra}")
+        instance = Daemon(directory, env=env if env is not None else bus.env()).start()
+        started.append(instance)
+        return instance
+
+    yield start
+    for instance in started:
+        status = instance.stop()
+        assert status == 0, f"notifyd exited with {status}: {instance.stderr()}"
+    # The next test's server must find the name free.
+    wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") is None, what="the name to be released")
+
+
+def notify_send(bus, *args, timeout=30):
+    result = subprocess.run(["notify-send", *args], env=dict(os.environ, **bus.env()), capture_output=True,
+                            text=True, timeout=timeout)
+    assert result.returncode == 0, f"notify-send {' '.join(args)} exited {result.returncode}: {result.stderr}"
+    return result.stdout.strip()
+
+
+def spawn_notify_send(bus, *args):
+    return subprocess.Popen(["notify-send", *args], env=dict(os.environ, **bus.env()), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def notice(daemon, id):
+    with daemon.queue() as queue:
+        return queue.Get(id)["notice"]
+
+
+def only_unfinished(daemon):
+    with daemon.queue() as queue:
+        return queue.List()["notices"]
+
+
+def wait_until_visible(daemon, id):
+    return wait_for(lambda: notice(daemon, id)["phase"] in ("fadingIn", "holding"), what=f"notice {id} to show")
+
+
+def wait_until_finished(daemon, id):
+    return wait_for(lambda: notice(daemon, id)["phase"] == "finished" and notice(daemon, id),
+                    what=f"notice {id} to finish")
+
+
+# MARK: - Server mode: notify-send, busctl and dbus-monitor as clients
+
+
+def test_server_answers_server_information_and_capabilities(start_daemon, bus):
+    daemon = start_daemon("server")
+    wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == daemon.process.pid,
+             what="notifyd to own the name")
+    assert bus.call_notifications("GetServerInformation") == ["notifyd", "notifyd", "0.1.0", "1.2"]
+    assert sorted(bus.call_notifications("GetCapabilities")[0]) == ["actions", "body", "persistence"]
+    assert "dbus: serving org.freedesktop.Notifications" in daemon.stderr()
+
+
+def test_notify_send_puts_a_notice_on_the_queue_and_prints_its_id(start_daemon, bus):
+    daemon = start_daemon("server")
+    id = int(notify_send(bus, "-p", "-a", "backup", "Backup done", "312 files"))
+    shown = notice(daemon, id)
+    assert (shown["title"], shown["body"], shown["app"], shown["kind"]) == ("Backup done", "312 files", "backup", "notice")
+    assert [n["id"] for n in only_unfinished(daemon)] == [id]
+    # It fades in and out like any other notice.
+    finished = wait_until_finished(daemon, id)
+    assert finished["outcome"] == "completed" and finished["shown"] is not None
+    with daemon.queue() as queue:
+        assert queue.History()["notices"][0]["id"] == id
+
+
+def test_notify_send_wait_returns_when_the_notice_ends(start_daemon, bus):
+    daemon = start_daemon("server")
+    waiting = spawn_notify_send(bus, "--wait", "-t", "0", "Held until ended")
+    id = wait_for(lambda: [n["id"] for n in only_unfinished(daemon)], what="the notice")[0]
+    wait_until_visible(daemon, id)
+    time.sleep(1.0)
+    assert waiting.poll() is None, "notify-send --wait returned while the notice was still showing"
+    with daemon.queue() as queue:
+        queue.End(id)
+    assert waiting.wait(timeout=20) == 0
+    assert notice(daemon, id)["phase"] == "finished"
+
+
+def test_action_chosen_through_varlink_is_printed_by_notify_send(start_daemon, bus, monitor):
+    daemon = start_daemon("server")
+    choosing = spawn_notify_send(bus, "-A", "yes=Yes", "-A", "no=No", "Overwrite?")
+    id = wait_for(lambda: [n["id"] for n in only_unfinished(daemon)], what="the notice")[0]
+    shown = wait_until_visible(daemon, id) and notice(daemon, id)
+    assert shown["actions"] == [{"key": "yes", "label": "Yes"}, {"key": "no", "label": "No"}]
+    with daemon.queue() as queue:
+        queue.Invoke(id, "yes")
+    out, err = choosing.communicate(timeout=20)
+    assert choosing.returncode == 0, err
+    assert out.strip() == "yes"
+    finished = wait_until_finished(daemon, id)
+    assert (finished["invoked"], finished["outcome"]) == ("yes", "completed")
+    wait_for(lambda: ("ActionInvoked", id, "yes") in monitor.signals(), what="ActionInvoked on the bus")
+
+
+@pytest.mark.parametrize("expire, hold", [("0", 0), ("1500", 1.5), (None, 7.0)])
+def test_expire_timeout_sets_the_hold(start_daemon, bus, expire, hold):
+    daemon = start_daemon("server", FAST_TIMING + "Hold=7\n")
+    args = ["-p", "Timed"] if expire is None else ["-p", "-t", expire, "Timed"]
+    assert notice(daemon, int(notify_send(bus, *args)))["hold"] == hold
+
+
+@pytest.mark.parametrize("flag, urgency", [("low", "low"), ("normal", "normal"), ("critical", "critical")])
+def test_urgency_hint_sets_the_urgency(start_daemon, bus, flag, urgency):
+    daemon = start_daemon("server")
+    assert notice(daemon, int(notify_send(bus, "-p", "-u", flag, "Urgent")))["urgency"] == urgency
+
+
+def test_value_hint_makes_a_progress_indicator(start_daemon, bus):
+    daemon = start_daemon("server")
+    shown = notice(daemon, int(notify_send(bus, "-p", "-h", "int:value:50", "Copying")))
+    assert (shown["kind"], shown["value"]) == ("progress", 50)
+
+
+@pytest.mark.parametrize("hint", ["x-dunst-stack-tag", "x-canonical-private-synchronous"])
+def test_stack_tag_becomes_the_key_and_replaces_in_place(start_daemon, bus, hint):
+    daemon = start_daemon("server", FAST_TIMING + "Hold=30\n")
+    first = int(notify_send(bus, "-p", "-h", f"string:{hint}:volume", "Volume 10%"))
+    assert notice(daemon, first)["key"] == "volume"
+    wait_until_visible(daemon, first)
+    second = int(notify_send(bus, "-p", "-h", f"string:{hint}:volume", "Volume 20%"))
+    assert second == first
+    assert notice(daemon, first)["title"] == "Volume 20%"
+    assert [n["id"] for n in only_unfinished(daemon)] == [first]
+
+
+def test_replaces_id_changes_a_visible_notice_in_place(start_daemon, bus):
+    daemon = start_daemon("server")
+    id = int(notify_send(bus, "-p", "-t", "0", "Downloading", "1 of 3"))
+    wait_until_visible(daemon, id)
+    assert int(notify_send(bus, "-p", "-r", str(id), "Downloading", "2 of 3")) == id
+    assert notice(daemon, id)["body"] == "2 of 3"
+    assert [n["id"] for n in only_unfinished(daemon)] == [id]
+
+
+def test_replaces_id_of_a_notice_not_yet_shown_replaces_it(start_daemon, bus, monitor):
+    daemon = start_daemon("server")
+    with daemon.queue() as queue:
+        queue.Suspend()
+    old = int(notify_send(bus, "-p", "Old"))
+    new = int(notify_send(bus, "-p", "-r", str(old), "New"))
+    assert new != old
+    assert notice(daemon, old)["outcome"] == "replaced"
+    assert [n["title"] for n in only_unfinished(daemon)] == ["New"]
+    wait_for(lambda: ("NotificationClosed", old, 4) in monitor.signals(), what="NotificationClosed(old, 4)")
+
+
+def test_close_notification_closes_with_reason_3(start_daemon, bus, monitor):
+    daemon = start_daemon("server")
+    id = int(notify_send(bus, "-p", "-t", "0", "Close me"))
+    wait_until_visible(daemon, id)
+    assert bus.call_notifications("CloseNotification", "u", str(id)) is None
+    assert wait_until_finished(daemon, id)["outcome"] == "cancelled"
+    wait_for(lambda: ("NotificationClosed", id, 3) in monitor.signals(), what="NotificationClosed(id, 3)")
+
+
+def test_notification_closed_says_expired_and_otherwise(start_daemon, bus, monitor):
+    daemon = start_daemon("server")
+    expired = int(notify_send(bus, "-p", "-t", "200", "Expires"))
+    assert wait_until_finished(daemon, expired)["outcome"] == "completed"
+    cancelled = int(notify_send(bus, "-p", "-t", "0", "Cancelled"))
+    with daemon.queue() as queue:
+        queue.Cancel(id=cancelled)
+    assert wait_until_finished(daemon, cancelled)["outcome"] == "cancelled"
+    wait_for(lambda: {("NotificationClosed", expired, 1), ("NotificationClosed", cancelled, 4)} <= set(monitor.signals()),
+             what="NotificationClosed reasons 1 and 4")
+    # Notices that did not come over D-Bus get no signals.
+    with daemon.queue() as queue:
+        varlink_id = queue.Show(title="From Varlink", fadeIn=0.05, hold=0.05, fadeOut=0.05)["id"]
+    wait_until_finished(daemon, varlink_id)
+    time.sleep(0.3)
+    assert all(signal[1] != varlink_id for signal in monitor.signals())
+
+
+def test_name_taken_logs_the_holder_and_keeps_serving(start_daemon, bus, tmp_path):
+    holder = start_daemon("server")
+    wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == holder.process.pid,
+             what="the first notifyd to own the name")
+    second_dir = tmp_path / "second"
+    second_dir.mkdir(mode=0o700)
+    second = start_daemon("server", directory=second_dir)
+    wait_for(lambda: "is held by" in second.stderr(), what="the holder in the log")
+    line = next(line for line in second.stderr().splitlines() if "is held by" in line)
+    assert f"(pid {holder.process.pid}, notifyd)" in line, line
+    assert "without D-Bus" in line
+    with second.queue() as queue:
+        assert queue.Status()["version"] == "0.1.0"
+    assert bus.name_owner_pid("org.freedesktop.Notifications") == holder.process.pid
+
+
+def test_bus_restart_is_survived_and_reconnected(scratch, start_daemon):
+    (scratch / "restarting").mkdir()
+    own_bus = SessionBus(scratch / "restarting").start()
+    try:
+        daemon = start_daemon("server", env=own_bus.env())
+        wait_for(lambda: "serving org.freedesktop.Notifications" in daemon.stderr(), what="the server to start")
+        own_bus.stop()
+        wait_for(lambda: "lost the session bus" in daemon.stderr(), what="the loss in the log")
+        with daemon.queue() as queue:
+            assert queue.Status()["version"] == "0.1.0"
+            queue.Show(title="Still serving", fadeIn=0.05, hold=0.05, fadeOut=0.05)
+        time.sleep(0.5)
+        own_bus.start()
+        wait_for(lambda: "reconnected to the session bus" in daemon.stderr(), timeout=30, what="the reconnection")
+        id = int(notify_send(own_bus, "-p", "After the restart"))
+        assert notice(daemon, id)["title"] == "After the restart"
+        assert daemon.stderr().count("lost the session bus") == 1
+    finally:
+        own_bus.stop()
+
+
+def test_no_session_bus_is_logged_once_and_ignored(start_daemon, runtime_dir):
+    daemon = start_daemon("auto", env={"DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime_dir}/no-such-bus"})
+    with daemon.queue() as queue:
+        id = queue.Show(title="Fine", fadeIn=0.05, hold=0.05, fadeOut=0.05)["id"]
+        assert queue.Wait(id)["notice"]["outcome"] == "completed"
+    assert daemon.stderr().count("dbus:") == 1
+    assert "dbus: no session bus at unix:path=" in daemon.stderr()
+
+
+def test_mode_off_never_connects(start_daemon, bus):
+    daemon = start_daemon("off")
+    with daemon.queue() as queue:
+        queue.Status()
+    peers = json.loads(bus.busctl("--json=short", "list", "--unique").stdout)
+    assert daemon.process.pid not in [peer["pid"] for peer in peers]
+    assert "dbus:" not in daemon.stderr()
+
+
+# MARK: - Forward mode: dunst on a virtual display
+
+
+def show(daemon, **fields):
+    with daemon.queue() as queue:
+        return queue.Show(**fields)["id"]
+
+
+def test_forwarded_notice_appears_in_dunst(start_daemon, dunst, display):
+    daemon = start_daemon("auto", "")
+    wait_for(lambda: "forwarding notices to org.freedesktop.Notifications" in daemon.stderr(), what="forwarding")
+    assert f"pid {dunst.process.pid}, dunst" in daemon.stderr()
+    id = show(daemon, title="Backup <done>", body="312 files & 4 folders", app="backup", urgency="critical",
+              fadeIn=1, hold=20, fadeOut=1)
+    wait_for(lambda: dunst.displayed() == 1, what="the popup in dunst")
+    time.sleep(0.3)  # let dunst draw
+    picture = display.screenshot(ARTIFACTS / "forwarded-popup.png")
+    mean = subprocess.run(["convert", str(picture), "-format", "%[fx:mean]", "info:"], capture_output=True,
+                          text=True, check=True).stdout
+    assert float(mean) > 0.005, "the screenshot is blank"
+    print(f"screenshot of the forwarded popup: {picture}")
+    with daemon.queue() as queue:
+        queue.Cancel(id=id, now=True)
+    wait_for(lambda: dunst.displayed() == 0, what="the popup to close")
+    popup = dunst.history()[0]
+    assert (popup["summary"], popup["body"], popup["appname"]) == ("Backup <done>", "312 files &amp; 4 folders", "backup")
+    received = dunst.received()
+    assert len(received) == 1
+    assert (received[0]["summary"], received[0]["urgency"], received[0]["timeout"]) == ("Backup <done>", "CRITICAL", "22000")
+    # dunst reads the body as markup, so notifyd escaped it; the popup lived fade-in + hold + fade-out.
+    assert popup["timeout"] == 22_000_000
+
+
+def test_update_replaces_the_popup_instead_of_adding_one(start_daemon, dunst):
+    daemon = start_daemon("auto")
+    with daemon.queue() as queue:
+        id = queue.Progress(title="Copying", body="file 1", value=10)["id"]
+    wait_for(lambda: dunst.displayed() == 1, what="the popup")
+    with daemon.queue() as queue:
+        queue.Update(id=id, body="file 2", value=60)
+    time.sleep(1.0)
+    assert dunst.displayed() == 1
+    assert int(dunst.ctl("count", "waiting")) == 0
+    assert dunst.history() == [], "the update closed the first popup"
+    with daemon.queue() as queue:
+        queue.End(id=id, message="copied", hold=0.2)
+    wait_for(lambda: dunst.displayed() == 0, what="the popup to close after End")
+    popups = dunst.history()
+    assert len(popups) == 1
+    assert (popups[0]["summary"], popups[0]["body"], popups[0]["progress"]) == ("Copying", "copied", 60)
+    # One popup, changed twice in place: dunst kept its id.
+    received = dunst.received()
+    assert [(popup["body"], popup["progress"]) for popup in received] == [("file 1", "10"), ("file 2", "60"), ("copied", "60")]
+    assert len({popup["id"] for popup in received}) == 1
+    assert notice(daemon, id)["outcome"] == "completed"
+
+
+def test_cancel_closes_the_popup(start_daemon, dunst):
+    daemon = start_daemon("forward")
+    id = show(daemon, title="Cancel me", hold=60)
+    wait_for(lambda: dunst.displayed() == 1, what="the popup")
+    with daemon.queue() as queue:
+        queue.Cancel(id=id)
+    wait_for(lambda: dunst.displayed() == 0, what="the popup to close")
+    assert notice(daemon, id)["outcome"] == "cancelled"
+
+
+def test_popup_closes_at_the_end_of_the_fade_out(start_daemon, dunst):
+    daemon = start_daemon("auto")
+    id = show(daemon, title="Short", hold=0.5)
+    wait_for(lambda: dunst.displayed() == 1, what="the popup")
+    with daemon.queue() as queue:
+        assert queue.Wait(id)["notice"]["outcome"] == "completed"
+    wait_for(lambda: dunst.displayed() == 0, timeout=3, what="the popup to close with the notice")
+
+
+def test_dunstctl_close_dismisses_the_notice(start_daemon, dunst):
+    daemon = start_daemon("forward")
+    id = show(daemon, title="Close me on the desktop", hold=60)
+    wait_for(lambda: dunst.displayed() == 1, what="the popup")
+    dunst.ctl("close")
+    assert wait_until_finished(daemon, id)["outcome"] == "dismissed"
+    assert "notice %d dismissed on the desktop" % id in daemon.stderr()
+
+
+def test_action_chosen_in_dunst_invokes_the_notice(start_daemon, dunst):
+    daemon = start_daemon("auto")
+    id = show(daemon, title="Open it?", hold=60, actions=[{"key": "default", "label": "Open"}])
+    wait_for(lambda: dunst.displayed() == 1, what="the popup")
+    dunst.ctl("action", "0")
+    finished = wait_until_finished(daemon, id)
+    assert (finished["invoked"], finished["outcome"]) == ("default", "completed")
+
+
+def test_auto_mode_starts_forwarding_when_a_server_appears(start_daemon, bus, display, scratch):
+    daemon = start_daemon("auto")
+    wait_for(lambda: "no notification server on the session bus" in daemon.stderr(), what="auto mode idle")
+    late = Dunst(bus, display, scratch)
+    try:
+        wait_for(lambda: "forwarding notices to" in daemon.stderr(), what="forwarding to the new server")
+        show(daemon, title="Now it shows", hold=60)
+        wait_for(lambda: late.displayed() == 1, what="the popup")
+    finally:
+        late.stop()
+    wait_for(lambda: "notification server left the session bus" in daemon.stderr(), what="the server leaving")
