@@ -9,5 +9,6 @@ static inline void notifyd_ini_configure(void) {
   ini_allow_multiline = false;
   ini_use_stack = false;
   ini_allow_realloc = true;
+  ini_max_line = 1 << 20;
   ini_stop_on_first_error = true;
 }

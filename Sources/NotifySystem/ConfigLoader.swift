@@ -46,6 +46,8 @@ public enum ConfigLoader {
   private final class Context {
     let file: UnsafeMutablePointer<FILE>
     var line = 0
+    /// Whether the last read ended a line; libinih reads a long line in several pieces.
+    var atLineStart = true
     var entries: [ConfigEntry] = []
     var problem: (line: Int, reason: String)?
 
@@ -65,7 +67,9 @@ public enum ConfigLoader {
         { buffer, size, stream in
           let context = Unmanaged<Context>.fromOpaque(stream!).takeUnretainedValue()
           guard let line = fgets(buffer, size, context.file) else { return nil }
-          context.line += 1
+          if context.atLineStart { context.line += 1 }
+          let length = strlen(line)
+          context.atLineStart = length > 0 && line[length - 1] == 10
           return line
         }, unmanaged,
         { user, section, key, value in

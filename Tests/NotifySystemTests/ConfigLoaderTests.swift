@@ -31,8 +31,10 @@ struct ConfigLoaderTests {
 
   @Test func longLine_isReadWhole() throws {
     let command = String(repeating: "x", count: 5000)
-    let entries = try ConfigLoader.entries(text: "[Hooks]\nOnFinish=\(command)\n")
+    let text = "[Hooks]\nOnFinish=\(command)\nOnShow=after\n"
+    let entries = try ConfigLoader.entries(text: text)
     #expect(entries.first?.value == command)
+    #expect(entries.last == ConfigEntry(section: "Hooks", key: "OnShow", value: "after", line: 3))
   }
 
   @Test func garbageLine_isASyntaxErrorAtItsLine() {
