@@ -9,8 +9,8 @@ import Synchronization
 /// `OperationQueue`s (a due-time heap and a list keyed by the awaited id): corelibs scans every
 /// not-ready operation on each scheduling pass, so inside a lane every operation is ready.
 ///
-/// - Important: all state is owned by one `Mutex`. Events and `Wait` replies are delivered in order
-///   on a private serial queue, never while the lock is held, so a subscriber may call back in.
+/// - Important: all state is owned by one lock (`Locked`). Events and `Wait` replies are delivered
+///   in order on a private serial queue, never while the lock is held, so a subscriber may call back in.
 public final class NoticeQueue: Sendable {
   /// A lane: notices and progress indicators each have their own `OperationQueue`.
   enum Lane: Int, CaseIterable {
@@ -60,7 +60,7 @@ public final class NoticeQueue: Sendable {
   private let scheduler: any Scheduler
   private let journal: (any NoticeJournal)?
   private let lanes: [OperationQueue]
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let delivery = DispatchQueue(label: "notifyd.events")
 
   /// A queue running on `scheduler`'s clock with `settings` in force, writing what must survive a
@@ -68,7 +68,7 @@ public final class NoticeQueue: Sendable {
   public init(settings: QueueSettings = QueueSettings(), scheduler: any Scheduler, journal: (any NoticeJournal)? = nil) {
     self.scheduler = scheduler
     self.journal = journal
-    self.state = Mutex(State(settings: settings))
+    self.state = Locked(State(settings: settings))
     lanes = Lane.allCases.map { lane in
       let queue = OperationQueue()
       queue.name = lane == .notices ? "notifyd.notices" : "notifyd.progress"
@@ -125,6 +125,9 @@ public final class NoticeQueue: Sendable {
           events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
           return existingID
         }
+        // Its operation may already sit in a lane: without a cancel it would still run there,
+        // unseen, and hold a slot for its whole timeline.
+        existing.operation?.cancel(immediately: true)
         finish(existingID, outcome: .replaced, &state, &events)
       }
       let resolution = state.settings.resolve(
@@ -172,6 +175,7 @@ public final class NoticeQueue: Sendable {
           events.append(Event(kind: .updated, at: wallTime, id: existingID, notice: current(existing)))
           return (existingID, true)
         }
+        existing.operation?.cancel(immediately: true)
         finish(existingID, outcome: .replaced, &state, &events)
       }
       let resolution = state.settings.resolve(
@@ -343,6 +347,7 @@ public final class NoticeQueue: Sendable {
       journal?.recordUnfinished(record.notice)
       let shown = record.operation.map { $0.appearance.phase != .queued } ?? false
       if !shown && !(isProgress && request.message != nil) {
+        record.operation?.cancel(immediately: true)  // else it would hold a slot, unseen
         finish(request.id, outcome: .completed, &state, &events)
         return state.history[request.id] ?? record.notice
       }

@@ -37,12 +37,15 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
     var reportedPhase: Phase = .queued
     var cancelRequested: Bool = false
     var outcome: Outcome?
+    /// Whether `outcome` was set only because the hold ran out, so that news (a restarted hold)
+    /// takes it back; an outcome set by `end`, `cancel` or `dismiss` stays.
+    var outcomeIsExpiry = false
     var timer: ScheduledAction?
     /// Bumped by every rewrite, so that a timer armed for an older timeline does nothing.
     var generation = 0
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// An operation for notice `noticeID` that will run along `timing`.
   public init(
@@ -54,7 +57,7 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
     self.holdExpiryOutcome = holdExpiryOutcome
     self.scheduler = scheduler
     self.onTransition = onTransition
-    self.state = Mutex(State(timeline: Timeline(timing)))
+    self.state = Locked(State(timeline: Timeline(timing)))
     super.init()
   }
 
@@ -147,8 +150,17 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
     let now = scheduler.now
     let generation: Int? = state.withLock { state in
       if state.finished { return nil }
-      if let outcome, overridesOutcome || state.outcome == nil {
+      if let decided = state.outcome, !state.outcomeIsExpiry {
+        // Ended or cancelled: news no longer brings the notice back, and an end does not undo a
+        // cancel; only another cancel or dismiss (or a second end) still changes the timeline.
+        if outcome == nil || (!overridesOutcome && outcome != decided) { return nil }
+      }
+      if let outcome, overridesOutcome || state.outcome == nil || state.outcomeIsExpiry {
         state.outcome = outcome
+        state.outcomeIsExpiry = false
+      } else if outcome == nil && state.outcomeIsExpiry {
+        state.outcome = nil
+        state.outcomeIsExpiry = false
       }
       if !state.started {
         if outcome == .cancelled || outcome == .dismissed {
@@ -199,6 +211,7 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
       }
       if phase == .fadingOut && state.outcome == nil {
         state.outcome = holdExpiryOutcome
+        state.outcomeIsExpiry = true
       }
       let opacity = state.timeline.opacity(at: elapsed)
       let next = state.timeline.nextBoundary(after: elapsed).map { state.startedAt + $0 }

@@ -73,7 +73,7 @@ public final class ManualScheduler: Scheduler {
     var entries: [Int: Entry] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let epoch: Double
 
   /// A clock at monotonic 0 whose wall time starts at `epoch`.

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
-import Synchronization
 import Testing
 
 // Helpers shared by the queue engine's suites: polling with a real-time bound, an event recorder,
@@ -24,13 +23,31 @@ func eventually(timeout: Double = 5, _ condition: () throws -> Bool) rethrows ->
 
 /// Lets real time pass for threads that should *not* do anything, so that a test can check that
 /// nothing happened.
-func pause(milliseconds: Int = 30) {
+func letRealTimePass(milliseconds: Int = 30) {
   usleep(useconds_t(milliseconds * 1000))
+}
+
+/// A value behind an `NSLock`, for recorders that several threads write to.
+///
+/// Not `Synchronization.Mutex`: on Linux Thread Sanitizer cannot see a contended `Mutex` change
+/// hands and would report the accesses it guards as races (see `Locked` in NotifyCore).
+final class Protected<Value>: @unchecked Sendable {
+  // @unchecked: `value` is only touched while `lock` is held.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
 }
 
 /// Collects events from `NoticeQueue.watch` thread-safely, in the order they were delivered.
 final class EventRecorder: Sendable {
-  private let events = Mutex<[Event]>([])
+  private let events = Protected<[Event]>([])
 
   func record(_ event: Event) {
     events.withLock { $0.append(event) }

@@ -81,7 +81,8 @@ struct TimelineTests {
   @Test func fadeOut_midFadeIn_continuesFromCurrentOpacity_overFadeOutTimesOpacity() {
     var timeline = Timeline(Self.timing(fadeIn: 2, hold: 5, fadeOut: 2))
     #expect(timeline.opacity(at: 1) == 0.5)
-    #expect(timeline.fadeOut(at: 1))
+    let changed = timeline.fadeOut(at: 1)
+    #expect(changed)
     #expect(timeline.opacity(at: 1) == 0.5)  // no jump
     #expect(timeline.phase(at: 1) == .fadingOut)
     #expect(timeline.end == 2)  // 1 + fadeOut 2 × opacity 0.5
@@ -102,7 +103,8 @@ struct TimelineTests {
 
   @Test func fadeOut_whileHolding_fadesFromFullOpacityOverTheWholeFadeOut() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 10, fadeOut: 2))
-    #expect(timeline.fadeOut(at: 4))
+    let changed = timeline.fadeOut(at: 4)
+    #expect(changed)
     #expect(timeline.phase(at: 3.999) == .holding)
     #expect(timeline.phase(at: 4) == .fadingOut)
     #expect(timeline.opacity(at: 4) == 1)
@@ -113,7 +115,8 @@ struct TimelineTests {
   @Test func fadeOut_whileFadingOut_leavesTheFadeAsItIs() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 1, fadeOut: 2))
     let before = timeline
-    #expect(timeline.fadeOut(at: 2.5))
+    let changed = timeline.fadeOut(at: 2.5)
+    #expect(changed)
     #expect(timeline == before)
     #expect(timeline.end == 4)
   }
@@ -121,7 +124,8 @@ struct TimelineTests {
   @Test(arguments: [0.5, 1.5, 2.5])
   func fadeOut_immediately_vanishesAtThatInstant(at instant: Double) {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 1, fadeOut: 2))
-    #expect(timeline.fadeOut(at: instant, immediately: true))
+    let changed = timeline.fadeOut(at: instant, immediately: true)
+    #expect(changed)
     #expect(timeline.phase(at: instant) == .finished)
     #expect(timeline.opacity(at: instant) == 0)
     #expect(timeline.end == instant)
@@ -130,9 +134,12 @@ struct TimelineTests {
 
   @Test func rewrites_afterTheEnd_reportNothingLeft() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 1, fadeOut: 1))
-    #expect(!timeline.fadeOut(at: 3))
-    #expect(!timeline.fadeOut(at: 5, immediately: true))
-    #expect(!timeline.restartHold(at: 3, hold: 1))
+    let fadedAtEnd = timeline.fadeOut(at: 3)
+    let vanishedAfterEnd = timeline.fadeOut(at: 5, immediately: true)
+    let restartedAtEnd = timeline.restartHold(at: 3, hold: 1)
+    #expect(!fadedAtEnd)
+    #expect(!vanishedAfterEnd)
+    #expect(!restartedAtEnd)
     #expect(timeline.end == 3)
   }
 
@@ -140,7 +147,8 @@ struct TimelineTests {
 
   @Test func restartHold_duringFadeIn_letsTheFadeInRunOn_thenHoldsAnew() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 2, fadeOut: 1))
-    #expect(timeline.restartHold(at: 0.5, hold: 4))
+    let changed = timeline.restartHold(at: 0.5, hold: 4)
+    #expect(changed)
     #expect(timeline.opacity(at: 0.75) == 0.75)
     #expect(timeline.phase(at: 0.999) == .fadingIn)
     #expect(timeline.phase(at: 1) == .holding)
@@ -151,7 +159,8 @@ struct TimelineTests {
 
   @Test func restartHold_whileHolding_holdsForTheNewHoldFromThatInstant() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 2, fadeOut: 1))
-    #expect(timeline.restartHold(at: 2, hold: 3))
+    let changed = timeline.restartHold(at: 2, hold: 3)
+    #expect(changed)
     #expect(timeline.phase(at: 3.5) == .holding)  // the old hold would have ended at 3
     #expect(timeline.phase(at: 4.999) == .holding)
     #expect(timeline.phase(at: 5) == .fadingOut)
@@ -161,7 +170,8 @@ struct TimelineTests {
   @Test func restartHold_duringFadeOut_fadesBackInFromTheOpacityShown() {
     var timeline = Timeline(Self.timing(fadeIn: 1, hold: 1, fadeOut: 1))
     #expect(timeline.opacity(at: 2.5) == 0.5)
-    #expect(timeline.restartHold(at: 2.5, hold: 1))
+    let changed = timeline.restartHold(at: 2.5, hold: 1)
+    #expect(changed)
     #expect(timeline.phase(at: 2.5) == .fadingIn)
     #expect(timeline.opacity(at: 2.5) == 0.5)
     #expect(timeline.opacity(at: 2.75) == 0.75)  // fade-in of 1 s × (1 − 0.5)
