@@ -39,3 +39,58 @@ format:
 
 clean:
 	rm -rf .build
+
+# MARK: - install
+# `make install` honours PREFIX (default /usr/local) and DESTDIR (for staging and packaging):
+# binaries, systemd user units pointing at them, man pages, shell completions, example config.
+PREFIX ?= /usr/local
+DESTDIR ?=
+# Where `release` builds; `make install RELEASE_SCRATCH=/tmp/x` keeps that build out of .build.
+RELEASE_SCRATCH ?= .build
+ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/vendor-completions
+MAN_PAGES := .build/man/notifyctl.1 .build/man/notifyd.conf.5 .build/man/notifyd.8
+INSTALLED := $(PREFIX)/bin/notifyd $(PREFIX)/bin/notifyctl \
+	$(PREFIX)/lib/systemd/user/notifyd.service $(PREFIX)/lib/systemd/user/notifyd.socket \
+	$(PREFIX)/share/man/man1/notifyctl.1 $(PREFIX)/share/man/man5/notifyd.conf.5 \
+	$(PREFIX)/share/man/man8/notifyd.8 \
+	$(PREFIX)/share/bash-completion/completions/notifyctl $(ZSH_COMPLETION_DIR)/_notifyctl \
+	$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish $(PREFIX)/share/doc/notifyd/notifyd.conf
+
+.PHONY: release man install uninstall
+
+release: deps
+	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyd
+	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyctl
+
+# man/*.scd → .build/man/*.1/.5/.8 (scdoc, Debian package `scdoc`).
+man: $(MAN_PAGES)
+
+.build/man/%: man/%.scd
+	@command -v scdoc >/dev/null || { echo "make man: scdoc is missing (apt-get install scdoc)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+install: release man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/user \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETION_DIR) \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/notifyd
+	install -m 0755 $(RELEASE_SCRATCH)/release/notifyd $(RELEASE_SCRATCH)/release/notifyctl $(DESTDIR)$(PREFIX)/bin/
+	for unit in notifyd.service notifyd.socket; do \
+		sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/$$unit > $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit && \
+		chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit || exit 1; \
+	done
+	for page in $(MAN_PAGES); do \
+		name=$${page##*/}; \
+		sed 's|/usr/local/share/doc/notifyd|$(PREFIX)/share/doc/notifyd|g' $$page \
+			> $(DESTDIR)$(PREFIX)/share/man/man$${name##*.}/$$name && \
+		chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man$${name##*.}/$$name || exit 1; \
+	done
+	install -m 0644 completions/notifyctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/notifyctl
+	install -m 0644 completions/_notifyctl $(DESTDIR)$(ZSH_COMPLETION_DIR)/_notifyctl
+	install -m 0644 completions/notifyctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish
+	install -m 0644 config/notifyd.conf $(DESTDIR)$(PREFIX)/share/doc/notifyd/notifyd.conf
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/notifyd 2>/dev/null || true

@@ -7,6 +7,8 @@ debian_packages=(
   socat tmux                                              # test peers: raw socket client, terminal
   systemd util-linux tzdata                               # a real systemd --user manager and journald for tests
   dbus-daemon dbus-bin libnotify-bin dunst xvfb imagemagick  # D-Bus peers: a private bus, notify-send, dunst under Xvfb
+  scdoc man-db groff-base                                 # man pages: built by scdoc, checked with man -l
+  bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example
 )
 python_packages=(varlink pytest)
 

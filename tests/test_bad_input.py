@@ -181,3 +181,18 @@ def test_a_peer_with_another_uid_is_refused(runtime_dir, make_daemon):
     assert b"version" not in result.stdout
     still_serves(daemon)
     assert "refused a client with uid" in daemon.stderr()
+
+
+def test_a_client_that_shuts_down_its_sending_side_still_gets_its_replies(daemon):
+    with daemon.raw() as connection:
+        connection.sendall(
+            b'{"method": "io.notifyd.Queue.Show", "parameters": {"title": "half-closed", "delay": 60}}\0'
+            b'{"method": "io.notifyd.Queue.Status"}\0'
+        )
+        connection.shutdown(socket.SHUT_WR)
+        first = read_reply(connection)
+        second = read_reply(connection)
+        assert first["parameters"]["id"] > 0
+        assert second["parameters"]["waiting"] == 1
+        assert connection.recv(1) == b""
+    still_serves(daemon)

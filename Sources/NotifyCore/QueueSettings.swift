@@ -22,6 +22,15 @@ public struct TimingOverrides: Sendable, Equatable {
     self.easeOut = easeOut
   }
 
+  /// The values of this layer that differ from `baseline`, laid over `below`.
+  func over(_ below: TimingOverrides, keeping baseline: TimingOverrides) -> TimingOverrides {
+    TimingOverrides(
+      delay: delay == baseline.delay ? nil : delay, fadeIn: fadeIn == baseline.fadeIn ? nil : fadeIn,
+      hold: hold == baseline.hold ? nil : hold, fadeOut: fadeOut == baseline.fadeOut ? nil : fadeOut,
+      easeIn: easeIn == baseline.easeIn ? nil : easeIn, easeOut: easeOut == baseline.easeOut ? nil : easeOut
+    ).over(below)
+  }
+
   /// This layer laid over `below`: each value set here wins.
   public func over(_ below: TimingOverrides) -> TimingOverrides {
     TimingOverrides(
@@ -123,8 +132,10 @@ public struct QueueSettings: Sendable, Equatable {
   ) -> Resolution {
     let rules = matchingRules(app: app, tag: tag, title: title, urgency: requested ?? .normal)
     let urgency = requested ?? rules.compactMap(\.urgency).last ?? .normal
-    var layered = Self.builtInTiming(for: urgency)
-    layered = timing.over(layered)
+    // The built-in "critical holds until ended" is a built-in [Urgency:critical]: it stands above
+    // [Timing], so `[Timing] Hold=` does not make critical notices go away by themselves.
+    var layered = timing.over(Self.builtInTiming(for: .normal))
+    layered = Self.builtInTiming(for: urgency).over(layered, keeping: Self.builtInTiming(for: .normal))
     if let forUrgency = urgencyTiming[urgency] { layered = forUrgency.over(layered) }
     for rule in rules { layered = rule.timing.over(layered) }
     layered = explicit.over(layered)

@@ -22,6 +22,8 @@ final class Connection: @unchecked Sendable {
   private var pending: [[UInt8]] = []
   private var pendingStart = 0
   private var busy = false
+  /// The client shut down its sending side: once every call it made is answered, close.
+  private var readClosed = false
   /// Calls still being answered, which may hold a subscription or a wait.
   private var responders: [Int: Responder] = [:]
   private var nextCall = 0
@@ -76,7 +78,11 @@ final class Connection: @unchecked Sendable {
       case .wouldBlock:
         return
       case .endOfFile:
-        close(reason: nil)
+        // The client is done sending; it may still be reading. Answer what it asked, then close.
+        readSource?.cancel()
+        readSource = nil
+        readClosed = true
+        closeIfDone()
         return
       case .bytes(let count):
         let output = readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -147,6 +153,13 @@ final class Connection: @unchecked Sendable {
       pending.removeAll(keepingCapacity: true)
       pendingStart = 0
     }
+    closeIfDone()
+  }
+
+  /// After the client's end of file: closes once no call is being answered or waiting.
+  private func closeIfDone() {
+    guard readClosed, !busy, pendingStart >= pending.count, !isClosed else { return }
+    flushThenClose(reason: nil)
   }
 
   // MARK: - Writing
@@ -204,7 +217,7 @@ final class Connection: @unchecked Sendable {
     source.activate()
   }
 
-  private func flushThenClose(reason: String) {
+  private func flushThenClose(reason: String?) {
     readSource?.cancel()
     readSource = nil
     closeAfterFlush = .some(reason)

@@ -136,6 +136,18 @@ struct ConfigParserTests {
     #expect(config.queue.rules[0].suppress == expected)
   }
 
+  @Test func timingHold_leavesCriticalNoticesHoldingUntilEnded() throws {
+    let config = try parse([("Timing", "Hold", "8s"), ("Timing", "FadeIn", "2s")])
+    let explicit = TimingOverrides()
+    let normal = config.queue.resolve(app: nil, tag: nil, title: "t", urgency: .normal, explicit: explicit)
+    let critical = config.queue.resolve(app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit)
+    #expect(normal.hold == 8)
+    #expect(critical.hold == 0)
+    #expect(critical.fadeIn == 2)
+    let overridden = try parse([("Timing", "Hold", "8s"), ("Urgency:critical", "Hold", "5s")])
+    #expect(overridden.queue.resolve(app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit).hold == 5)
+  }
+
   @Test func rendered_roundTripsThroughTheParser() throws {
     let config = try parse([
       ("Queue", "MaxVisible", "2"), ("Timing", "Hold", "7s"), ("Urgency:low", "Hold", "2s"),
