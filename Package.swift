@@ -22,14 +22,17 @@ let package = Package(
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
     .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
-    .target(name: "NotifySystem", dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus"]),
+    .target(
+      name: "NotifySystem",
+      dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
     // Linked with the Swift runtime and FoundationEssentials statically: no dynamic symbol
     // resolution at start, so `notifyctl` starts as fast as a C tool (docs/PERFORMANCE.md).
     .executableTarget(
-      name: "notifyctl", dependencies: ["NotifyCLI"], linkerSettings: [
+      name: "notifyctl", dependencies: ["NotifyCLI"],
+      linkerSettings: [
         .unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"),
         .linkedLibrary("_FoundationCShims"), .linkedLibrary("swiftSynchronization"),
       ]),

@@ -32,7 +32,9 @@ extension Config {
       let layered = queue.urgencyTiming[urgency] ?? TimingOverrides()
       let builtIn = QueueSettings.builtInTiming(for: urgency)
       let differs = builtIn != QueueSettings.builtInTiming(for: .normal)
-      section("Urgency:\(urgency.rawValue)", timing(differs ? layered.over(TimingOverrides(hold: builtIn.hold)) : layered))
+      section(
+        "Urgency:\(urgency.rawValue)",
+        timing(differs ? layered.over(TimingOverrides(hold: builtIn.hold)) : layered))
     }
     section(
       "Progress",
@@ -47,13 +49,21 @@ extension Config {
       ]
       pairs += timing(rule.timing)
       pairs += [("Urgency", rule.urgency?.rawValue), ("Suppress", rule.suppress ? "yes" : nil)]
-      if pairs.allSatisfy({ $0.1 == nil }) { pairs.append(("# matches every notice and changes nothing", "")) }
+      if pairs.allSatisfy({ $0.1 == nil }) {
+        pairs.append(("# matches every notice and changes nothing", ""))
+      }
       section("Rule:\(rule.name)", pairs)
     }
     section("Socket", [("Path", socketPath ?? "$XDG_RUNTIME_DIR/notifyd.sock")])
-    section("Store", [("Path", storePath ?? "$XDG_STATE_HOME/notifyd/notifyd.db"), ("Sync", storeSync.rawValue)])
+    section(
+      "Store", [("Path", storePath ?? "$XDG_STATE_HOME/notifyd/notifyd.db"), ("Sync", storeSync.rawValue)])
     section("DBus", [("Mode", dbusMode.rawValue)])
-    section("Hooks", [("OnShow", hooks.onShow ?? ""), ("OnFinish", hooks.onFinish ?? ""), ("OnComplete", hooks.onComplete ?? "")])
+    section(
+      "Hooks",
+      [
+        ("OnShow", hooks.onShow ?? ""), ("OnFinish", hooks.onFinish ?? ""),
+        ("OnComplete", hooks.onComplete ?? ""),
+      ])
     return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -148,12 +148,16 @@ public enum ConfigParser {
   }
 
   static func glob(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> Glob {
-    guard let glob = Glob(text) else { throw invalid("'\(text)' is not a valid glob (an unclosed [ or a trailing \\)") }
+    guard let glob = Glob(text) else {
+      throw invalid("'\(text)' is not a valid glob (an unclosed [ or a trailing \\)")
+    }
     return glob
   }
 
   static func path(_ text: String, _ invalid: (String) -> ConfigError) throws(ConfigError) -> String {
-    guard text.hasPrefix("/") || text.hasPrefix("~/") else { throw invalid("'\(text)' is not an absolute path") }
+    guard text.hasPrefix("/") || text.hasPrefix("~/") else {
+      throw invalid("'\(text)' is not an absolute path")
+    }
     return text
   }
 }

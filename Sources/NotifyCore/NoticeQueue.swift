@@ -55,6 +55,15 @@ public final class NoticeQueue: Sendable {
     var suspended = false
     var suspendedUntil: Double?
     var resumeTimer: ScheduledAction?
+    /// How many unfinished notices are in each phase, kept as they move, so that `status()` does not
+    /// walk every record (the daemon asks for it up to ten times a second).
+    var phaseCounts: [Phase: Int] = [:]
+
+    /// Moves one notice from phase `old` to `new` in `phaseCounts`; `nil` is outside the queue.
+    mutating func count(from old: Phase?, to new: Phase?) {
+      if let old { phaseCounts[old, default: 0] -= 1 }
+      if let new { phaseCounts[new, default: 0] += 1 }
+    }
   }
 
   private let scheduler: any Scheduler
@@ -65,7 +74,9 @@ public final class NoticeQueue: Sendable {
 
   /// A queue running on `scheduler`'s clock with `settings` in force, writing what must survive a
   /// crash to `journal`.
-  public init(settings: QueueSettings = QueueSettings(), scheduler: any Scheduler, journal: (any NoticeJournal)? = nil) {
+  public init(
+    settings: QueueSettings = QueueSettings(), scheduler: any Scheduler, journal: (any NoticeJournal)? = nil
+  ) {
     self.scheduler = scheduler
     self.journal = journal
     self.state = Locked(State(settings: settings))
@@ -131,15 +142,18 @@ public final class NoticeQueue: Sendable {
         finish(existingID, outcome: .replaced, &state, &events)
       }
       let resolution = state.settings.resolve(
-        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit
+      )
       guard resolution.suppressed || state.records.count < state.settings.capacity else {
         throw .queueFull(capacity: state.settings.capacity)
       }
       let notice = Notice(
         id: state.nextID, kind: .notice, title: request.title, body: request.body, app: request.app,
         urgency: resolution.urgency, style: request.style ?? .clear, tag: request.tag, key: request.key,
-        delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold, fadeOut: resolution.fadeOut,
-        easeIn: resolution.easeIn, easeOut: resolution.easeOut, after: request.after, actions: request.actions,
+        delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold,
+        fadeOut: resolution.fadeOut,
+        easeIn: resolution.easeIn, easeOut: resolution.easeOut, after: request.after,
+        actions: request.actions,
         phase: .waiting, created: wallTime)
       state.nextID += 1
       let hold = resolution.hold > 0 ? resolution.hold : nil
@@ -179,7 +193,8 @@ public final class NoticeQueue: Sendable {
         finish(existingID, outcome: .replaced, &state, &events)
       }
       let resolution = state.settings.resolve(
-        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit
+      )
       guard resolution.suppressed || state.records.count < state.settings.capacity else {
         throw .queueFull(capacity: state.settings.capacity)
       }
@@ -191,7 +206,9 @@ public final class NoticeQueue: Sendable {
         fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut, timeout: timeout,
         phase: .waiting, created: wallTime)
       state.nextID += 1
-      admit(notice, hold: timeout > 0 ? timeout : nil, suppressed: resolution.suppressed, now: now, &state, &events)
+      admit(
+        notice, hold: timeout > 0 ? timeout : nil, suppressed: resolution.suppressed, now: now, &state,
+        &events)
       return (notice.id, false)
     }
   }
@@ -199,10 +216,12 @@ public final class NoticeQueue: Sendable {
   /// Records a new notice and sends it on its way: suppressed to history, delayed to the heap,
   /// waiting for its `after`, or straight into its lane.
   private func admit(
-    _ notice: Notice, hold: Double?, suppressed: Bool, now: Double, _ state: inout State, _ events: inout [Event]
+    _ notice: Notice, hold: Double?, suppressed: Bool, now: Double, _ state: inout State,
+    _ events: inout [Event]
   ) {
     let record = Record(notice: notice, operation: nil, dueAt: now + notice.delay, hold: hold)
     state.records[notice.id] = record
+    state.count(from: nil, to: notice.phase)
     journal?.recordNextID(state.nextID)
     journal?.recordUnfinished(notice)
     events.append(Event(kind: .added, at: scheduler.wallTime, id: notice.id, notice: notice))
@@ -256,6 +275,7 @@ public final class NoticeQueue: Sendable {
         let dueAt = now + max(0, notice.created + notice.delay - wallTime)
         let record = Record(notice: notice, operation: nil, dueAt: dueAt, hold: hold)
         state.records[notice.id] = record
+        state.count(from: nil, to: notice.phase)
         if let key = notice.key { state.keys[key] = notice.id }
         state.nextID = max(state.nextID, notice.id + 1)
         restored.append(record)
@@ -265,7 +285,8 @@ public final class NoticeQueue: Sendable {
         state.suspendedUntil = saved.suspendedUntil
         for lane in lanes { lane.isSuspended = true }
         if let until = saved.suspendedUntil {
-          state.resumeTimer = scheduler.schedule(at: now + (until - wallTime)) { [weak self] in self?.resume() }
+          state.resumeTimer = scheduler.schedule(at: now + (until - wallTime)) { [weak self] in self?.resume()
+          }
         }
       } else if saved.suspended {
         journal?.recordSuspended(false, until: nil)
@@ -299,6 +320,7 @@ public final class NoticeQueue: Sendable {
       operation.end(hold: record.hold)
     }
     record.operation = operation
+    state.count(from: record.notice.phase, to: .queued)
     record.notice.phase = .queued
     state.records[id] = record
     events.append(Event(kind: .phase, at: scheduler.wallTime, id: id, phase: .queued, opacity: 0))
@@ -398,7 +420,8 @@ public final class NoticeQueue: Sendable {
       defer { publish(events, &state) }
       var record = try unfinished(request.id, state)
       guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
-        throw .invalidArgument(field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
+        throw .invalidArgument(
+          field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
       }
       guard let operation = record.operation, operation.appearance.phase.isVisible else {
         throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
@@ -511,20 +534,12 @@ public final class NoticeQueue: Sendable {
   /// Counts of notices in each state, and the suspended state.
   public func status() -> StatusReply {
     state.withLock { state in
-      var waiting = 0
-      var queued = 0
-      var visible = 0
-      for record in state.records.values {
-        switch record.operation.map({ $0.appearance.phase }) ?? .waiting {
-        case .waiting: waiting += 1
-        case .queued: queued += 1
-        case .finished: break
-        default: visible += 1
-        }
-      }
+      let counts = state.phaseCounts
+      let visible = [Phase.fadingIn, .holding, .fadingOut].reduce(0) { $0 + (counts[$1] ?? 0) }
       return StatusReply(
         version: Interface.version, suspended: state.suspended, suspendedUntil: state.suspendedUntil,
-        waiting: waiting, queued: queued, visible: visible, finished: state.history.count)
+        waiting: counts[.waiting] ?? 0, queued: counts[.queued] ?? 0, visible: visible,
+        finished: state.history.count)
     }
   }
 
@@ -565,7 +580,8 @@ public final class NoticeQueue: Sendable {
       let interval = 1 / Double(fps ?? state.settings.frameRate)
       state.watchers[id] = Watcher(frames: frames, interval: interval, nextFrameAt: now, sink: sink)
       let snapshot = Event(
-        kind: .snapshot, at: scheduler.wallTime, notices: state.records.keys.sorted().map { current(state.records[$0]!) },
+        kind: .snapshot, at: scheduler.wallTime,
+        notices: state.records.keys.sorted().map { current(state.records[$0]!) },
         suspended: state.suspended)
       delivery.async { sink(snapshot) }
       armFrameTimer(&state)
@@ -627,7 +643,9 @@ public final class NoticeQueue: Sendable {
   }
 
   /// Reports from an operation: phase changes and its finish.
-  private func operation(_ operation: NotificationOperation, didReport transition: NotificationOperation.Transition) {
+  private func operation(
+    _ operation: NotificationOperation, didReport transition: NotificationOperation.Transition
+  ) {
     let id = operation.noticeID
     state.withLock { state in
       var events: [Event] = []
@@ -635,6 +653,7 @@ public final class NoticeQueue: Sendable {
       guard var record = state.records[id], record.operation === operation else { return }
       switch transition {
       case .phase(let phase, let opacity):
+        state.count(from: record.notice.phase, to: phase)
         record.notice.phase = phase
         record.notice.opacity = opacity
         if record.notice.shown == nil && phase.isVisible { record.notice.shown = scheduler.wallTime }
@@ -655,6 +674,7 @@ public final class NoticeQueue: Sendable {
   /// Moves a notice to history with `outcome`, frees what waited on it and answers its waiters.
   private func finish(_ id: Int, outcome: Outcome, _ state: inout State, _ events: inout [Event]) {
     guard var record = state.records.removeValue(forKey: id) else { return }
+    state.count(from: record.notice.phase, to: nil)
     record.notice.phase = .finished
     record.notice.opacity = 0
     record.notice.outcome = outcome
@@ -746,7 +766,8 @@ public final class NoticeQueue: Sendable {
       for id in state.fading.sorted() {
         guard let operation = state.records[id]?.operation else { continue }
         let appearance = operation.appearance
-        frames.append(Event(kind: .frame, at: wallTime, id: id, phase: appearance.phase, opacity: appearance.opacity))
+        frames.append(
+          Event(kind: .frame, at: wallTime, id: id, phase: appearance.phase, opacity: appearance.opacity))
       }
       let batch = frames
       // Small tolerance, so a watcher at the timer's own pace is not skipped for a late microsecond.

@@ -109,8 +109,9 @@ public final class ManualScheduler: Scheduler {
   public func advance(to instant: Double) {
     while true {
       let next: Entry? = state.withLock { state in
-        guard let entry = state.entries.values.filter({ $0.deadline <= instant })
-          .min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) })
+        guard
+          let entry = state.entries.values.filter({ $0.deadline <= instant })
+            .min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) })
         else {
           state.now = max(state.now, instant)
           return nil

@@ -154,7 +154,8 @@ public struct Timeline: Sendable, Equatable {
   private mutating func appendFadeIn(at start: Double, from opacity: Double) {
     let duration = timing.fadeIn * (1 - opacity)
     segments.append(
-      Segment(phase: .fadingIn, start: start, duration: duration, from: opacity, to: 1, easing: timing.easeIn))
+      Segment(phase: .fadingIn, start: start, duration: duration, from: opacity, to: 1, easing: timing.easeIn)
+    )
   }
 
   private mutating func appendHold(for hold: Double?) {

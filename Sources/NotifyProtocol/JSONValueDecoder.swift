@@ -53,7 +53,8 @@ private func mismatch(_ type: Any.Type, _ path: [any CodingKey], _ value: JSONVa
   .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value)"))
 }
 
-private func decodeLeaf<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+private func decodeLeaf<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T
+{
   switch type {
   case is Bool.Type:
     guard case .bool(let flag) = value else { throw mismatch(type, path, value) }
@@ -118,7 +119,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try TreeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key]).unkeyedContainer()
+    try TreeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+      .unkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder { TreeDecoder(value: .object(members), codingPath: codingPath) }

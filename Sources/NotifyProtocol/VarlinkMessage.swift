@@ -183,7 +183,9 @@ public enum VarlinkCoding {
   public static func call(
     _ method: String, _ parameters: some Encodable, more: Bool = false, oneway: Bool = false
   ) throws -> [UInt8] {
-    try frame(CallEnvelope(method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil))
+    try frame(
+      CallEnvelope(
+        method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil))
   }
 
   private struct ParametersOnly<Parameters: Decodable>: Decodable {

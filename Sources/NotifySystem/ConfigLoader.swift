@@ -57,7 +57,9 @@ public enum ConfigLoader {
   /// Serialises parses: libinih's options are process-wide globals.
   private static let lock = NSLock()
 
-  private static func entries(reading file: UnsafeMutablePointer<FILE>, name: String) throws(ConfigError) -> [ConfigEntry] {
+  private static func entries(reading file: UnsafeMutablePointer<FILE>, name: String) throws(ConfigError)
+    -> [ConfigEntry]
+  {
     let context = Context(file: file)
     let status: Int32 = lock.withLock {
       notifyd_ini_configure()
@@ -75,7 +77,8 @@ public enum ConfigLoader {
         { user, section, key, value in
           let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
           guard let section, let key, let value else { return 1 }
-          guard let sectionText = String(validatingCString: section), let keyText = String(validatingCString: key),
+          guard let sectionText = String(validatingCString: section),
+            let keyText = String(validatingCString: key),
             let valueText = String(validatingCString: value)
           else {
             context.problem = (context.line, "not valid UTF-8")
@@ -85,7 +88,8 @@ public enum ConfigLoader {
             context.problem = (context.line, "\(keyText)= stands before any [Section]")
             return 0
           }
-          context.entries.append(ConfigEntry(section: sectionText, key: keyText, value: valueText, line: context.line))
+          context.entries.append(
+            ConfigEntry(section: sectionText, key: keyText, value: valueText, line: context.line))
           return 1
         }, unmanaged)
     }

@@ -85,10 +85,14 @@ final class Connection: @unchecked Sendable {
         closeIfDone()
         return
       case .bytes(let count):
-        let output = readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        let output = readBuffer.withUnsafeBytes {
+          framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+        }
         for message in output.messages { received(message) }
         if output.overflowed {
-          write(VarlinkCoding.reply(.invalidArgument("(message)", "longer than \(framer.maximumMessageSize) bytes")))
+          write(
+            VarlinkCoding.reply(
+              .invalidArgument("(message)", "longer than \(framer.maximumMessageSize) bytes")))
           flushThenClose(reason: "a message over \(framer.maximumMessageSize) bytes")
           return
         }
@@ -113,7 +117,8 @@ final class Connection: @unchecked Sendable {
       write(VarlinkCoding.reply(.invalidArgument("(message)", Self.describe(error))))
       return
     }
-    let info = CallHeaderInfo(method: header.method, more: header.more ?? false, oneway: header.oneway ?? false)
+    let info = CallHeaderInfo(
+      method: header.method, more: header.more ?? false, oneway: header.oneway ?? false)
     nextCall += 1
     let call = nextCall
     let responder = Responder(queue: queue) { [weak self] bytes, final in

@@ -129,7 +129,8 @@ public final class Daemon: @unchecked Sendable {
   private func openSocket() throws -> ListeningSocket {
     let passed = Systemd.listenedSockets()
     if let chosen = passed.first(where: { $0.name == "varlink" }) ?? passed.first {
-      return ListeningSocket.inherited(fd: chosen.fd, name: "\(Posix.socketPath(chosen.fd) ?? "socket \(chosen.fd)") (from systemd)")
+      return ListeningSocket.inherited(
+        fd: chosen.fd, name: "\(Posix.socketPath(chosen.fd) ?? "socket \(chosen.fd)") (from systemd)")
     }
     return try ListeningSocket.create(at: options.resolvedSocketPath(config: config))
   }
@@ -169,7 +170,8 @@ public final class Daemon: @unchecked Sendable {
       let status = queue.map { statusText($0.status()) } ?? ""
       Systemd.notify("READY=1\nSTATUS=\(status)")
     }
-    let source = ConfigLoader.locate(explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    let source = ConfigLoader.locate(
+      explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
     let fresh: Config
     do {
       fresh = try ConfigLoader.load(source)
@@ -194,7 +196,8 @@ public final class Daemon: @unchecked Sendable {
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem
   /// as `file:line: Key: reason` on stderr and answers 1.
   public static func checkConfig(_ options: DaemonOptions) -> Int32 {
-    let source = ConfigLoader.locate(explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    let source = ConfigLoader.locate(
+      explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
     do {
       let config = try ConfigLoader.load(source)
       print("# effective configuration from \(source ?? "built-in defaults")")
@@ -235,7 +238,8 @@ public final class Daemon: @unchecked Sendable {
         var calendar = Calendar.current
         calendar.timeZone = .current
         let components = calendar.dateComponents([.hour, .minute], from: date)
-        parts.append(String(format: "suspended until %02d:%02d", components.hour ?? 0, components.minute ?? 0))
+        parts.append(
+          String(format: "suspended until %02d:%02d", components.hour ?? 0, components.minute ?? 0))
       } else {
         parts.append("suspended")
       }

@@ -97,7 +97,9 @@ public final class HookRunner: @unchecked Sendable {
     }
     var environment = ProcessInfo.processInfo.environment
     // What systemd handed the daemon is not for its hooks.
-    for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] {
+    for key in [
+      "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+    ] {
       environment.removeValue(forKey: key)
     }
     for (key, value) in Self.environment(for: notice) { environment[key] = value }
@@ -117,7 +119,8 @@ public final class HookRunner: @unchecked Sendable {
     }
     timer.activate()
     running[pid] = (name, notice.id, timer)
-    log.debug("\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
+    log.debug(
+      "\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
   }
 
   /// `posix_spawn(3)` of `arguments` in a process group of its own, stdin from /dev/null.
@@ -129,7 +132,8 @@ public final class HookRunner: @unchecked Sendable {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     posix_spawnattr_setpgroup(&attributes, 0)
     var defaults = sigset_t()
     sigemptyset(&defaults)

@@ -100,7 +100,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       return try openChecked(path: path, sync: sync, historySize: historySize, log: log)
     } catch let error as SQLiteError where error.isCorruption {
       let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
-      log.error("the store at \(path) is damaged (\(error)); moved it aside to \(aside) and starting a fresh one")
+      log.error(
+        "the store at \(path) is damaged (\(error)); moved it aside to \(aside) and starting a fresh one")
       for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
         do {
           try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
@@ -245,7 +246,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         try commit(batch, historySize: historySize)
       } catch {
         failure = error
-        log.error("the store could not commit \(batch.unfinished.count + batch.finished.count) changes: \(error)")
+        log.error(
+          "the store could not commit \(batch.unfinished.count + batch.finished.count) changes: \(error)")
         // Keep the changes for the next commit, so that they are written once there is room again.
         pending.withLock { state in
           var retry = batch
@@ -263,15 +265,20 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     try database.execute("BEGIN IMMEDIATE")
     do {
       let upsert = try database.prepare(
-        "INSERT OR REPLACE INTO notices (id, finished, finished_at, app, outcome, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        "INSERT OR REPLACE INTO notices (id, finished, finished_at, app, outcome, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+      )
       for notice in batch.unfinished.values.sorted(by: { $0.id < $1.id }) {
         let data = String(decoding: try encoder.encode(notice), as: UTF8.self)
-        try upsert.run([.integer(notice.id), .integer(0), .null, notice.app.map(SQLiteValue.text) ?? .null, .null, .text(data)])
+        try upsert.run([
+          .integer(notice.id), .integer(0), .null, notice.app.map(SQLiteValue.text) ?? .null, .null,
+          .text(data),
+        ])
       }
       for notice in batch.finished.values.sorted(by: { $0.id < $1.id }) {
         let data = String(decoding: try encoder.encode(notice), as: UTF8.self)
         try upsert.run([
-          .integer(notice.id), .integer(1), .real(notice.finished ?? 0), notice.app.map(SQLiteValue.text) ?? .null,
+          .integer(notice.id), .integer(1), .real(notice.finished ?? 0),
+          notice.app.map(SQLiteValue.text) ?? .null,
           notice.outcome.map { .text($0.rawValue) } ?? .null, .text(data),
         ])
       }
@@ -301,7 +308,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   // MARK: - History
 
   /// Finished notices from the store, newest first, after committing what is pending.
-  public func history(_ request: HistoryParameters, completion: @escaping @Sendable (Result<[Notice], any Error>) -> Void) {
+  public func history(
+    _ request: HistoryParameters, completion: @escaping @Sendable (Result<[Notice], any Error>) -> Void
+  ) {
     sync { [self] _ in
       writer.async { [self] in
         completion(Result { try queryHistory(request) })
@@ -332,7 +341,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     let decoder = JSONDecoder()
     var notices: [Notice] = []
     while try statement.step() {
-      if let text = statement.text(0) { notices.append(try decoder.decode(Notice.self, from: Data(text.utf8))) }
+      if let text = statement.text(0) {
+        notices.append(try decoder.decode(Notice.self, from: Data(text.utf8)))
+      }
     }
     return notices
   }

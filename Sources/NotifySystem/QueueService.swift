@@ -12,7 +12,8 @@ public struct QueueService: VarlinkService {
   /// A service for `queue`; changes are acknowledged only once `store` has committed them;
   /// `reload` re-reads the configuration and answers once it is in force.
   public init(
-    queue: NoticeQueue, store: NoticeStore? = nil, reload: @escaping @Sendable () -> Result<Void, VarlinkError>
+    queue: NoticeQueue, store: NoticeStore? = nil,
+    reload: @escaping @Sendable () -> Result<Void, VarlinkError>
   ) {
     self.queue = queue
     self.store = store
@@ -91,7 +92,8 @@ public struct QueueService: VarlinkService {
     guard interface == Interface.name || interface == Interface.service else {
       throw VarlinkError(Interface.ErrorName.interfaceNotFound, ["interface": .string(interface)])
     }
-    guard interface == Interface.name, let method = Interface.Method(rawValue: String(call.method[call.method.index(after: dot)...]))
+    guard interface == Interface.name,
+      let method = Interface.Method(rawValue: String(call.method[call.method.index(after: dot)...]))
     else { throw VarlinkError.methodNotFound(call.method) }
 
     switch method {
@@ -100,7 +102,9 @@ public struct QueueService: VarlinkService {
       try replyDurably(ShowReply(id: id), withdrawing: id)
     case .progress:
       let result = try queue.progress(parameters(ProgressParameters.self))
-      try replyDurably(ProgressReply(id: result.id, existing: result.existing), withdrawing: result.existing ? nil : result.id)
+      try replyDurably(
+        ProgressReply(id: result.id, existing: result.existing),
+        withdrawing: result.existing ? nil : result.id)
     case .update:
       try replyDurably(NoticeReply(notice: try queue.update(parameters(UpdateParameters.self))))
     case .end:

@@ -44,7 +44,9 @@ public struct ListeningSocket: Sendable {
         defer { Posix.close(probe) }
         let result = Posix.connect(probe, path: path)
         // A non-blocking connect to a live listener succeeds or is in progress (backlog full).
-        if result == 0 || result == EAGAIN || result == EINPROGRESS { throw ServerError.alreadyRunning(path: path) }
+        if result == 0 || result == EAGAIN || result == EINPROGRESS {
+          throw ServerError.alreadyRunning(path: path)
+        }
         try Posix.unlink(path)
       } catch let error as ServerError {
         throw error
@@ -56,7 +58,9 @@ public struct ListeningSocket: Sendable {
     }
     do throws(SystemError) {
       let directory = (path as NSString).deletingLastPathComponent
-      if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+      if !directory.isEmpty {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      }
       let fd = try Posix.unixStreamSocket()
       do {
         try Posix.bind(fd, path: path)
@@ -179,7 +183,8 @@ public final class VarlinkServer: @unchecked Sendable {
     }
     let id = nextConnectionID
     nextConnectionID += 1
-    let connection = Connection(fd: fd, id: id, queue: queue, service: service, log: log) { [unowned self] closed in
+    let connection = Connection(fd: fd, id: id, queue: queue, service: service, log: log) {
+      [unowned self] closed in
       connections.removeValue(forKey: closed.id)
     }
     connections[id] = connection

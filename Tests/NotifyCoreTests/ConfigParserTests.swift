@@ -25,7 +25,8 @@ struct ConfigParserTests {
     let config = try parse([])
     #expect(config == Config())
     #expect(config.queue.maxVisible == 1 && config.queue.progressMaxVisible == 4)
-    #expect(config.queue.capacity == 10_000 && config.queue.historySize == 1000 && config.queue.frameRate == 30)
+    #expect(
+      config.queue.capacity == 10_000 && config.queue.historySize == 1000 && config.queue.frameRate == 30)
     #expect(config.queue.progressTimeout == 30 && config.queue.endHold == 1.5)
     #expect(config.dbusMode == .auto && config.storeSync == .normal)
   }
@@ -48,7 +49,8 @@ struct ConfigParserTests {
     ])
     #expect(
       config.queue.timing
-        == TimingOverrides(delay: 2, fadeIn: 0.3, hold: 60, fadeOut: 1.5, easeIn: .linear, easeOut: .easeInOut))
+        == TimingOverrides(
+          delay: 2, fadeIn: 0.3, hold: 60, fadeOut: 1.5, easeIn: .linear, easeOut: .easeInOut))
   }
 
   @Test func progressKeys_setTheirValues() throws {
@@ -82,7 +84,8 @@ struct ConfigParserTests {
 
   @Test func ruleSections_keepFileOrderAndEveryKey() throws {
     let config = try parse([
-      ("Rule:backups", "MatchApp", "backup*"), ("Rule:backups", "Urgency", "low"), ("Rule:backups", "Hold", "2s"),
+      ("Rule:backups", "MatchApp", "backup*"), ("Rule:backups", "Urgency", "low"),
+      ("Rule:backups", "Hold", "2s"),
       ("Rule:spam", "MatchTitle", "*newsletter*"), ("Rule:spam", "Suppress", "yes"),
       ("Rule:backups", "MatchTag", "nightly"), ("Rule:spam", "MatchUrgency", "low"),
     ])
@@ -108,10 +111,16 @@ struct ConfigParserTests {
       (("Timing", "FadeIn", "nan"), "test.conf:1: FadeIn: 'nan' is not a duration"),
       (("Timing", "FadeIn", "inf"), "test.conf:1: FadeIn: 'inf' is not a duration"),
       (("Timing", "Delay", "2d"), "test.conf:1: Delay: '2d' is longer than a day"),
-      (("Timing", "EaseIn", "bouncy"), "test.conf:1: EaseIn: 'bouncy' is not one of linear, easeIn, easeOut, easeInOut"),
+      (
+        ("Timing", "EaseIn", "bouncy"),
+        "test.conf:1: EaseIn: 'bouncy' is not one of linear, easeIn, easeOut, easeInOut"
+      ),
       (("Urgency:urgent", "Hold", "1"), "test.conf:1: Hold: unknown urgency in [Urgency:urgent]"),
       (("Rule:x", "MatchApp", "[abc"), "test.conf:1: MatchApp: '[abc' is not a valid glob"),
-      (("Rule:x", "MatchUrgency", "high"), "test.conf:1: MatchUrgency: 'high' is not one of low, normal, critical"),
+      (
+        ("Rule:x", "MatchUrgency", "high"),
+        "test.conf:1: MatchUrgency: 'high' is not one of low, normal, critical"
+      ),
       (("Rule:x", "Suppress", "maybe"), "test.conf:1: Suppress: 'maybe' is not a boolean"),
       (("Rule:", "Hold", "1"), "test.conf:1: Hold: a rule needs a name"),
       (("Store", "Sync", "sometimes"), "test.conf:1: Sync: 'sometimes' is not one of full, normal"),
@@ -126,7 +135,9 @@ struct ConfigParserTests {
   }
 
   @Test func badLine_namesItsOwnLineNumber() {
-    let message = error([("Queue", "MaxVisible", "2"), ("Timing", "Hold", "2s"), ("Timing", "FadeOut", "soon")])
+    let message = error([
+      ("Queue", "MaxVisible", "2"), ("Timing", "Hold", "2s"), ("Timing", "FadeOut", "soon"),
+    ])
     #expect(message?.hasPrefix("test.conf:3: FadeOut:") == true)
   }
 
@@ -140,12 +151,15 @@ struct ConfigParserTests {
     let config = try parse([("Timing", "Hold", "8s"), ("Timing", "FadeIn", "2s")])
     let explicit = TimingOverrides()
     let normal = config.queue.resolve(app: nil, tag: nil, title: "t", urgency: .normal, explicit: explicit)
-    let critical = config.queue.resolve(app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit)
+    let critical = config.queue.resolve(
+      app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit)
     #expect(normal.hold == 8)
     #expect(critical.hold == 0)
     #expect(critical.fadeIn == 2)
     let overridden = try parse([("Timing", "Hold", "8s"), ("Urgency:critical", "Hold", "5s")])
-    #expect(overridden.queue.resolve(app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit).hold == 5)
+    #expect(
+      overridden.queue.resolve(app: nil, tag: nil, title: "t", urgency: .critical, explicit: explicit).hold
+        == 5)
   }
 
   @Test func rendered_roundTripsThroughTheParser() throws {

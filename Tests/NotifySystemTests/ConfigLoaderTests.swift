@@ -18,10 +18,11 @@ struct ConfigLoaderTests {
       Hold = 3s
       """
     let entries = try ConfigLoader.entries(text: text, name: "x.conf")
-    #expect(entries == [
-      ConfigEntry(section: "Queue", key: "MaxVisible", value: "2", line: 3),
-      ConfigEntry(section: "Timing", key: "Hold", value: "3s", line: 7),
-    ])
+    #expect(
+      entries == [
+        ConfigEntry(section: "Queue", key: "MaxVisible", value: "2", line: 3),
+        ConfigEntry(section: "Timing", key: "Hold", value: "3s", line: 7),
+      ])
   }
 
   @Test func valueWithSemicolon_isKeptWhole() throws {
@@ -38,19 +39,25 @@ struct ConfigLoaderTests {
   }
 
   @Test func garbageLine_isASyntaxErrorAtItsLine() {
-    #expect(throws: ConfigError.syntax(file: "g.conf", line: 3, reason: "not a [Section], Key=Value or comment line")) {
+    #expect(
+      throws: ConfigError.syntax(
+        file: "g.conf", line: 3, reason: "not a [Section], Key=Value or comment line")
+    ) {
       try ConfigLoader.entries(text: "[Queue]\nMaxVisible=1\nthis is not ini\n", name: "g.conf")
     }
   }
 
   @Test func keyBeforeAnySection_isRefused() {
-    #expect(throws: ConfigError.syntax(file: "k.conf", line: 1, reason: "Hold= stands before any [Section]")) {
+    #expect(throws: ConfigError.syntax(file: "k.conf", line: 1, reason: "Hold= stands before any [Section]"))
+    {
       try ConfigLoader.entries(text: "Hold=1\n", name: "k.conf")
     }
   }
 
   @Test func missingFile_isUnreadable() {
-    #expect(throws: ConfigError.unreadable(file: "/nonexistent/notifyd.conf", reason: "No such file or directory")) {
+    #expect(
+      throws: ConfigError.unreadable(file: "/nonexistent/notifyd.conf", reason: "No such file or directory")
+    ) {
       try ConfigLoader.load("/nonexistent/notifyd.conf")
     }
   }
@@ -69,12 +76,18 @@ struct ConfigLoaderTests {
       try FileManager.default.createDirectory(atPath: "\(root)/\(dir)", withIntermediateDirectories: true)
     }
     _ = FileManager.default.createFile(atPath: "\(root)/dir2/notifyd/notifyd.conf", contents: Data())
-    let environment = ["XDG_CONFIG_HOME": "\(root)/home", "XDG_CONFIG_DIRS": "\(root)/dir1:\(root)/dir2", "HOME": root]
-    #expect(ConfigLoader.locate(explicit: nil, environment: environment) == "\(root)/dir2/notifyd/notifyd.conf")
+    let environment = [
+      "XDG_CONFIG_HOME": "\(root)/home", "XDG_CONFIG_DIRS": "\(root)/dir1:\(root)/dir2", "HOME": root,
+    ]
+    #expect(
+      ConfigLoader.locate(explicit: nil, environment: environment) == "\(root)/dir2/notifyd/notifyd.conf")
     _ = FileManager.default.createFile(atPath: "\(root)/home/notifyd/notifyd.conf", contents: Data())
-    #expect(ConfigLoader.locate(explicit: nil, environment: environment) == "\(root)/home/notifyd/notifyd.conf")
+    #expect(
+      ConfigLoader.locate(explicit: nil, environment: environment) == "\(root)/home/notifyd/notifyd.conf")
     #expect(ConfigLoader.locate(explicit: "/x.conf", environment: environment) == "/x.conf")
-    #expect(ConfigLoader.locate(explicit: nil, environment: ["HOME": "\(root)/none", "XDG_CONFIG_DIRS": "\(root)/none"]) == nil)
+    #expect(
+      ConfigLoader.locate(
+        explicit: nil, environment: ["HOME": "\(root)/none", "XDG_CONFIG_DIRS": "\(root)/none"]) == nil)
   }
 
   @Test func hookEnvironment_namesEveryField() {

@@ -39,11 +39,13 @@ struct DBusNotificationTests {
     let canonical = DBusNotification(
       appName: "a", summary: "s", hints: ["x-canonical-private-synchronous": .string("volume")])
     #expect(canonical.stackTag == "volume")
-    #expect(DBusNotification(appName: "a", summary: "s", hints: ["x-dunst-stack-tag": .string("")]).stackTag == nil)
+    #expect(
+      DBusNotification(appName: "a", summary: "s", hints: ["x-dunst-stack-tag": .string("")]).stackTag == nil)
   }
 
   @Test func actions_pairUpAndDropATrailingKeyOrEmptyKeys() {
-    let call = DBusNotification(appName: "a", summary: "s", actions: ["yes", "Yes", "", "Empty", "no", "No", "lone"])
+    let call = DBusNotification(
+      appName: "a", summary: "s", actions: ["yes", "Yes", "", "Empty", "no", "No", "lone"])
     #expect(call.actionPairs == [Action(key: "yes", label: "Yes"), Action(key: "no", label: "No")])
   }
 
