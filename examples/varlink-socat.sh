@@ -43,6 +43,8 @@ fi
 trap '' PIPE # a write to a socat that is gone fails, and says so below, instead of killing us
 coproc NOTIFYD { exec socat - "UNIX-CONNECT:$socket"; }
 to_notifyd=${NOTIFYD[1]} from_notifyd=${NOTIFYD[0]}
+# Bash unsets NOTIFYD_PID as soon as the coprocess exits: keep a copy for `wait`.
+socat_pid=$NOTIFYD_PID
 
 # Sends one call and reads its reply into $reply; an error reply ends the script.
 call() {
@@ -71,7 +73,7 @@ outcome=${BASH_REMATCH[1]}
 echo "outcome $outcome"
 
 exec {to_notifyd}>&- # end of input: socat closes the connection and exits
-wait "$NOTIFYD_PID" 2>/dev/null || true
+wait "$socat_pid" 2>/dev/null || true
 
 case $outcome in
     completed) exit 0 ;;
