@@ -19,7 +19,7 @@ build: deps
 run: build
 	$(BIN)/notifyd
 
-test: deps build unit-test tsan-test integration-test lint
+test: deps build unit-test tsan-test integration-test fuzz-test lint
 
 unit-test:
 	$(SWIFT) test
@@ -94,3 +94,41 @@ install: release man
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/notifyd 2>/dev/null || true
+
+# MARK: - bench, fuzzing, sanitizers (docs/PERFORMANCE.md)
+.PHONY: bench fuzz fuzz-test fuzz-long asan-test tsan-integration
+
+# DESIGN §8's figures beside their budgets, with dunst measured in the same run; not part of `test`.
+bench: deps
+	$(SWIFT) build -c release
+	bench/with-peer.sh .build/release/notifyd-bench
+
+# libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
+FUZZ_OUT := .build/fuzz
+FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyProtocol/*.swift Sources/NotifyCore/*.swift) \
+	Sources/NotifySystem/ConfigLoader.swift
+FUZZ_SECONDS ?= 300
+
+$(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config &: $(FUZZ_SOURCES)
+	fuzz/build.sh $(FUZZ_OUT)
+
+fuzz: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_OUT)
+
+fuzz-test: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
+	fuzz/run.sh 30 $(FUZZ_OUT)
+
+fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
+	fuzz/run.sh 1800 $(FUZZ_OUT)
+
+# The integration suite against daemons built with AddressSanitizer / ThreadSanitizer; each daemon
+# writes its reports to .build/<dir>/reports, and any report fails the run. Not part of `test`.
+SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py
+
+asan-test: deps
+	$(SWIFT) build --sanitize=address --scratch-path .build/asan
+	bench/sanitized-tests.sh address .build/asan $(SANITIZED_TESTS)
+
+tsan-integration: deps
+	$(SWIFT) build --sanitize=thread --scratch-path .build/tsan-integration
+	bench/sanitized-tests.sh thread .build/tsan-integration $(SANITIZED_TESTS)

@@ -2,21 +2,22 @@ import Foundation
 
 /// A value guarded by a pthread mutex (through `NSLock`): the one owner of a type's mutable state.
 ///
-/// The engine uses this rather than `Synchronization.Mutex` because on Linux a contended `Mutex`
-/// waits on a priority-inheriting futex inside the runtime library, where Thread Sanitizer cannot
-/// see the lock change hands: every contended access it guards is reported as a data race that is
-/// not one, so `make tsan-test` could never be clean. Thread Sanitizer does see pthread mutexes.
-final class Locked<Value>: @unchecked Sendable {
+/// The engine and the daemon use this rather than `Synchronization.Mutex` because on Linux a
+/// contended `Mutex` waits on a priority-inheriting futex inside the runtime library, where Thread
+/// Sanitizer cannot see the lock change hands: every contended access it guards is reported as a
+/// data race that is not one, so `make tsan-test` could never be clean. Thread Sanitizer does see
+/// pthread mutexes.
+public final class Locked<Value>: @unchecked Sendable {
   // @unchecked: `value` is only read or written while `lock` is held.
   private let lock = NSLock()
   private var value: Value
 
-  init(_ value: Value) {
+  public init(_ value: Value) {
     self.value = value
   }
 
   /// Runs `body` on the value with the lock held, and returns what it returns.
-  func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+  public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

@@ -35,12 +35,17 @@ public enum ConfigLoader {
 
   /// The entries of an in-memory config text, for tests and fuzzing.
   public static func entries(text: String, name: String = "<text>") throws(ConfigError) -> [ConfigEntry] {
-    var bytes = Array(text.utf8)
-    guard let file = bytes.withUnsafeMutableBytes({ fmemopen($0.baseAddress, $0.count, "r") }) else {
-      throw .unreadable(file: name, reason: "cannot open the text")
+    // A NUL after the text: fmemopen needs a buffer even for an empty text, and the buffer must
+    // outlive the stream, so the stream is used only inside this closure.
+    var bytes = Array(text.utf8) + [0]
+    let result = bytes.withUnsafeMutableBytes { buffer -> Result<[ConfigEntry], ConfigError> in
+      guard let file = fmemopen(buffer.baseAddress, buffer.count - 1, "r") else {
+        return .failure(.unreadable(file: name, reason: "cannot open the text"))
+      }
+      defer { fclose(file) }
+      return Result { () throws(ConfigError) in try entries(reading: file, name: name) }
     }
-    defer { fclose(file) }
-    return try entries(reading: file, name: name)
+    return try result.get()
   }
 
   private final class Context {
@@ -68,11 +73,23 @@ public enum ConfigLoader {
       return ini_parse_stream(
         { buffer, size, stream in
           let context = Unmanaged<Context>.fromOpaque(stream!).takeUnretainedValue()
-          guard let line = fgets(buffer, size, context.file) else { return nil }
+          guard let buffer, size > 1 else { return nil }
+          // fgets(3) by hand, so that a NUL inside a line (which hides the rest of it from strlen)
+          // cannot make the reader miss where the line ends.
+          var count = 0
+          var character: Int32 = 0
+          while count < Int(size) - 1 {
+            character = getc(context.file)
+            if character == EOF { break }
+            buffer[count] = CChar(truncatingIfNeeded: character)
+            count += 1
+            if character == 10 { break }
+          }
+          guard count > 0 else { return nil }
+          buffer[count] = 0
           if context.atLineStart { context.line += 1 }
-          let length = strlen(line)
-          context.atLineStart = length > 0 && line[length - 1] == 10
-          return line
+          context.atLineStart = character == 10
+          return buffer
         }, unmanaged,
         { user, section, key, value in
           let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
@@ -97,7 +114,9 @@ public enum ConfigLoader {
       throw .syntax(file: name, line: problem.line, reason: problem.reason)
     }
     if status > 0 {
-      throw .syntax(file: name, line: Int(status), reason: "not a [Section], Key=Value or comment line")
+      // libinih stops at the first error, so the reader's line is that line; libinih's own count
+      // (`status`) is off after a line with a NUL in it.
+      throw .syntax(file: name, line: context.line, reason: "not a [Section], Key=Value or comment line")
     }
     if status < 0 {
       throw .unreadable(file: name, reason: "libinih could not read it (error \(status))")

@@ -51,6 +51,11 @@ final class Connection: @unchecked Sendable {
     let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     source.setEventHandler { [unowned self] in readAvailable() }
     source.setCancelHandler { [self] in sourceCancelled() }
+    // Read once the source is registered: corelibs libdispatch (epoll) can lose a read source
+    // whose client sent its call and hung up before the registration was done (epoll reports
+    // EPOLLIN|EPOLLHUP at once, libdispatch removes the descriptor and never calls the handler),
+    // and the connection would be held open for ever (tests/test_load.py found hundreds).
+    source.setRegistrationHandler { [unowned self] in readAvailable() }
     liveSources += 1
     readSource = source
     source.activate()
@@ -79,6 +84,12 @@ final class Connection: @unchecked Sendable {
         return
       case .endOfFile:
         // The client is done sending; it may still be reading. Answer what it asked, then close.
+        // A client that has gone altogether reads nothing: close now, or a Watch or Wait it left
+        // behind would hold the connection open for ever (tests/test_load.py).
+        if Self.peerHasClosed(fd) {
+          close(reason: nil)
+          return
+        }
         readSource?.cancel()
         readSource = nil
         readClosed = true
@@ -98,6 +109,13 @@ final class Connection: @unchecked Sendable {
         }
       }
     }
+  }
+
+  /// Whether the peer has closed its end altogether, not only its sending half: an `AF_UNIX`
+  /// stream reports `POLLHUP` only then (`shutdown(SHUT_WR)` gives `POLLRDHUP` alone). Wraps `poll(2)`.
+  private static func peerHasClosed(_ fd: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: 0, revents: 0)
+    return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
   }
 
   private func received(_ message: [UInt8]) {

@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
-import Synchronization
 
 /// Why the store could not be opened.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
@@ -58,7 +57,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     var historySize: Int
   }
 
-  private let pending: Mutex<Pending>
+  private let pending: Locked<Pending>
 
   /// The schema, one migration per version; `PRAGMA user_version` says how many have run.
   static let migrations: [String] = [
@@ -80,7 +79,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.path = path
     self.database = database
     self.log = log
-    self.pending = Mutex(Pending(historySize: historySize))
+    self.pending = Locked(Pending(historySize: historySize))
   }
 
   /// Opens the store at `path`, creating it and its directory. A file that is not a database, or

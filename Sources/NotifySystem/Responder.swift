@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import NotifyCore
 
 /// Answers one call, now or later, from any thread: replies hop to the server's queue and go out
 /// on the connection the call came in on, in order.
@@ -9,7 +9,7 @@ import Synchronization
 public final class Responder: Sendable {
   private let queue: DispatchQueue
   private let send: @Sendable ([UInt8], Bool) -> Void
-  private let closeHandlers = Mutex<(closed: Bool, handlers: [@Sendable () -> Void])>((false, []))
+  private let closeHandlers = Locked<(closed: Bool, handlers: [@Sendable () -> Void])>((false, []))
 
   init(queue: DispatchQueue, send: @escaping @Sendable ([UInt8], Bool) -> Void) {
     self.queue = queue

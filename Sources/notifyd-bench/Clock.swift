@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Monotonic and wall clocks in the units the figures use.
+enum Clock {
+  /// Monotonic nanoseconds; wraps `clock_gettime(CLOCK_MONOTONIC)`.
+  static func nanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+  }
+
+  /// Monotonic seconds.
+  static func seconds() -> Double { Double(nanoseconds()) / 1e9 }
+
+  /// Seconds since the Unix epoch; wraps `clock_gettime(CLOCK_REALTIME)`.
+  static func wallTime() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+  }
+
+  /// Sleeps for `seconds`; wraps `nanosleep`.
+  static func sleep(_ seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+  }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An idle daemon: context switches per second with nothing to do (no watchdog asked for), beside
+/// dunst and its bus over the same window; and the time from spawn to `READY=1`.
+enum IdleFigure {
+  static func run(_ bench: Bench) throws {
+    bench.report.add(.section("Idle and start-up"))
+    let window = bench.quick ? 3.0 : 10.0
+    try bench.withDaemon("idle") { daemon in
+      // An idle dunst beside it, over the same window.
+      let peerPIDs = try bench.peer.map { [try $0.freshDunst()] + [$0.busDaemon].compactMap { $0 } } ?? []
+      // Let start-up work settle, and Dispatch's idle worker threads exit (after 5 s).
+      Clock.sleep(6)
+      let before = ProcessStats.contextSwitchesByThread(daemon.pid)
+      let peerBefore = peerPIDs.map { ProcessStats.contextSwitchesByThread($0) }
+      Clock.sleep(window)
+      let after = ProcessStats.contextSwitchesByThread(daemon.pid)
+      let peerAfter = peerPIDs.map { ProcessStats.contextSwitchesByThread($0) }
+      let ours = ProcessStats.switches(from: before, to: after)
+      var row = Row(
+        figure: "context switches/s idle, \(Int(window)) s, no watchdog (\(after.count) threads)",
+        value: Format.fixed(Double(ours.switches) / window, 1), budget: "0 (no wakeups but watchdog pings)",
+        verdict: ours.switches == 0 ? .met : .missed)
+      if !peerAfter.isEmpty {
+        let peer = zip(peerBefore, peerAfter).map { ProcessStats.switches(from: $0, to: $1).switches }.reduce(
+          0, +)
+        row.peer = "dunst+bus \(Format.fixed(Double(peer) / window, 1))/s"
+      }
+      if ours.exited > 0 {
+        bench.report.note(
+          "\(ours.exited) daemon threads exited in the idle window (counted as a wakeup each)")
+      }
+      bench.report.add(row)
+    }
+
+    let starts = bench.runs(20)
+    let directory = try makeScratchDirectory("notifyd-bench-ready")
+    var times: [Double] = []
+    var fresh = 0.0
+    for index in 0..<starts + 1 {
+      let daemon = try DaemonUnderTest(
+        binary: bench.notifyd, directory: directory, config: DaemonUnderTest.config())
+      let milliseconds = Double(daemon.readyNanoseconds) / 1e6
+      if index == 0 { fresh = milliseconds } else { times.append(milliseconds) }
+      let status = daemon.stop()
+      guard status == 0 else { throw BenchError("notifyd exited \(status); see \(daemon.logPath)") }
+    }
+    removeTree(directory)
+    let sample = Sample(times)
+    bench.report.add(
+      Row(
+        figure: "spawn → READY=1, median of \(starts) (store exists)",
+        value:
+          "\(Format.fixed(sample.median, 1)) ms (max \(Format.fixed(sample.maximum, 1)); new store \(Format.fixed(fresh, 1)))",
+        budget: "≤ 100 ms", verdict: sample.median <= 100 ? .met : .missed))
+  }
+}

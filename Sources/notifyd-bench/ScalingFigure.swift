@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import NotifyProtocol
+import Synchronization
+
+/// The cost of one `Show` and the daemon's memory at 10, 1k, 10k and 100k unfinished notices,
+/// with the queue suspended so that none finishes.
+enum ScalingFigure {
+  static let levels = [10, 1_000, 10_000, 100_000]
+  /// Sequential `Show`s timed at each level.
+  static let sampleSize = 1000
+
+  static func run(_ bench: Bench) throws {
+    bench.report.add(.section("Show cost and memory vs unfinished notices (queue suspended)"))
+    let levels = bench.quick ? [10, 1_000, 10_000] : levels
+    try bench.withDaemon("scaling") { daemon in
+      let control = try daemon.connect()
+      _ = try control.call(
+        Interface.Method.suspend.qualifiedName, SuspendParameters(), returning: SuspendReply.self)
+      var count = 0
+      var costs: [(level: Int, median: Double)] = []
+      var memory: [(level: Int, bytes: Int)] = []
+      for level in levels {
+        let cpuBefore = ProcessStats.cpuSeconds(daemon.pid) ?? 0
+        let added = level - count
+        try fill(daemon.socketPath, count: added)
+        // CPU time comes in 10 ms ticks: per Show only over a fill of a thousand or more.
+        let cpuPerShow =
+          added >= 1000
+          ? ((ProcessStats.cpuSeconds(daemon.pid) ?? 0) - cpuBefore) / Double(added) * 1e6 : .nan
+        count = level
+        Clock.sleep(0.3)
+        let rss = ProcessStats.residentBytes(daemon.pid) ?? 0
+        memory.append((level, rss))
+        var latencies: [Double] = []
+        let call = try ShowLoad.call(index: 0)
+        for _ in 0..<sampleSize {
+          let started = Clock.nanoseconds()
+          try control.send(call)
+          let reply = try control.receive()
+          latencies.append(Double(Clock.nanoseconds() - started) / 1000)
+          if RawVarlinkConnection.isError(reply) { throw BenchError(String(decoding: reply, as: UTF8.self)) }
+        }
+        count += sampleSize
+        let sample = Sample(latencies)
+        costs.append((level, sample.median))
+        bench.report.add(
+          Row(
+            figure: "at \(Format.grouped(Double(level))) unfinished",
+            value: "Show p50 \(Format.fixed(sample.median, 0)) µs, p99 \(Format.fixed(sample.p99, 0)) µs; "
+              + "RSS \(Format.fixed(Double(rss) / 1_048_576, 1)) MiB; daemon CPU \(Format.fixed(cpuPerShow, 1)) µs/Show filling"
+          ))
+      }
+      let status = try control.call(
+        Interface.Method.status.qualifiedName, NoParameters(), returning: StatusReply.self)
+      guard status.waiting + status.queued >= levels.last! else {
+        throw BenchError("expected \(levels.last!) unfinished notices, the daemon reports \(status)")
+      }
+      let medians = costs.map(\.median)
+      let spread = medians.max()! / medians.min()!
+      bench.report.add(
+        Row(
+          figure: "Show cost, slowest/fastest level", value: Format.ratio(spread), budget: "≤ 1.5×",
+          verdict: spread <= 1.5 ? .met : .missed))
+      let first = memory.first!
+      let last = memory.last!
+      let perNotice = Double(last.bytes - first.bytes) / Double(last.level - first.level)
+      bench.report.add(
+        Row(
+          figure: "memory per unfinished notice",
+          value:
+            "\(Format.fixed(perNotice / 1024, 2)) KiB (RSS \(Format.grouped(Double(first.level))) → \(Format.grouped(Double(last.level))))",
+          budget: "≤ 2 KiB", verdict: perNotice <= 2048 ? .met : .missed))
+    }
+  }
+
+  /// Adds `count` notices through 8 connections, each sending batches of up to 64 calls.
+  static func fill(_ path: String, count: Int) throws {
+    guard count > 0 else { return }
+    let connections = min(8, count)
+    let failure = Mutex<String?>(nil)
+    let done = DispatchGroup()
+    for index in 0..<connections {
+      let quota = count / connections + (index < count % connections ? 1 : 0)
+      done.enter()
+      Thread {
+        defer { done.leave() }
+        do {
+          let connection = try RawVarlinkConnection(path: path)
+          let call = try ShowLoad.call(index: index)
+          var remaining = quota
+          while remaining > 0 {
+            let batch = min(64, remaining)
+            try connection.send(Array([[UInt8]](repeating: call, count: batch).joined()))
+            for _ in 0..<batch {
+              let reply = try connection.receive()
+              if RawVarlinkConnection.isError(reply) {
+                throw BenchError(String(decoding: reply, as: UTF8.self))
+              }
+            }
+            remaining -= batch
+          }
+        } catch {
+          failure.withLock { $0 = "\(error)" }
+        }
+      }.start()
+    }
+    done.wait()
+    if let message = failure.withLock({ $0 }) { throw BenchError("filling the queue: \(message)") }
+  }
+}

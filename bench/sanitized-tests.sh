@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs integration tests against a daemon built with a sanitizer, and fails if the sanitizer
+# reported anything. The daemons' stderr goes to files the tests delete, so each daemon writes its
+# reports to SCRATCH/reports/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path).
+# Usage: bench/sanitized-tests.sh address|thread SCRATCH TEST...   (after
+#        swift build --sanitize=KIND --scratch-path SCRATCH)
+set -uo pipefail
+kind=$1
+scratch=$(cd "$2" && pwd)
+shift 2
+reports="$scratch/reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+# A crash is reported by the sanitizer; Swift's own backtracer would only hold the run up.
+export SWIFT_BACKTRACE=enable=no
+case "$kind" in
+  address) export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1" \
+    LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0" ;;
+  thread) export TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0:second_deadlock_stack=1" ;;
+  *) echo "usage: $0 address|thread SCRATCH TEST..." >&2; exit 2 ;;
+esac
+status=0
+NOTIFYD_BIN="$scratch/debug" "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider "$@" || status=$?
+found=$(find "$reports" -type f | wc -l)
+if [ "$found" -gt 0 ]; then
+  echo "sanitized-tests: $kind sanitizer reports in $reports:" >&2
+  for report in "$reports"/*; do
+    echo "---- $report" >&2
+    head -n 60 "$report" >&2
+  done
+  status=1
+else
+  echo "sanitized-tests: no $kind sanitizer reports"
+fi
+exit "$status"
