@@ -5,6 +5,7 @@ import os
 import pwd
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -195,4 +196,28 @@ def test_a_client_that_shuts_down_its_sending_side_still_gets_its_replies(daemon
         assert first["parameters"]["id"] > 0
         assert second["parameters"]["waiting"] == 1
         assert connection.recv(1) == b""
+    still_serves(daemon)
+
+
+def test_calls_pipelined_behind_a_wait_are_held_then_all_answered_in_order(daemon):
+    with daemon.queue() as queue:
+        waited = queue.Show(title="held", delay=60)["id"]
+    with daemon.raw() as connection:
+        connection.sendall(json.dumps({"method": "io.notifyd.Queue.Wait", "parameters": {"id": waited}}).encode() + b"\0")
+        # Far more than the daemon holds behind a call before it stops reading (1024).
+        burst = b"".join(
+            json.dumps({"method": "io.notifyd.Queue.Get", "parameters": {"id": waited}}).encode() + b"\0"
+            for _ in range(3000)
+        )
+        sender = threading.Thread(target=connection.sendall, args=(burst,))
+        sender.start()
+        time.sleep(0.5)
+        with daemon.queue() as queue:
+            assert queue.Status()["waiting"] == 1
+            queue.Cancel(id=waited)
+        first = read_reply(connection)
+        assert first["parameters"]["notice"]["outcome"] == "cancelled"
+        for _ in range(3000):
+            assert read_reply(connection)["parameters"]["notice"]["id"] == waited
+        sender.join(10)
     still_serves(daemon)

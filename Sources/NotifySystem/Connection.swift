@@ -69,7 +69,7 @@ final class Connection: @unchecked Sendable {
   private func readAvailable() {
     // Read a bounded amount per event, so that one busy client cannot starve the others.
     for _ in 0..<16 {
-      guard !isClosed else { return }
+      guard !isClosed, !readPaused, readSource != nil else { return }
       let transfer: Posix.Transfer
       do {
         transfer = try readBuffer.withUnsafeMutableBytes { buffer throws(SystemError) in
@@ -90,8 +90,7 @@ final class Connection: @unchecked Sendable {
           close(reason: nil)
           return
         }
-        readSource?.cancel()
-        readSource = nil
+        stopReading()
         readClosed = true
         closeIfDone()
         return
@@ -121,9 +120,39 @@ final class Connection: @unchecked Sendable {
   private func received(_ message: [UInt8]) {
     if busy {
       pending.append(message)
+      // Calls pipelined behind a Wait or Watch wait in memory: past a bound, stop reading until
+      // they drain, so one client cannot grow the daemon without limit.
+      if pending.count - pendingStart >= Self.maximumPending { pauseReading() }
       return
     }
     dispatch(message)
+  }
+
+  /// Calls held behind an unanswered one before the connection stops reading.
+  static let maximumPending = 1024
+  private var readPaused = false
+
+  private func pauseReading() {
+    guard !readPaused, let readSource else { return }
+    readSource.suspend()
+    readPaused = true
+  }
+
+  private func resumeReading() {
+    guard readPaused else { return }
+    readPaused = false
+    readSource?.resume()
+  }
+
+  /// Cancels the read source; a paused source is resumed first, or its cancel handler never runs.
+  private func stopReading() {
+    guard let source = readSource else { return }
+    readSource = nil
+    source.cancel()
+    if readPaused {
+      readPaused = false
+      source.resume()
+    }
   }
 
   /// Decodes a call's envelope and hands it to the service.
@@ -176,6 +205,7 @@ final class Connection: @unchecked Sendable {
       pending.removeAll(keepingCapacity: true)
       pendingStart = 0
     }
+    if pending.count - pendingStart < Self.maximumPending / 2 { resumeReading() }
     closeIfDone()
   }
 
@@ -241,8 +271,7 @@ final class Connection: @unchecked Sendable {
   }
 
   private func flushThenClose(reason: String?) {
-    readSource?.cancel()
-    readSource = nil
+    stopReading()
     closeAfterFlush = .some(reason)
     if writeSource == nil { flush() }
   }
@@ -254,9 +283,8 @@ final class Connection: @unchecked Sendable {
     guard !isClosed else { return }
     isClosed = true
     if let reason { log.info("client \(id): closing the connection: \(reason)") }
-    readSource?.cancel()
+    stopReading()
     writeSource?.cancel()
-    readSource = nil
     writeSource = nil
     if liveSources == 0 { Posix.close(fd) }
     let responders = self.responders.values
