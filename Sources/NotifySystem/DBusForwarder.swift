@@ -89,6 +89,10 @@ final class DBusForwarder: @unchecked Sendable {
   /// Feeds one queue event.
   func handle(_ event: Event) {
     switch event.kind {
+    case .snapshot:
+      // The subscription may begin after `start` listed the queue: a notice that began fading in
+      // between shows up only here.
+      for notice in event.notices ?? [] where notice.phase.isVisible { show(notice) }
     case .phase:
       guard event.phase == .fadingIn, let id = event.id, popups[id] == nil,
         let notice = try? queue.get(id), notice.phase.isVisible
