@@ -125,7 +125,11 @@ public final class NoticeQueue: Sendable {
     return try state.withLock { state throws(QueueError) -> Int in
       var events: [Event] = []
       defer { publish(events, &state) }
-      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID] {
+      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID],
+        !(existing.operation?.isClosing ?? false)
+      {
+        // A notice with the key that is already closing (ended or cancelled) goes its way; the new
+        // notice takes the key.
         if let operation = existing.operation, operation.appearance.phase.isVisible {
           existing.notice.title = request.title
           existing.notice.body = request.body
@@ -174,7 +178,9 @@ public final class NoticeQueue: Sendable {
     return try state.withLock { state throws(QueueError) -> (id: Int, existing: Bool) in
       var events: [Event] = []
       defer { publish(events, &state) }
-      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID] {
+      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID],
+        !(existing.operation?.isClosing ?? false)
+      {
         if existing.notice.kind == .progress {
           existing.notice.title = request.title
           if let body = request.body { existing.notice.body = body }

@@ -65,6 +65,12 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
   public override var isExecuting: Bool { state.withLock { $0.executing } }
   public override var isFinished: Bool { state.withLock { $0.finished } }
 
+  /// Whether an `end`, `cancel` or `dismiss` has decided how it finishes: news no longer brings it
+  /// back, so a notice with its key is a new notice.
+  public var isClosing: Bool {
+    state.withLock { $0.finished || ($0.outcome != nil && !$0.outcomeIsExpiry) || $0.cancelRequested }
+  }
+
   /// The phase and opacity now, as the timeline says.
   public var appearance: (phase: Phase, opacity: Double) {
     let now = scheduler.now

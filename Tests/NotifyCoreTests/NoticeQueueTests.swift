@@ -578,6 +578,35 @@ struct NoticeQueueTests {
     #expect(h.phase(id) == .holding)
   }
 
+  @Test func replace_whileClosingAfterCancel_givesANewNotice_andTheOldOneFinishesAsCancelled() throws {
+    let h = QueueHarness(settings: QueueHarness.settings(maxVisible: 2))
+    let old = try h.show("one", fadeIn: 1, hold: 5, fadeOut: 2, key: "k")
+    #expect(h.waitUntilShown(old))
+    h.advance(to: 2)
+    _ = try h.queue.cancel(CancelParameters(id: old))
+    h.clock.advance(by: 0)
+    #expect(h.phase(old) == .fadingOut)
+    let new = try h.show("two", key: "k")
+    #expect(new != old)
+    #expect(try h.queue.get(old).title == "one")
+    h.advance(to: 4)
+    #expect(h.waitUntilFinished(old))
+    #expect(try h.queue.get(old).outcome == .cancelled)
+    #expect(try h.queue.get(new).outcome == nil)
+    #expect(try h.show("three", key: "k") == new)
+  }
+
+  @Test func progress_withTheKeyOfAnEndedIndicator_startsANewOne() throws {
+    let h = QueueHarness()
+    let first = try h.queue.progress(ProgressParameters(title: "build", key: "b", fadeIn: 1))
+    #expect(h.waitUntilShown(first.id))
+    h.advance(to: 2)
+    _ = try h.queue.end(EndParameters(id: first.id, message: "done"))
+    let second = try h.queue.progress(ProgressParameters(title: "build again", key: "b"))
+    #expect(second.existing == false)
+    #expect(second.id != first.id)
+  }
+
   // MARK: - Dependencies
 
   @Test func after_waitsForTheOtherNoticeToFinish_evenWithASlotFree() throws {
