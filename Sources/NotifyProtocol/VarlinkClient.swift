@@ -124,16 +124,6 @@ public final class VarlinkClient {
     return pending.removeFirst()
   }
 
-  /// Reads the next reply.
-  public func receiveReply() throws(ClientError) -> VarlinkReply {
-    let message = try receiveMessage()
-    do {
-      return try VarlinkCoding.decodeReply(message)
-    } catch {
-      throw .malformedReply(path: path, reason: "\(error)")
-    }
-  }
-
   /// Reads the next reply and decodes its parameters, throwing an error reply as `VarlinkError`.
   public func receive<Reply: Decodable>(_ type: Reply.Type) throws -> (reply: Reply, continues: Bool) {
     let message = try receiveMessage()

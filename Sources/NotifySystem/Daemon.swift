@@ -34,8 +34,7 @@ public struct DaemonOptions: Sendable {
     if let socketPath { return socketPath }
     if let path = environment["NOTIFYD_SOCKET"], !path.isEmpty { return path }
     if let path = config.socketPath { return expandingHome(path, environment: environment) }
-    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/notifyd.sock" }
-    return "/run/user/\(getuid())/notifyd.sock"
+    return SocketPath.runtimeDefault(environment: { environment[$0] }, uid: getuid())
   }
 }
 
@@ -214,7 +213,7 @@ public final class Daemon: @unchecked Sendable {
     Systemd.notify("STOPPING=1")
     log.info("\(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
     subscription?.cancel()
-    server?.stopOnQueue()
+    server?.stop()
     socket?.removeOwnedPath()
     if let store {
       let flushed = DispatchSemaphore(value: 0)

@@ -180,7 +180,4 @@ enum Posix {
 
   /// `signal(SIGPIPE, SIG_IGN)`, so that writing to a vanished peer cannot kill the daemon.
   static func ignoreSIGPIPE() { _ = signal(SIGPIPE, SIG_IGN) }
-
-  /// `signal(sig, SIG_IGN)`, so that a Dispatch signal source alone handles `sig`.
-  static func ignore(_ sig: Int32) { _ = signal(sig, SIG_IGN) }
 }

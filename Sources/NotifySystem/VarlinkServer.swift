@@ -127,25 +127,14 @@ public final class VarlinkServer: @unchecked Sendable {
     }
   }
 
-  /// Stops accepting and closes every connection; the caller removes the socket file.
+  /// Stops accepting and closes every connection; the caller, on the server's queue, removes the
+  /// socket file.
   public func stop() {
-    queue.sync {
-      acceptSource?.cancel()
-      acceptSource = nil
-      for connection in Array(connections.values) { connection.close(reason: nil) }
-    }
-  }
-
-  /// `stop()` for a caller already on the server's queue.
-  public func stopOnQueue() {
     dispatchPrecondition(condition: .onQueue(queue))
     acceptSource?.cancel()
     acceptSource = nil
     for connection in Array(connections.values) { connection.close(reason: nil) }
   }
-
-  /// How many clients are connected (read on the server's queue).
-  public var clientCount: Int { queue.sync { connections.count } }
 
   private func acceptPending() {
     while true {

@@ -1,6 +1,5 @@
+import NotifyProtocol
 import Testing
-
-@testable import NotifyCLI
 
 @Suite("Socket path resolution")
 struct SocketPathTests {

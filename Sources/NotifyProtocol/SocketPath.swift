@@ -1,4 +1,4 @@
-/// Where `notifyctl` looks for the daemon's socket.
+/// Where the daemon's socket is, by default: one rule for `notifyd` and `notifyctl`.
 public enum SocketPath {
   /// The file name of the socket in the runtime directory.
   public static let fileName = "notifyd.sock"
@@ -13,6 +13,11 @@ public enum SocketPath {
   public static func resolve(option: String?, environment: (String) -> String?, uid: UInt32) -> String {
     if let option, !option.isEmpty { return option }
     if let path = environment("NOTIFYD_SOCKET"), !path.isEmpty { return path }
+    return runtimeDefault(environment: environment, uid: uid)
+  }
+
+  /// `$XDG_RUNTIME_DIR/notifyd.sock`, else `/run/user/<uid>/notifyd.sock`.
+  public static func runtimeDefault(environment: (String) -> String?, uid: UInt32) -> String {
     if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty {
       return runtime.hasSuffix("/") ? runtime + fileName : "\(runtime)/\(fileName)"
     }
