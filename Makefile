@@ -19,7 +19,7 @@ build: deps
 run: build
 	$(BIN)/notifyd
 
-test: deps build unit-test tsan-test integration-test fuzz-test lint
+test: deps build unit-test tsan-test integration-test fuzz-test asan-test tsan-integration lint
 
 unit-test:
 	$(SWIFT) test
@@ -122,8 +122,11 @@ fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
 	fuzz/run.sh 1800 $(FUZZ_OUT)
 
 # The integration suite against daemons built with AddressSanitizer / ThreadSanitizer; each daemon
-# writes its reports to .build/<dir>/reports, and any report fails the run. Not part of `test`.
-SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py
+# writes its reports to .build/<dir>/reports, and any report fails the run. Part of `test`: they
+# are the only sanitizer coverage of the daemon's @unchecked Sendable classes. The hostile-client
+# tests run too, but for the one that fills the queue to capacity (minutes under a sanitizer).
+SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py \
+	tests/test_bounds.py -k "not full_capacity"
 
 asan-test: deps
 	$(SWIFT) build --sanitize=address --scratch-path .build/asan

@@ -19,12 +19,14 @@ let package = Package(
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
     // libsqlite3 (the store) through a module map.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // Linux calls glibc declares only under _GNU_SOURCE (accept4), through a module map.
+    .systemLibrary(name: "CLinux"),
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
     .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
     .target(
       name: "NotifySystem",
-      dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus"]),
+      dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus", "CLinux"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -45,16 +46,21 @@ class Daemon:
         if env:
             self.env.update(env)
         self.extra_args = list(extra_args)
+        # A command to run notifyd under (`prlimit …`), and the umask it starts with.
+        self.start_command = []
+        self.umask = None
         self.process = None
         self.stderr_path = runtime_dir / "notifyd.stderr"
 
     def start(self, wait=True):
         self.stderr_file = open(self.stderr_path, "ab")
+        umask = self.umask
         self.process = subprocess.Popen(
-            [str(BIN / "notifyd"), *self.extra_args],
+            [*self.start_command, str(BIN / "notifyd"), *self.extra_args],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=self.stderr_file,
+            preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
         )
         if wait:
             wait_for(self.answers, what=f"notifyd to answer on {self.socket_path}")
@@ -128,21 +134,59 @@ def call_raw(connection, message: bytes):
     return read_reply(connection)
 
 
-_buffers = {}
+# What was read past the last reply, per socket object (not per descriptor number, which a later
+# socket may reuse); an entry goes with its socket.
+_buffers = weakref.WeakKeyDictionary()
 
 
 def read_reply(connection):
     """Reads the next NUL-terminated reply, keeping what follows it for the next call."""
-    data = _buffers.pop(connection.fileno(), b"")
-    while b"\0" not in data:
-        chunk = connection.recv(65536)
+    data = bytearray(_buffers.pop(connection, b""))
+    end = data.find(b"\0")
+    while end < 0:
+        chunk = connection.recv(1 << 20)
         if not chunk:
             return None
-        data += chunk
-    message, _, rest = data.partition(b"\0")
+        start = len(data)
+        data += chunk  # in place: a reply of hundreds of megabytes is not copied chunk by chunk
+        end = data.find(b"\0", start)
+    message, rest = bytes(data[:end]), bytes(data[end + 1:])
     if rest:
-        _buffers[connection.fileno()] = rest
+        _buffers[connection] = rest
     return json.loads(message)
+
+
+def rss_kib(pid):
+    """The resident set of process `pid`, in KiB (`VmRSS` of /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time process `pid` has used, in seconds (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_used_over(pid, seconds):
+    """The CPU seconds `pid` uses during the next `seconds` of real time."""
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return cpu_seconds(pid) - before
+
+
+# `make test` is what CI runs, as root with every package installed: there a skipped test is a missing
+# install step, not a pass. NOTIFYD_ALLOW_SKIPS=1 allows skips for a partial run by hand.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("NOTIFYD_ALLOW_SKIPS") != "1" and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped, and skips are failures here (NOTIFYD_ALLOW_SKIPS=1 allows them): {reason}"
 
 
 @pytest.fixture

@@ -9,8 +9,9 @@ import threading
 import time
 
 import pytest
+import varlink
 
-from conftest import call_raw, read_reply
+from conftest import call_raw, read_reply, wait_for
 
 
 def still_serves(daemon):
@@ -60,6 +61,60 @@ def test_wrong_types_are_invalid_parameter_naming_the_field(daemon, parameters, 
         reply = call_raw(connection, json.dumps({"method": "io.notifyd.Queue.Show", "parameters": parameters}).encode())
     assert reply["error"] == "org.varlink.service.InvalidParameter"
     assert reply["parameters"]["parameter"] == field
+
+
+@pytest.mark.parametrize("method", ["Show", "Progress"])
+@pytest.mark.parametrize(
+    "parameters, field",
+    [
+        ({"app": "a" * 257}, "app"),
+        ({"tag": "t" * 257}, "tag"),
+        ({"key": "k" * 257}, "key"),
+        ({"app": "é" * 129}, "app"),  # 258 bytes in 129 characters
+    ],
+)
+def test_names_past_256_bytes_are_invalid_argument_naming_the_field(daemon, method, parameters, field):
+    with daemon.raw() as connection:
+        call = {"method": f"io.notifyd.Queue.{method}", "parameters": {"title": "x", **parameters}}
+        reply = call_raw(connection, json.dumps(call).encode())
+        assert reply["error"] == "io.notifyd.Queue.InvalidArgument"
+        assert reply["parameters"]["field"] == field
+        assert "256 bytes" in reply["parameters"]["reason"]
+        assert call_raw(connection, b'{"method": "io.notifyd.Queue.List"}')["parameters"]["notices"] == []
+
+
+@pytest.mark.parametrize(
+    "actions, field",
+    [
+        ([{"key": f"k{i}", "label": "l"} for i in range(9)], "actions"),
+        ([{"key": "a", "label": "A"}, {"key": "k" * 257, "label": "B"}], "actions.1.key"),
+        ([{"key": "a", "label": "l" * 257}], "actions.0.label"),
+        ([{"key": "", "label": "l"}], "actions.0.key"),
+    ],
+)
+def test_actions_past_their_limits_are_invalid_argument_naming_the_field(daemon, actions, field):
+    with daemon.queue() as queue:
+        with pytest.raises(varlink.VarlinkError) as raised:
+            queue.Show(title="x", actions=actions)
+        assert raised.value.error() == "io.notifyd.Queue.InvalidArgument"
+        assert raised.value.parameters()["field"] == field
+        assert queue.Show(title="x", actions=[{"key": f"k{i}", "label": "l" * 256} for i in range(8)])["id"]
+
+
+def test_hooks_get_names_and_bodies_at_their_limits(make_daemon, runtime_dir):
+    """At every limit at once a hook still starts: its environment stays far below E2BIG."""
+    seen = runtime_dir / "hook-saw"
+    config = runtime_dir / "config" / "notifyd"
+    config.mkdir(parents=True)
+    (config / "notifyd.conf").write_text(
+        f'[Hooks]\nOnFinish=printf "%s %s" "${{#NOTIFYD_APP}}" "${{#NOTIFYD_BODY}}" > {seen}\n[DBus]\nMode=off\n')
+    daemon = make_daemon()
+    with daemon.queue() as queue:
+        queue.Show(title="t" * 1024, body="b" * 16384, app="a" * 256, tag="g" * 256, key="k" * 256,
+                   fadeIn=0, hold=0.01, fadeOut=0)
+    wait_for(lambda: seen.exists() and seen.read_text(), what="the hook to run")
+    assert seen.read_text() == "256 16384"
+    assert "E2BIG" not in daemon.stderr() and "could not start" not in daemon.stderr()
 
 
 def test_parameters_that_are_not_an_object_are_invalid_parameter(daemon):

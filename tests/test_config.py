@@ -118,7 +118,16 @@ def test_hooks_run_with_the_notice_in_the_environment(runtime_dir):
             cancelled = queue.Show(title="never shown")["id"]
             queue.Cancel(id=cancelled)
         wait_for(lambda: log.exists() and len(log.read_text().splitlines()) >= 4, what="hooks to run")
-        time.sleep(0.3)
+        # A hook that should not run for `cancelled` would be started with its OnFinish, before any
+        # hook of a later notice. Measure how long a later notice's hook takes to appear after it
+        # finishes, then give the unwanted one three times that.
+        with daemon.queue() as queue:
+            queue.Resume()
+            marker = queue.Show(title="marker", fadeIn=0, hold=0.01, fadeOut=0)["id"]
+            queue.Wait(marker)
+        finished_at = time.monotonic()
+        wait_for(lambda: f"complete {marker}" in log.read_text().splitlines(), what="the marker's hook")
+        time.sleep(3 * (time.monotonic() - finished_at))
         lines = log.read_text().splitlines()
         assert f"show {done} Backup done|ok|backup|low" in lines
         assert f"finish {done} completed open" in lines

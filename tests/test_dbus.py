@@ -355,7 +355,13 @@ def test_notify_send_wait_returns_when_the_notice_ends(start_daemon, bus):
     waiting = spawn_notify_send(bus, "--wait", "-t", "0", "Held until ended")
     id = wait_for(lambda: [n["id"] for n in only_unfinished(daemon)], what="the notice")[0]
     wait_until_visible(daemon, id)
-    time.sleep(1.0)
+    # notify-send --wait returns on the notice's NotificationClosed; signals leave in order, so once
+    # a later notice's close is seen (and notify-send had the time that took to act on one), it
+    # would have returned.
+    started = time.monotonic()
+    later = int(notify_send(bus, "-p", "-t", "50", "Later"))
+    wait_for(lambda: notice(daemon, later)["phase"] == "finished", what="the later notice to close")
+    time.sleep(time.monotonic() - started)
     assert waiting.poll() is None, "notify-send --wait returned while the notice was still showing"
     with daemon.queue() as queue:
         queue.End(id)
@@ -410,6 +416,27 @@ def test_stack_tag_becomes_the_key_and_replaces_in_place(start_daemon, bus, hint
     assert [n["id"] for n in only_unfinished(daemon)] == [first]
 
 
+@pytest.mark.parametrize(
+    "args, argument",
+    [
+        (["-a", "a" * 257, "Too long an app name"], "app_name"),
+        (["-h", "string:x-dunst-stack-tag:" + "t" * 257, "Too long a stack tag"], "x-dunst-stack-tag"),
+        ([arg for index in range(9) for arg in ("-A", f"k{index}=Label {index}")] + ["Nine actions"], "actions"),
+        (["-A", "ok=" + "l" * 257, "Too long a label"], "actions[1]"),
+    ],
+)
+def test_names_and_actions_past_their_limits_are_a_clear_dbus_error(start_daemon, bus, args, argument):
+    daemon = start_daemon("server")
+    refused = subprocess.run(["notify-send", "-p", *args], env=dict(os.environ, **bus.env()), capture_output=True,
+                             text=True, timeout=30)
+    assert refused.returncode != 0
+    assert argument in refused.stderr and ("256 bytes" in refused.stderr or "8 actions" in refused.stderr), refused.stderr
+    assert only_unfinished(daemon) == []
+    # At the limits they are accepted.
+    accepted = int(notify_send(bus, "-p", "-a", "a" * 256, "-A", "ok=" + "l" * 256, "At the limits"))
+    assert notice(daemon, accepted)["app"] == "a" * 256
+
+
 def test_replaces_id_changes_a_visible_notice_in_place(start_daemon, bus):
     daemon = start_daemon("server")
     id = int(notify_send(bus, "-p", "-t", "0", "Downloading", "1 of 3"))
@@ -454,7 +481,10 @@ def test_notification_closed_says_expired_and_otherwise(start_daemon, bus, monit
     with daemon.queue() as queue:
         varlink_id = queue.Show(title="From Varlink", fadeIn=0.05, hold=0.05, fadeOut=0.05)["id"]
     wait_until_finished(daemon, varlink_id)
-    time.sleep(0.3)
+    # Signals leave in order: once a later D-Bus notice's NotificationClosed is seen, one for the
+    # Varlink notice would have been seen before it.
+    later = int(notify_send(bus, "-p", "-t", "50", "Later, over D-Bus"))
+    wait_for(lambda: ("NotificationClosed", later, 1) in monitor.signals(), what="the later notice's signal")
     assert all(signal[1] != varlink_id for signal in monitor.signals())
 
 
@@ -553,7 +583,8 @@ def test_update_replaces_the_popup_instead_of_adding_one(start_daemon, dunst):
     wait_for(lambda: dunst.displayed() == 1, what="the popup")
     with daemon.queue() as queue:
         queue.Update(id=id, body="file 2", value=60)
-    time.sleep(1.0)
+    # The forwarder sends in order: a close of the first popup would reach dunst before the update.
+    wait_for(lambda: [popup["body"] for popup in dunst.received()][-1:] == ["file 2"], what="the update in dunst")
     assert dunst.displayed() == 1
     assert int(dunst.ctl("count", "waiting")) == 0
     assert dunst.history() == [], "the update closed the first popup"

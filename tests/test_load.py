@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import socket
+import statistics
 import threading
 import time
 
@@ -47,7 +48,7 @@ class Connection:
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.socket.settimeout(timeout)
         self.socket.connect(path)
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def send(self, method, parameters=None, **flags):
         message = {"method": method}
@@ -57,12 +58,16 @@ class Connection:
         self.socket.sendall(json.dumps(message).encode() + b"\0")
 
     def receive(self):
-        while b"\0" not in self.buffer:
+        end = self.buffer.find(b"\0")
+        while end < 0:
             chunk = self.socket.recv(1 << 20)
             if not chunk:
                 raise ConnectionError("notifyd closed the connection")
-            self.buffer += chunk
-        message, _, self.buffer = self.buffer.partition(b"\0")
+            start = len(self.buffer)
+            self.buffer += chunk  # a bytearray, extended in place
+            end = self.buffer.find(b"\0", start)
+        message = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         return json.loads(message)
 
     def call(self, method, parameters=None):
@@ -217,8 +222,24 @@ def loaded_daemon(runtime_dir):
     daemon.kill()
 
 
+def status_round_trip(path):
+    """Seconds from connecting to the answer of one Status call."""
+    started = time.monotonic()
+    probe = Connection(path, timeout=10)
+    reply = probe.call("io.notifyd.Queue.Status")
+    probe.close()
+    assert "error" not in reply, reply
+    return time.monotonic() - started
+
+
+def median_round_trip(path, count=9):
+    return statistics.median(status_round_trip(path) for _ in range(count))
+
+
 def test_256_clients_with_slow_vanishing_and_garbage_ones_lose_no_acknowledged_notice(loaded_daemon):
     daemon = loaded_daemon
+    # What "prompt" means on this machine now, before any load.
+    before_load = median_round_trip(daemon.socket_path)
     load = Load(daemon.socket_path)
     kinds = [(normal_client, NORMAL), (slow_reader, SLOW_READERS), (vanishing_client, VANISHING), (garbage_client, GARBAGE)]
     threads = [
@@ -248,15 +269,14 @@ def test_256_clients_with_slow_vanishing_and_garbage_ones_lose_no_acknowledged_n
     assert load.counts["shows"] > 100, load.counts
     assert load.counts["garbage"] > 0 and load.counts["vanished"] > 0, load.counts
 
-    started = time.monotonic()
-    probe = Connection(daemon.socket_path, timeout=5)
-    assert "error" not in probe.call("io.notifyd.Queue.Status")
-    probe.close()
-    after_load = time.monotonic() - started
+    after_load = median_round_trip(daemon.socket_path)
     # During the load every call, garbage included, waits its turn on the daemon's one serial queue
-    # (two cores here): slow, but never stalled. Afterwards it must be prompt again.
+    # (two cores here): slow, but never stalled. Afterwards it must be prompt again: within a few
+    # times what it took before the load (the daemon still fades out the backlog meanwhile), and
+    # never the seconds a stalled queue would take.
     assert under_load < 8.0, f"a normal client waited {under_load:.3f} s under load"
-    assert after_load < 1.0, f"a normal client waited {after_load:.3f} s after the load"
+    assert after_load < max(10 * before_load, 0.25), (
+        f"a normal client waited {after_load * 1000:.1f} ms after the load, {before_load * 1000:.1f} ms before it")
 
     unfinished, finished = ids_known(daemon.socket_path)
     missing = load.acknowledged - unfinished - finished

@@ -220,3 +220,20 @@ def test_run_still_runs_the_command_when_the_daemon_is_down(tmp_path):
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 4
     assert "cannot connect" in result.stderr
+
+
+def test_json_output_escapes_del_and_c1_controls(daemon):
+    """JSON allows DEL and U+0080–U+009F raw, but a terminal acts on them (U+009B is CSI)."""
+    title = "bell\x7f csi\x9b[31m nel\x85 end"
+    with daemon.queue() as queue:
+        id = queue.Show(title=title, body="next\x9dline", urgency="critical")["id"]
+    outputs = [
+        daemon.notifyctl("get", str(id), "--json", check=True).stdout,
+        daemon.notifyctl("list", "--json", check=True).stdout,
+        daemon.notifyctl("call", "io.notifyd.Queue.Get", json.dumps({"id": id}), check=True).stdout,
+    ]
+    for output in outputs:
+        assert not any(0x7F <= ord(character) <= 0x9F for character in output), repr(output)
+        assert "\\u007f" in output and "\\u009b" in output and "\\u0085" in output and "\\u009d" in output
+    # The escapes mean the same characters.
+    assert json.loads(outputs[0])["notice"]["title"] == title

@@ -238,10 +238,12 @@ def test_watchdog_pings_every_half_interval(start, notify, shell_prefix):
     ready(daemon, notify)
     pings = [(at, pid) for at, pid, f in notify.drain(3.0) if f.get("WATCHDOG") == "1"]
     assert all(pid == daemon.process.pid for _, pid in pings)
-    # 0.3 s apart: 10 in 3 s; allow for a slow machine, but not for pinging at the full interval.
-    assert 7 <= len(pings) <= 12, f"{len(pings)} pings in 3 s"
+    # 0.3 s apart: 10 in 3 s. A loaded machine delays some pings, which moves the count but hardly
+    # the median gap; never more than one ping per 0.3 s (+ the first at once), and at the full
+    # interval (0.6 s) the median would be twice what it must be.
+    assert 4 <= len(pings) <= 12, f"{len(pings)} pings in 3 s"
     gaps = sorted(b - a for (a, _), (b, _) in zip(pings, pings[1:]))
-    assert 0.2 <= gaps[len(gaps) // 2] <= 0.4, f"median gap {gaps[len(gaps) // 2]:.3f} s"
+    assert 0.2 <= gaps[len(gaps) // 2] <= 0.45, f"median gap {gaps[len(gaps) // 2]:.3f} s"
     assert daemon.stop() == 0
 
 

@@ -46,7 +46,9 @@ public final class NoticeQueue: Sendable {
     var history: [Int: Notice] = [:]
     var historyOrder: [Int] = []
     var historyStart = 0
-    var waiters: [Int: [@Sendable (Notice) -> Void]] = [:]
+    /// `Wait` callers by the notice they wait for, each under its own number so it can leave.
+    var waiters: [Int: [Int: @Sendable (Notice) -> Void]] = [:]
+    var nextWaiterID = 1
     var watchers: [Int: Watcher] = [:]
     var nextWatcherID = 1
     var fading: Set<Int> = []
@@ -70,7 +72,7 @@ public final class NoticeQueue: Sendable {
   private let journal: (any NoticeJournal)?
   private let lanes: [OperationQueue]
   private let state: Locked<State>
-  private let delivery = DispatchQueue(label: "notifyd.events")
+  private let delivery = DispatchQueue.daemonSerial("notifyd.events")
 
   /// A queue running on `scheduler`'s clock with `settings` in force, writing what must survive a
   /// crash to `journal`.
@@ -112,14 +114,11 @@ public final class NoticeQueue: Sendable {
       delay: request.delay, fadeIn: request.fadeIn, hold: request.hold, fadeOut: request.fadeOut,
       easeIn: request.easeIn, easeOut: request.easeOut)
     try Self.validate(explicit)
+    try Self.validate(app: request.app, tag: request.tag, key: request.key)
     if let after = request.after, after <= 0 {
       throw .invalidArgument(field: "after", reason: "must be a positive notice id")
     }
-    if let actions = request.actions {
-      for action in actions where action.key.isEmpty {
-        throw .invalidArgument(field: "actions", reason: "an action needs a non-empty key")
-      }
-    }
+    if let actions = request.actions { try Self.validate(actions) }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
     return try state.withLock { state throws(QueueError) -> Int in
@@ -172,6 +171,7 @@ public final class NoticeQueue: Sendable {
     try Self.validate(title: request.title, body: request.body)
     let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
     try Self.validate(explicit)
+    try Self.validate(app: request.app, tag: request.tag, key: request.key)
     if let timeout = request.timeout { try Self.validate(duration: timeout, field: "timeout") }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
@@ -549,16 +549,34 @@ public final class NoticeQueue: Sendable {
     }
   }
 
-  /// Calls `reply` once notice `id` has finished (at once if it already has).
-  public func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError) {
-    try state.withLock { state throws(QueueError) in
+  /// Calls `reply` once notice `id` has finished (at once if it already has). Cancelling the
+  /// subscription (the caller went away) forgets the wait.
+  @discardableResult
+  public func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError) -> Subscription
+  {
+    let waiter = try state.withLock { state throws(QueueError) -> Int? in
       if let notice = state.history[id] {
         delivery.async { reply(notice) }
-        return
+        return nil
       }
       guard state.records[id] != nil else { throw .noSuchNotice(id: id) }
-      state.waiters[id, default: []].append(reply)
+      let waiter = state.nextWaiterID
+      state.nextWaiterID += 1
+      state.waiters[id, default: [:]][waiter] = reply
+      return waiter
     }
+    guard let waiter else { return Subscription {} }
+    return Subscription { [weak self] in
+      self?.state.withLock { state in
+        state.waiters[id]?.removeValue(forKey: waiter)
+        if state.waiters[id]?.isEmpty == true { state.waiters.removeValue(forKey: id) }
+      }
+    }
+  }
+
+  /// How many `Wait` callers and watchers the queue holds: what clients can make it keep.
+  public var subscriberCounts: (waiters: Int, watchers: Int) {
+    state.withLock { state in (state.waiters.values.reduce(0) { $0 + $1.count }, state.watchers.count) }
   }
 
   // MARK: - Watching
@@ -598,10 +616,20 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// Returns once every event and `Wait` reply published so far has been handed to its subscriber.
+  public func flushEvents() {
+    delivery.sync {}
+  }
+
   /// Whether a frame timer is armed; with nothing fading or nobody asking for frames, none is.
   public var isFrameTimerArmed: Bool { state.withLock { $0.frameTimer != nil } }
 
   // MARK: - Internals
+
+  /// The most bytes of UTF-8 in an app name, tag, key, action key or action label.
+  public static let maximumNameLength = 256
+  /// The most actions a notice carries.
+  public static let maximumActions = 8
 
   private static func validate(title: String, body: String?, field: String = "body") throws(QueueError) {
     if title.utf8.count > 1024 {
@@ -609,6 +637,31 @@ public final class NoticeQueue: Sendable {
     }
     if let body, body.utf8.count > 16 * 1024 {
       throw .invalidArgument(field: field, reason: "longer than 16 KiB")
+    }
+  }
+
+  private static func validate(name: String?, field: String) throws(QueueError) {
+    if let name, name.utf8.count > maximumNameLength {
+      throw .invalidArgument(field: field, reason: "longer than \(maximumNameLength) bytes")
+    }
+  }
+
+  private static func validate(app: String?, tag: String?, key: String?) throws(QueueError) {
+    try validate(name: app, field: "app")
+    try validate(name: tag, field: "tag")
+    try validate(name: key, field: "key")
+  }
+
+  private static func validate(_ actions: [Action]) throws(QueueError) {
+    if actions.count > maximumActions {
+      throw .invalidArgument(field: "actions", reason: "more than \(maximumActions) actions")
+    }
+    for (index, action) in actions.enumerated() {
+      if action.key.isEmpty {
+        throw .invalidArgument(field: "actions.\(index).key", reason: "an action needs a non-empty key")
+      }
+      try validate(name: action.key, field: "actions.\(index).key")
+      try validate(name: action.label, field: "actions.\(index).label")
     }
   }
 
@@ -694,7 +747,7 @@ public final class NoticeQueue: Sendable {
     journal?.recordFinished(notice)
     events.append(Event(kind: .finished, at: notice.finished!, id: id, notice: notice))
     if let waiters = state.waiters.removeValue(forKey: id) {
-      delivery.async { for reply in waiters { reply(notice) } }
+      delivery.async { for reply in waiters.values { reply(notice) } }
     }
     if let blocked = state.blockedOn.removeValue(forKey: id) {
       for waitingID in blocked where state.records[waitingID] != nil {

@@ -30,7 +30,7 @@ public final class DispatchScheduler: Scheduler {
   private let queue: DispatchQueue
 
   /// Runs timer actions on `queue`, a concurrent or serial queue the caller chooses.
-  public init(queue: DispatchQueue = DispatchQueue(label: "notifyd.timers", qos: .userInteractive)) {
+  public init(queue: DispatchQueue = .daemonSerial("notifyd.timers", qos: .userInteractive)) {
     self.queue = queue
   }
 

@@ -49,6 +49,12 @@ public enum JSONValue: Sendable, Equatable, Codable {
     return nil
   }
 
+  /// The elements of an array, or `nil` for any other value.
+  public var arrayValue: [JSONValue]? {
+    if case .array(let elements) = self { return elements }
+    return nil
+  }
+
   /// The text of a string, or `nil` for any other value.
   public var stringValue: String? {
     if case .string(let text) = self { return text }

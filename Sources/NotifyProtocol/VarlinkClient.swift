@@ -42,7 +42,9 @@ public final class VarlinkClient {
   /// The socket path this client is connected to.
   public let path: String
   private let fd: Int32
-  private var framer = VarlinkFramer(maximumMessageSize: 64 << 20)
+  /// Replies are as long as the daemon's queue makes them (`List` at full capacity runs to
+  /// hundreds of megabytes); the daemon is the user's own, so the client takes what it sends.
+  private var framer = VarlinkFramer(maximumMessageSize: Int.max)
   private var pending: [[UInt8]] = []
 
   /// Connects to the socket at `path` (wraps `socket(2)` and `connect(2)`).
@@ -127,17 +129,19 @@ public final class VarlinkClient {
   /// Reads the next reply and decodes its parameters, throwing an error reply as `VarlinkError`.
   public func receive<Reply: Decodable>(_ type: Reply.Type) throws -> (reply: Reply, continues: Bool) {
     let message = try receiveMessage()
-    let envelope: VarlinkReply
+    let header: ReplyHeader
     do {
-      envelope = try VarlinkCoding.decodeReply(message)
+      // Only the envelope's flags: a long reply's parameters are decoded once, below, into `type`.
+      header = try JSONDecoder().decode(ReplyHeader.self, from: Data(message))
     } catch {
       throw ClientError.malformedReply(path: path, reason: "\(error)")
     }
-    if let name = envelope.error {
-      throw VarlinkError(name, envelope.parameters?.objectValue ?? [:])
+    if let name = header.error {
+      let envelope = try? VarlinkCoding.decodeReply(message)
+      throw VarlinkError(name, envelope?.parameters?.objectValue ?? [:])
     }
     do {
-      return (try VarlinkCoding.parameters(type, from: message), envelope.continues ?? false)
+      return (try VarlinkCoding.parameters(type, from: message), header.continues ?? false)
     } catch {
       throw ClientError.malformedReply(path: path, reason: "\(error)")
     }
@@ -159,4 +163,10 @@ public final class VarlinkClient {
   ) throws -> Reply {
     try call(method.qualifiedName, parameters, returning: type)
   }
+}
+
+/// The flags of a reply, without its parameters.
+private struct ReplyHeader: Decodable {
+  var error: String?
+  var continues: Bool?
 }

@@ -2,8 +2,12 @@ import Dispatch
 import Foundation
 import NotifyProtocol
 
-/// One client of the Varlink server: reads NUL-framed calls, answers them in order, buffers what
-/// the peer is slow to read.
+/// One client of the Varlink server: reads NUL-framed calls, answers them in order, and holds no
+/// more for the client than `ConnectionLimits` allows.
+///
+/// Calls are taken up one at a time: the next waits (in `pending`) until the one being answered
+/// has sent its final reply. A oneway call does not hold up the next, but it is tracked like any
+/// other until it completes, and released when the connection closes.
 ///
 /// - Important: used only on the server's queue.
 final class Connection: @unchecked Sendable {
@@ -13,37 +17,63 @@ final class Connection: @unchecked Sendable {
   private let queue: DispatchQueue
   private let service: any VarlinkService
   private let log: Logger
-  private var framer = VarlinkFramer()
-  private var readSource: (any DispatchSourceRead)?
-  private var writeSource: (any DispatchSourceWrite)?
-  private var outbox: [UInt8] = []
-  private var outboxStart = 0
-  /// Calls received and not yet taken up, because an earlier call is still being answered.
-  private var pending: [[UInt8]] = []
-  private var pendingStart = 0
-  private var busy = false
-  /// The client shut down its sending side: once every call it made is answered, close.
-  private var readClosed = false
-  /// Calls still being answered, which may hold a subscription or a wait.
-  private var responders: [Int: Responder] = [:]
-  private var nextCall = 0
-  /// Dispatch sources not yet cancelled; the descriptor is closed once none is left.
-  private var liveSources = 0
-  private(set) var isClosed = false
+  private let limits: ConnectionLimits
   private let onClose: (Connection) -> Void
 
-  /// The most a slow reader may leave unread before it is dropped.
-  static let maximumOutbox = 16 << 20
+  /// Where the connection is in its life.
+  private enum State {
+    /// Reading calls and answering them.
+    case open
+    /// The client shut down its sending side: answer what it asked, then close.
+    case readClosed
+    /// The last replies are being written; then the descriptor closes.
+    case closing(reason: String?)
+    /// Done: every call released.
+    case closed
+  }
+  private var state = State.open
+  var isClosed: Bool {
+    if case .closed = state { return true }
+    return false
+  }
+
+  private var framer: VarlinkFramer
+  private var readSource: (any DispatchSourceRead)?
+  private var readPaused = false
+  /// While reading is paused: looks for the client's hang-up.
+  private var hangUpTimer: (any DispatchSourceTimer)?
+  private var writeSource: (any DispatchSourceWrite)?
+  /// Dispatch sources not yet cancelled; the descriptor is closed once none is left.
+  private var liveSources = 0
+  private var output = OutputQueue()
+
+  /// Calls received and not yet taken up, oldest first (`pending[pendingStart...]`).
+  private var pending: [[UInt8]] = []
+  private var pendingStart = 0
+  private var pendingBytes = 0
+  /// Calls taken up and not yet complete, oneway ones included: released when the connection closes.
+  private var open: [Int: Responder] = [:]
+  /// The call (not oneway) being answered: later calls wait for its final reply.
+  private var answering: Int?
+  private var openOneway = 0
+  private var nextCall = 0
+  private var takingUpCalls = false
+
+  /// When a write last made progress (or output began to wait), for the stall timeout.
+  private var lastWriteProgress = DispatchTime.now()
+  private var stallTimer: (any DispatchSourceTimer)?
 
   init(
     fd: Int32, id: Int, queue: DispatchQueue, service: any VarlinkService, log: Logger,
-    onClose: @escaping (Connection) -> Void
+    limits: ConnectionLimits, onClose: @escaping (Connection) -> Void
   ) {
     self.fd = fd
     self.id = id
     self.queue = queue
     self.service = service
     self.log = log
+    self.limits = limits
+    self.framer = VarlinkFramer(maximumMessageSize: limits.maximumMessageSize)
     self.onClose = onClose
   }
 
@@ -69,7 +99,7 @@ final class Connection: @unchecked Sendable {
   private func readAvailable() {
     // Read a bounded amount per event, so that one busy client cannot starve the others.
     for _ in 0..<16 {
-      guard !isClosed, !readPaused, readSource != nil else { return }
+      guard case .open = state, !readPaused, readSource != nil else { return }
       let transfer: Posix.Transfer
       do {
         transfer = try readBuffer.withUnsafeMutableBytes { buffer throws(SystemError) in
@@ -86,20 +116,20 @@ final class Connection: @unchecked Sendable {
         // The client is done sending; it may still be reading. Answer what it asked, then close.
         // A client that has gone altogether reads nothing: close now, or a Watch or Wait it left
         // behind would hold the connection open for ever (tests/test_load.py).
-        if Self.peerHasClosed(fd) {
+        if Posix.peerHasClosed(fd) {
           close(reason: nil)
           return
         }
         stopReading()
-        readClosed = true
+        state = .readClosed
         closeIfDone()
         return
       case .bytes(let count):
-        let output = readBuffer.withUnsafeBytes {
+        let framed = readBuffer.withUnsafeBytes {
           framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
         }
-        for message in output.messages { received(message) }
-        if output.overflowed {
+        for message in framed.messages { received(message) }
+        if framed.overflowed {
           write(
             VarlinkCoding.reply(
               .invalidArgument("(message)", "longer than \(framer.maximumMessageSize) bytes")))
@@ -110,37 +140,61 @@ final class Connection: @unchecked Sendable {
     }
   }
 
-  /// Whether the peer has closed its end altogether, not only its sending half: an `AF_UNIX`
-  /// stream reports `POLLHUP` only then (`shutdown(SHUT_WR)` gives `POLLRDHUP` alone). Wraps `poll(2)`.
-  private static func peerHasClosed(_ fd: Int32) -> Bool {
-    var descriptor = pollfd(fd: fd, events: 0, revents: 0)
-    return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
-  }
-
   private func received(_ message: [UInt8]) {
-    if busy {
-      pending.append(message)
-      // Calls pipelined behind a Wait or Watch wait in memory: past a bound, stop reading until
-      // they drain, so one client cannot grow the daemon without limit.
-      if pending.count - pendingStart >= Self.maximumPending { pauseReading() }
+    guard case .open = state else { return }
+    if pendingStart == pending.count && mayTakeUpCall {
+      dispatch(message)
       return
     }
-    dispatch(message)
+    pending.append(message)
+    pendingBytes += message.count
+    // Calls held behind one being answered wait in memory: past a bound, stop reading until they
+    // drain, so one client cannot grow the daemon without limit.
+    if pending.count - pendingStart >= limits.maximumPendingCalls
+      || pendingBytes >= limits.maximumPendingBytes
+    {
+      pauseReading()
+    }
   }
 
-  /// Calls held behind an unanswered one before the connection stops reading.
-  static let maximumPending = 1024
-  private var readPaused = false
+  /// Whether the next call may start now: none is being answered, oneway ones are few, and the
+  /// client has read its earlier replies — one that reads nothing gets nothing more answered, so
+  /// its calls wait in `pending` (bounded) and then in the socket.
+  private var mayTakeUpCall: Bool {
+    answering == nil && openOneway < limits.maximumOpenOnewayCalls && !outputBackedUp
+  }
+
+  /// Whether replies wait for the client: a long reply still being encoded, or half the bytes a
+  /// slow reader may leave unread.
+  private var outputBackedUp: Bool {
+    output.openStreams > 0 || output.unsentBytes >= limits.maximumUnsentBytes / 2
+  }
+
+  /// How often a connection that stopped reading looks whether its client has gone: a suspended
+  /// read source reports no end of file, and what the calls hold must not outlive the client.
+  static let hangUpCheckInterval: DispatchTimeInterval = .seconds(1)
 
   private func pauseReading() {
     guard !readPaused, let readSource else { return }
     readSource.suspend()
     readPaused = true
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(
+      deadline: .now() + Self.hangUpCheckInterval, repeating: Self.hangUpCheckInterval,
+      leeway: .milliseconds(100))
+    timer.setEventHandler { [unowned self] in
+      if Posix.peerHasClosed(fd) { close(reason: nil) }
+    }
+    hangUpTimer = timer
+    timer.activate()
   }
 
-  private func resumeReading() {
-    guard readPaused else { return }
+  private func resumeReadingIfDrained() {
+    guard readPaused, pending.count - pendingStart < limits.maximumPendingCalls / 2,
+      pendingBytes < limits.maximumPendingBytes / 2
+    else { return }
     readPaused = false
+    stopHangUpChecks()
     readSource?.resume()
   }
 
@@ -151,9 +205,17 @@ final class Connection: @unchecked Sendable {
     source.cancel()
     if readPaused {
       readPaused = false
+      stopHangUpChecks()
       source.resume()
     }
   }
+
+  private func stopHangUpChecks() {
+    hangUpTimer?.cancel()
+    hangUpTimer = nil
+  }
+
+  // MARK: - Calls
 
   /// Decodes a call's envelope and hands it to the service.
   private func dispatch(_ message: [UInt8]) {
@@ -166,14 +228,23 @@ final class Connection: @unchecked Sendable {
     }
     let info = CallHeaderInfo(
       method: header.method, more: header.more ?? false, oneway: header.oneway ?? false)
+    if info.oneway && info.more {
+      // Replies that are never sent cannot continue; such a call would only hold a subscription.
+      write(
+        VarlinkCoding.reply(
+          .invalidArgument("oneway", "a call that asks for more replies cannot be oneway")))
+      return
+    }
     nextCall += 1
     let call = nextCall
-    let responder = Responder(queue: queue) { [weak self] bytes, final in
-      self?.replied(bytes, final: final, oneway: info.oneway, call: call)
+    let responder = Responder(queue: queue) { [weak self] body, final in
+      self?.replied(body, final: final, call: call, oneway: info.oneway)
     }
-    if !info.oneway {
-      busy = true
-      responders[call] = responder
+    open[call] = responder
+    if info.oneway {
+      openOneway += 1
+    } else {
+      answering = call
     }
     service.handle(info, message: message, responder: responder)
   }
@@ -190,28 +261,49 @@ final class Connection: @unchecked Sendable {
     return "not a Varlink call: \(error)"
   }
 
-  private func replied(_ bytes: [UInt8], final: Bool, oneway: Bool, call: Int) {
-    guard !isClosed, !oneway, responders[call] != nil else { return }
-    write(bytes)
-    guard final else { return }
-    busy = false
-    responders.removeValue(forKey: call)
-    while !busy, !isClosed, pendingStart < pending.count {
-      let next = pending[pendingStart]
-      pendingStart += 1
-      dispatch(next)
+  private func replied(_ body: Responder.Body, final: Bool, call: Int, oneway: Bool) {
+    guard !isClosed, open[call] != nil else { return }
+    if !oneway {
+      switch body {
+      case .bytes(let bytes): write(bytes)
+      case .stream(let stream): write(stream)
+      }
     }
-    if pendingStart == pending.count {
-      pending.removeAll(keepingCapacity: true)
-      pendingStart = 0
+    guard final, !isClosed else { return }
+    open.removeValue(forKey: call)
+    if oneway {
+      openOneway -= 1
+    } else if answering == call {
+      answering = nil
     }
-    if pending.count - pendingStart < Self.maximumPending / 2 { resumeReading() }
+    takeUpPendingCalls()
     closeIfDone()
   }
 
-  /// After the client's end of file: closes once no call is being answered or waiting.
+  /// Starts the calls that waited, in order, until one has to be answered first.
+  private func takeUpPendingCalls() {
+    // A call answered at once (a malformed one) writes, and a write that drains the output comes
+    // back here: the loop below already takes up the next.
+    guard !takingUpCalls else { return }
+    takingUpCalls = true
+    defer { takingUpCalls = false }
+    while mayTakeUpCall, !isClosed, pendingStart < pending.count {
+      let next = pending[pendingStart]
+      pending[pendingStart] = []
+      pendingStart += 1
+      pendingBytes -= next.count
+      dispatch(next)
+    }
+    if pendingStart == pending.count {
+      pending.removeAll(keepingCapacity: pending.capacity <= limits.maximumPendingCalls)
+      pendingStart = 0
+    }
+    resumeReadingIfDrained()
+  }
+
+  /// After the client's end of file: closes once no call is open or waiting.
   private func closeIfDone() {
-    guard readClosed, !busy, pendingStart >= pending.count, !isClosed else { return }
+    guard case .readClosed = state, open.isEmpty, pendingStart >= pending.count else { return }
     flushThenClose(reason: nil)
   }
 
@@ -219,22 +311,26 @@ final class Connection: @unchecked Sendable {
 
   private func write(_ bytes: [UInt8]) {
     guard !isClosed else { return }
-    outbox.append(contentsOf: bytes)
-    if outbox.count - outboxStart > Self.maximumOutbox {
-      close(reason: "the client reads too slowly (\(outbox.count - outboxStart) bytes unread)")
+    output.append(bytes)
+    guard output.unsentBytes <= limits.maximumUnsentBytes else {
+      close(reason: "the client reads too slowly (\(output.unsentBytes) bytes unread)")
       return
     }
     if writeSource == nil { flush() }
   }
 
-  private var closeAfterFlush: String??
+  private func write(_ stream: any ReplyStream) {
+    guard !isClosed else { return }
+    output.append(stream)
+    if writeSource == nil { flush() }
+  }
 
   private func flush() {
-    while outboxStart < outbox.count {
+    while !output.isEmpty {
       let transfer: Posix.Transfer
       do {
-        transfer = try outbox.withUnsafeBytes { buffer throws(SystemError) in
-          try Posix.send(fd, UnsafeRawBufferPointer(rebasing: buffer[outboxStart...]))
+        transfer = try output.withUnsentBytes { bytes throws(SystemError) in
+          bytes.isEmpty ? .bytes(0) : try Posix.send(fd, bytes)
         }
       } catch let error as SystemError {
         close(reason: error.errno == EPIPE || error.errno == ECONNRESET ? nil : "\(error)")
@@ -245,19 +341,26 @@ final class Connection: @unchecked Sendable {
       }
       switch transfer {
       case .bytes(let count):
-        outboxStart += count
+        output.consume(count)
+        lastWriteProgress = .now()
       case .wouldBlock, .endOfFile:
         armWriteSource()
         return
       }
     }
-    outbox.removeAll(keepingCapacity: outbox.capacity <= 1 << 20)
-    outboxStart = 0
     if let source = writeSource {
       source.cancel()
       writeSource = nil
     }
-    if let reason = closeAfterFlush { close(reason: reason) }
+    stallTimer?.cancel()
+    stallTimer = nil
+    if case .closing(let reason) = state {
+      close(reason: reason)
+      return
+    }
+    // The client has read what it was sent: the calls that waited for that may start.
+    takeUpPendingCalls()
+    closeIfDone()
   }
 
   private func armWriteSource() {
@@ -268,11 +371,33 @@ final class Connection: @unchecked Sendable {
     liveSources += 1
     writeSource = source
     source.activate()
+    lastWriteProgress = .now()
+    armStallTimer(after: limits.writeStallTimeout)
+  }
+
+  /// Drops a client that reads nothing for `writeStallTimeout` while replies wait for it: what
+  /// they hold (a long reply's snapshot) must not outlive a client that went to sleep.
+  private func armStallTimer(after seconds: Double) {
+    stallTimer?.cancel()
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + seconds, leeway: .milliseconds(100))
+    timer.setEventHandler { [unowned self] in
+      stallTimer = nil
+      guard writeSource != nil, !isClosed else { return }
+      let waited = Double(DispatchTime.now().uptimeNanoseconds - lastWriteProgress.uptimeNanoseconds) / 1e9
+      if waited >= limits.writeStallTimeout {
+        close(reason: "the client has read nothing for \(Int(waited)) s")
+      } else {
+        armStallTimer(after: limits.writeStallTimeout - waited)
+      }
+    }
+    stallTimer = timer
+    timer.activate()
   }
 
   private func flushThenClose(reason: String?) {
     stopReading()
-    closeAfterFlush = .some(reason)
+    state = .closing(reason: reason)
     if writeSource == nil { flush() }
   }
 
@@ -281,16 +406,18 @@ final class Connection: @unchecked Sendable {
   /// Closes the connection and releases everything its calls hold.
   func close(reason: String?) {
     guard !isClosed else { return }
-    isClosed = true
+    state = .closed
     if let reason { log.info("client \(id): closing the connection: \(reason)") }
     stopReading()
     writeSource?.cancel()
     writeSource = nil
+    stallTimer?.cancel()
+    stallTimer = nil
     if liveSources == 0 { Posix.close(fd) }
-    let responders = self.responders.values
-    self.responders = [:]
+    let responders = open.values
+    open = [:]
     pending = []
-    outbox = []
+    output.removeAll()
     for responder in responders { responder.connectionClosed() }
     onClose(self)
   }

@@ -26,7 +26,7 @@ public final class DBusBridge: @unchecked Sendable {
   private let store: NoticeStore?
   private let log: Logger
   private let environment: [String: String]
-  private let busQueue = DispatchQueue(label: "notifyd.dbus")
+  private let busQueue = DispatchQueue.daemonSerial("notifyd.dbus")
   private var connection: DBusConnection?
   private var forwarder: DBusForwarder?
   private var server: DBusNotificationServer?

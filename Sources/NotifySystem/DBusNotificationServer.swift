@@ -104,7 +104,9 @@ final class DBusNotificationServer: @unchecked Sendable {
     } catch {
       switch error {
       case .invalidArgument(let field, let reason):
-        return DBusError.reply(failure, name: DBusNames.ErrorName.invalidArgs, message: "\(field): \(reason)")
+        return DBusError.reply(
+          failure, name: DBusNames.ErrorName.invalidArgs,
+          message: "\(Self.argument(forField: field)): \(reason)")
       case .queueFull(let capacity):
         return DBusError.reply(
           failure, name: DBusNames.ErrorName.queueFull, message: "the queue is full (\(capacity) notices)")
@@ -116,6 +118,22 @@ final class DBusNotificationServer: @unchecked Sendable {
     unanswered[id, default: (0, [])].calls += 1
     replyDurably(to: call, id: id)
     return 1
+  }
+
+  /// The `Notify` argument a queue field came from, so that an error names what the client sent:
+  /// `app_name`, `summary`, `actions` (pairs: `actions.1.key` is the third string), the stack tag hint.
+  static func argument(forField field: String) -> String {
+    switch field {
+    case "title": return "summary"
+    case "app": return "app_name"
+    case "key": return "hints: \(DBusNames.Hint.dunstStackTag)"
+    default:
+      let parts = field.split(separator: ".")
+      if parts.count == 3, parts[0] == "actions", let pair = Int(parts[1]) {
+        return "actions[\(pair * 2 + (parts[2] == "key" ? 0 : 1))]"
+      }
+      return field
+    }
   }
 
   /// The `Notify` for `id` was answered: sends the signals held back for it.

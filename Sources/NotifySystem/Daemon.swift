@@ -50,7 +50,7 @@ public final class Daemon: @unchecked Sendable {
   // @unchecked: mutable state is touched only on `control`, the server's serial queue.
   private let options: DaemonOptions
   private let log: Logger
-  private let control = DispatchQueue(label: "notifyd.server")
+  private let control = DispatchQueue.daemonSerial("notifyd.server")
   private var watchdogTimer: (any DispatchSourceTimer)?
   private var statusTimer: (any DispatchSourceTimer)?
   private var lastStatus = ""
@@ -64,6 +64,7 @@ public final class Daemon: @unchecked Sendable {
   private var bridge: DBusBridge?
   private var config = Config()
   private var configSource: String?
+  private let memory = MemoryReclaimer()
 
   public init(options: DaemonOptions, log: Logger) {
     self.options = options
@@ -72,7 +73,11 @@ public final class Daemon: @unchecked Sendable {
 
   /// Starts everything, reports `READY=1`, and serves until a signal stops it. Never returns.
   public func run() throws -> Never {
+    MemoryReclaimer.configure()
+    // Before any file is made: the store, its journal files and the socket hold notices.
+    Posix.umask(0o077)
     Posix.ignoreSIGPIPE()
+    let openFileLimit = Posix.raiseOpenFileLimit()
     // Block the stop and reload signals before any thread exists, so that every thread inherits
     // the block and they stay pending until `serveSignals()` takes them.
     var handled = Self.handledSignals
@@ -81,6 +86,23 @@ public final class Daemon: @unchecked Sendable {
     configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
     config = try ConfigLoader.load(configSource)
     log.info("config: \(configSource ?? "built-in defaults")")
+    // The socket first: a second daemon must find the first one before it touches the store,
+    // restores the queue or runs a hook.
+    let socket = try openSocket()
+    self.socket = socket
+    do {
+      try serve(on: socket, openFileLimit: openFileLimit, environment: environment)
+    } catch {
+      socket.removeOwnedPath()
+      throw error
+    }
+    log.info("listening on \(socket.displayPath)")
+    Systemd.notify("READY=1\nSTATUS=\(queue.map { statusText($0.status()) } ?? "")")
+    serveSignals()
+  }
+
+  /// Opens the store, restores the queue, starts hooks, the bus and the Varlink server on `socket`.
+  private func serve(on socket: ListeningSocket, openFileLimit: Int, environment: [String: String]) throws {
     let storePath = options.resolvedStorePath(config: config, environment: environment)
     let (store, saved) = try NoticeStore.open(
       path: storePath, sync: config.storeSync, historySize: config.queue.historySize, log: log)
@@ -95,9 +117,6 @@ public final class Daemon: @unchecked Sendable {
     let hooks = HookRunner(hooks: config.hooks, log: log) { id in try? queue.get(id) }
     self.hooks = hooks
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
-    let socket = try openSocket()
-    self.socket = socket
-    // After the socket: a daemon that refuses to start must not touch the bus.
     let bridge = DBusBridge(mode: config.dbusMode, queue: queue, store: store, log: log)
     self.bridge = bridge
     bridge.start()
@@ -105,7 +124,11 @@ public final class Daemon: @unchecked Sendable {
       dispatchPrecondition(condition: .onQueue(control))
       return reload()
     }
-    let server = VarlinkServer(socket: socket, service: service, queue: control, log: log)
+    let reclaimer = memory
+    let server = VarlinkServer(
+      socket: socket, service: service, queue: control, log: log,
+      maximumClients: VarlinkServer.maximumClients(openFileLimit: openFileLimit)
+    ) { reclaimer.memoryMayHaveBeenFreed() }
     self.server = server
     server.start()
     control.sync {
@@ -115,14 +138,13 @@ public final class Daemon: @unchecked Sendable {
           log.info(
             "notice \(notice.id) finished: \(outcome.rawValue)",
             fields: ["NOTICE_ID": "\(notice.id)", "OUTCOME": outcome.rawValue])
+          // What a finished notice held goes once it leaves history: trim now and then.
+          if notice.id % 256 == 0 { memory.memoryMayHaveBeenFreed() }
         }
         statusMayHaveChanged()
       }
       startWatchdog()
     }
-    log.info("listening on \(socket.displayPath)")
-    Systemd.notify("READY=1\nSTATUS=\(statusText(queue.status()))")
-    serveSignals()
   }
 
   private func openSocket() throws -> ListeningSocket {

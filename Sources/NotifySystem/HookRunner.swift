@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Foundation
 import NotifyCore
@@ -15,7 +16,7 @@ import NotifyProtocol
 ///   Everything mutable is owned by `queue`.
 public final class HookRunner: @unchecked Sendable {
   // @unchecked: all mutable state is touched only on `queue`.
-  private let queue = DispatchQueue(label: "notifyd.hooks")
+  private let queue = DispatchQueue.daemonSerial("notifyd.hooks")
   private let log: Logger
   private var hooks: Hooks
   private let timeout: Double
@@ -123,12 +124,15 @@ public final class HookRunner: @unchecked Sendable {
       "\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
   }
 
-  /// `posix_spawn(3)` of `arguments` in a process group of its own, stdin from /dev/null.
+  /// `posix_spawn(3)` of `arguments` in a process group of its own, stdin from /dev/null, and no
+  /// descriptor of the daemon's but stdout and stderr (every one is close-on-exec too; this also
+  /// covers those a library opened without the flag).
   private func spawn(_ arguments: [String], environment: [String: String]) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

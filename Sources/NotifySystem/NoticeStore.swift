@@ -26,6 +26,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   // @unchecked: `database` and `finishedSinceTrim` are used only on `writer`; the rest is in `pending`.
   public let path: String
   private let database: SQLiteDatabase
+  /// Its own thread from Dispatch's overcommit pool (not `daemonSerial`): a commit blocks in
+  /// `fsync`, and must not hold one of the few threads everything else runs on.
   private let writer = DispatchQueue(label: "notifyd.store")
   private let log: Logger
   private var finishedSinceTrim = 0
@@ -53,9 +55,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   private struct Pending {
     var batch = Batch()
+    /// A commit loop runs, or waits to retry: changes noted meanwhile join the next batch.
     var committing = false
     var historySize: Int
+    /// How long the loop waits before it tries again after a failed commit; `nil` while commits work.
+    var retryDelay: Double?
   }
+
+  /// The first wait after a failed commit; each failure doubles it, up to `maximumRetryDelay`.
+  static let firstRetryDelay = 0.05
+  /// The longest wait between attempts while commits fail (a full disk): a `Show` meanwhile is
+  /// answered `StoreFailed` within it, and the store recovers within it once there is room.
+  static let maximumRetryDelay = 1.0
 
   private let pending: Locked<Pending>
 
@@ -96,7 +107,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       throw .cannotOpen(path: path, reason: (error as NSError).localizedDescription)
     }
     do {
-      return try openChecked(path: path, sync: sync, historySize: historySize, log: log)
+      return try openPrivately(path: path, sync: sync, historySize: historySize, log: log)
     } catch let error as SQLiteError where error.isCorruption {
       let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
       log.error(
@@ -109,7 +120,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         }
       }
       do {
-        return try openChecked(path: path, sync: sync, historySize: historySize, log: log)
+        return try openPrivately(path: path, sync: sync, historySize: historySize, log: log)
       } catch {
         throw .cannotOpen(path: path, reason: "\(error)")
       }
@@ -118,11 +129,28 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
   }
 
+  /// Opens the store with its files readable by the user alone (0600), whatever the umask and
+  /// whatever mode an existing file had: they hold every notice's text.
+  private static func openPrivately(
+    path: String, sync: StoreSync, historySize: Int, log: Logger
+  ) throws -> (store: NoticeStore, state: JournalState) {
+    // SQLite creates `-wal` and `-shm` with the main file's mode, so that one is made private first.
+    try Posix.createPrivateFile(path)
+    let opened = try openChecked(path: path, sync: sync, historySize: historySize, log: log)
+    for suffix in ["-wal", "-shm"] where Posix.fileType(path + suffix) != nil {
+      try Posix.chmod(path + suffix, 0o600)
+    }
+    return opened
+  }
+
   private static func openChecked(
     path: String, sync: StoreSync, historySize: Int, log: Logger
   ) throws -> (store: NoticeStore, state: JournalState) {
     let database = try SQLiteDatabase(path: path)
     try database.execute("PRAGMA journal_mode=WAL")
+    // The pages a commit touches are the newest rows and the history index: 1 MiB of cache holds
+    // them, and the cache reaches its size early instead of creeping up to SQLite's 2 MiB default.
+    try database.execute("PRAGMA cache_size=-1024")
     try database.execute("PRAGMA synchronous=\(sync == .full ? "FULL" : "NORMAL")")
     let check = try database.prepare("PRAGMA quick_check")
     if try check.step(), let result = check.text(0), result != "ok" {
@@ -229,6 +257,10 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   }
 
   /// Commits batches until none is left; each commit takes everything noted while the previous ran.
+  ///
+  /// A failed commit keeps its changes for the next one and answers its callers with the error;
+  /// the loop then waits (`retryDelay`, growing to `maximumRetryDelay`) before it tries again, so a
+  /// full disk costs one attempt a second, not a core, and the writer stays free for reads.
   private func commitLoop() {
     while true {
       let (batch, historySize): (Batch, Int) = pending.withLock { state in
@@ -240,21 +272,33 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         return (state.batch, state.historySize)
       }
       if historySize < 0 { return }
-      var failure: (any Error)?
       do {
         try commit(batch, historySize: historySize)
       } catch {
-        failure = error
-        log.error(
-          "the store could not commit \(batch.unfinished.count + batch.finished.count) changes: \(error)")
-        // Keep the changes for the next commit, so that they are written once there is room again.
-        pending.withLock { state in
+        let delay = pending.withLock { state -> Double in
           var retry = batch
           retry.completions = []
+          // Keep the changes for the next commit, so that they are written once there is room again.
           state.batch.absorb(older: retry)
+          let delay = min((state.retryDelay ?? Self.firstRetryDelay / 2) * 2, Self.maximumRetryDelay)
+          state.retryDelay = delay
+          return delay
         }
+        if delay == Self.firstRetryDelay {
+          log.error(
+            "the store could not commit \(batch.unfinished.count + batch.finished.count) changes: \(error); retrying every \(Int(Self.maximumRetryDelay)) s until it can"
+          )
+        }
+        for completion in batch.completions { completion(error) }
+        writer.asyncAfter(deadline: .now() + delay) { self.commitLoop() }
+        return
       }
-      for completion in batch.completions { completion(failure) }
+      let recovered = pending.withLock { state -> Bool in
+        defer { state.retryDelay = nil }
+        return state.retryDelay != nil
+      }
+      if recovered { log.notice("the store commits again; every change kept meanwhile is written") }
+      for completion in batch.completions { completion(nil) }
     }
   }
 

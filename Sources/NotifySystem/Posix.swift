@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 #if canImport(Glibc)
@@ -84,21 +85,50 @@ enum Posix {
     guard Glibc.listen(fd, backlog) == 0 else { throw SystemError("listen") }
   }
 
-  /// `accept(2)`, then `fcntl(2)` for `O_NONBLOCK` and `FD_CLOEXEC`; `nil` when nothing is waiting.
+  /// `accept4(2)` with `SOCK_NONBLOCK | SOCK_CLOEXEC`, so that no hook spawned meanwhile inherits
+  /// the client's socket; `nil` when nothing is waiting.
+  ///
+  /// - Throws: `EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM` and the like: the client stays in the backlog.
   static func accept(_ fd: Int32) throws(SystemError) -> Int32? {
     while true {
-      let client = Glibc.accept(fd, nil, nil)
-      if client >= 0 {
-        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        return client
-      }
+      let client = CLinux.accept4(
+        fd, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+      if client >= 0 { return client }
       switch errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK, ECONNABORTED: return nil
       default: throw SystemError("accept4")
       }
     }
+  }
+
+  /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`, for a descriptor the daemon
+  /// did not open itself (one systemd passed).
+  static func makeNonBlockingAndCloseOnExec(_ fd: Int32) throws(SystemError) {
+    let flags = fcntl(fd, F_GETFL)
+    guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw SystemError("fcntl F_SETFL") }
+    guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError("fcntl F_SETFD") }
+  }
+
+  /// Whether the peer has closed its end altogether, not only its sending half: an `AF_UNIX`
+  /// stream reports `POLLHUP` only then (`shutdown(SHUT_WR)` gives `POLLRDHUP` alone). Wraps `poll(2)`.
+  static func peerHasClosed(_ fd: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: 0, revents: 0)
+    return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
+  }
+
+  /// `getrlimit(RLIMIT_NOFILE)`, then `setrlimit` raising the soft limit to the hard one; answers
+  /// the soft limit now in force.
+  @discardableResult
+  static func raiseOpenFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+    if limit.rlim_cur < limit.rlim_max {
+      var raised = limit
+      raised.rlim_cur = limit.rlim_max
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    return limit.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
   }
 
   /// `struct ucred` from <sys/socket.h>, which Swift's Glibc module leaves out (it needs _GNU_SOURCE).
@@ -165,6 +195,15 @@ enum Posix {
   /// `chmod(2)`.
   static func chmod(_ path: String, _ mode: mode_t) throws(SystemError) {
     guard Glibc.chmod(path, mode) == 0 else { throw SystemError("chmod \(path)") }
+  }
+
+  /// `open(2)` with `O_CREAT | O_CLOEXEC` and mode 0600, then `fchmod(2)` to 0600: the file at
+  /// `path` exists and only its owner may read it, whatever the umask and its old mode.
+  static func createPrivateFile(_ path: String) throws(SystemError) {
+    let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw SystemError("open \(path)") }
+    defer { _ = Glibc.close(fd) }
+    guard fchmod(fd, 0o600) == 0 else { throw SystemError("fchmod \(path)") }
   }
 
   /// `lstat(2)`: the file type bits of `path`, or `nil` when it does not exist.

@@ -48,6 +48,10 @@ public struct QueueService: VarlinkService {
     func reply(_ value: some Encodable) throws {
       responder.reply(try VarlinkCoding.reply(value))
     }
+    /// Replies with a list of notices of any length, encoded as the client reads it.
+    @Sendable func reply(notices: [Notice]) throws {
+      responder.reply(streaming: try ArrayReplyStream(NoParameters(), field: "notices", elements: notices))
+    }
     /// Replies once the store has committed the change; a notice it could not store is withdrawn.
     func replyDurably(_ value: some Encodable, withdrawing id: Int? = nil) throws {
       let bytes = try VarlinkCoding.reply(value)
@@ -122,20 +126,25 @@ public struct QueueService: VarlinkService {
     case .get:
       try reply(NoticeReply(notice: try queue.get(parameters(IDParameters.self).id)))
     case .list:
-      try reply(NoticesReply(notices: queue.list()))
+      _ = try parameters(NoParameters.self)
+      try reply(notices: queue.list())
     case .history:
       let request = try parameters(HistoryParameters.self)
       if let limit = request.limit, limit < 0 {
         throw VarlinkError.invalidArgument("limit", "must not be negative")
       }
       guard let store else {
-        try reply(NoticesReply(notices: queue.history(request)))
+        try reply(notices: queue.history(request))
         return
       }
       store.history(request) { result in
         switch result {
         case .success(let notices):
-          if let bytes = try? VarlinkCoding.reply(NoticesReply(notices: notices)) { responder.reply(bytes) }
+          do {
+            try reply(notices: notices)
+          } catch {
+            responder.reply(VarlinkCoding.reply(.invalidArgument("(reply)", "\(error)")))
+          }
         case .failure(let error):
           responder.reply(VarlinkCoding.reply(.storeFailed("\(error)")))
         }
@@ -144,14 +153,24 @@ public struct QueueService: VarlinkService {
       try reply(queue.status())
     case .wait:
       let id = try parameters(IDParameters.self).id
-      try queue.wait(id) { notice in
+      let wait = try queue.wait(id) { notice in
         if let bytes = try? VarlinkCoding.reply(NoticeReply(notice: notice)) { responder.reply(bytes) }
       }
+      responder.onClose { wait.cancel() }
     case .watch:
       let request = try parameters(WatchParameters.self)
       guard call.more else { throw VarlinkError.expectedMore }
       let subscription = try queue.watch(frames: request.frames ?? false, fps: request.fps) { event in
-        if let bytes = try? VarlinkCoding.reply(EventReply(event: event), continues: true) {
+        if event.kind == .snapshot, let notices = event.notices {
+          // Every unfinished notice: as long as List, so encoded as the client reads.
+          var rest = event
+          rest.notices = nil
+          if let stream = try? ArrayReplyStream(
+            rest, field: "notices", elements: notices, under: ["event"], continues: true)
+          {
+            responder.reply(streaming: stream, continues: true)
+          }
+        } else if let bytes = try? VarlinkCoding.reply(EventReply(event: event), continues: true) {
           responder.reply(bytes, continues: true)
         }
       }

@@ -78,8 +78,8 @@ public struct ListeningSocket: Sendable {
 
   /// Adopts a socket systemd passed (`LISTEN_FDS`); it is made non-blocking and never unlinked.
   public static func inherited(fd: Int32, name: String) -> ListeningSocket {
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    // Best effort: a descriptor systemd passed is a listening socket, which takes both flags.
+    try? Posix.makeNonBlockingAndCloseOnExec(fd)
     return ListeningSocket(fd: fd, ownedPath: nil, displayPath: name)
   }
 
@@ -92,7 +92,9 @@ public struct ListeningSocket: Sendable {
 /// A Varlink server on a listening `AF_UNIX` socket, served from Dispatch sources on one serial
 /// queue with non-blocking descriptors, so that a slow or dead client never stalls another.
 ///
-/// - Important: only peers with the daemon's own uid are served; at most `maximumClients` at once.
+/// - Important: only peers with the daemon's own uid are served; at most `maximumClients` at once,
+///   each within `limits`. Out of descriptors, it stops accepting for `acceptBackoff` (or until a
+///   client leaves) rather than spin on a listening socket that stays readable.
 public final class VarlinkServer: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `queue`.
   public let queue: DispatchQueue
@@ -101,19 +103,40 @@ public final class VarlinkServer: @unchecked Sendable {
   private let log: Logger
   private let allowedUID: uid_t
   public let maximumClients: Int
+  public let limits: ConnectionLimits
+  /// Called on the server's queue after a connection closed and let go of what it held.
+  private let connectionClosed: () -> Void
   private var acceptSource: (any DispatchSourceRead)?
   private var connections: [Int: Connection] = [:]
   private var nextConnectionID = 1
+  /// Set while accepting is paused for lack of descriptors: the timer that resumes it.
+  private var acceptBackoffTimer: (any DispatchSourceTimer)?
+  /// Whether the last accept failed, so that a lasting shortage is logged once, not ten times a second.
+  private var acceptFailing = false
+
+  /// How long accepting pauses when the daemon is out of descriptors.
+  static let acceptBackoff: DispatchTimeInterval = .milliseconds(100)
+  /// Descriptors kept for everything but clients: the store, the bus, the journal, hooks' pipes.
+  public static let reservedDescriptors = 64
+
+  /// The most clients to serve with `openFileLimit` descriptors: 1024, or fewer when the limit
+  /// leaves less room beside `reservedDescriptors`.
+  public static func maximumClients(openFileLimit: Int) -> Int {
+    max(1, min(1024, openFileLimit - reservedDescriptors))
+  }
 
   public init(
     socket: ListeningSocket, service: any VarlinkService, queue: DispatchQueue, log: Logger,
-    maximumClients: Int = 1024, allowedUID: uid_t = getuid()
+    maximumClients: Int = 1024, limits: ConnectionLimits = ConnectionLimits(), allowedUID: uid_t = getuid(),
+    connectionClosed: @escaping () -> Void = {}
   ) {
+    self.connectionClosed = connectionClosed
     self.socket = socket
     self.service = service
     self.queue = queue
     self.log = log
     self.maximumClients = maximumClients
+    self.limits = limits
     self.allowedUID = allowedUID
   }
 
@@ -131,24 +154,72 @@ public final class VarlinkServer: @unchecked Sendable {
   /// socket file.
   public func stop() {
     dispatchPrecondition(condition: .onQueue(queue))
+    if acceptBackoffTimer != nil { resumeAccepting() }
     acceptSource?.cancel()
     acceptSource = nil
     for connection in Array(connections.values) { connection.close(reason: nil) }
   }
 
+  /// The number of clients served now.
+  public var clientCount: Int {
+    dispatchPrecondition(condition: .onQueue(queue))
+    return connections.count
+  }
+
+  /// Clients accepted in one turn on the queue; then the connections already accepted get theirs
+  /// (a client that left is reaped) before accepting goes on.
+  static let acceptBatch = 32
+
+  /// Accepts until the backlog is empty (the source reports an edge, not a level: what is left
+  /// unaccepted would wait for the next client), `acceptBatch` at a time.
   private func acceptPending() {
-    while true {
-      let fd: Int32?
-      do {
-        fd = try Posix.accept(socket.fd)
-      } catch {
-        // EMFILE and the like: log and try again on the next event rather than spin.
-        log.warning("accepting a client: \(error), ignoring")
-        return
-      }
-      guard let fd else { return }
-      admit(fd)
+    for _ in 0..<Self.acceptBatch {
+      guard acceptSource != nil, acceptBackoffTimer == nil, acceptOne() else { return }
     }
+    queue.async { [weak self] in self?.acceptPending() }
+  }
+
+  /// Accepts and admits one client; `false` when none was waiting or accepting failed.
+  private func acceptOne() -> Bool {
+    let fd: Int32?
+    do {
+      fd = try Posix.accept(socket.fd)
+    } catch {
+      // The client stays in the backlog and the socket stays readable: accepting again at once
+      // would spin. Wait for a descriptor to come free.
+      if !acceptFailing {
+        acceptFailing = true
+        log.warning("accepting a client: \(error); retrying every 100 ms until a descriptor is free")
+      }
+      pauseAccepting()
+      return false
+    }
+    guard let fd else { return false }
+    if acceptFailing {
+      acceptFailing = false
+      log.info("accepting clients again")
+    }
+    admit(fd)
+    return true
+  }
+
+  private func pauseAccepting() {
+    guard acceptBackoffTimer == nil, let acceptSource else { return }
+    acceptSource.suspend()
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + Self.acceptBackoff)
+    timer.setEventHandler { [unowned self] in resumeAccepting() }
+    acceptBackoffTimer = timer
+    timer.activate()
+  }
+
+  private func resumeAccepting() {
+    guard let timer = acceptBackoffTimer else { return }
+    timer.cancel()
+    acceptBackoffTimer = nil
+    acceptSource?.resume()
+    // The clients that waited meanwhile raise no new edge on the socket: take them up now.
+    queue.async { [weak self] in self?.acceptPending() }
   }
 
   private func admit(_ fd: Int32) {
@@ -172,9 +243,13 @@ public final class VarlinkServer: @unchecked Sendable {
     }
     let id = nextConnectionID
     nextConnectionID += 1
-    let connection = Connection(fd: fd, id: id, queue: queue, service: service, log: log) {
-      [unowned self] closed in
+    let connection = Connection(
+      fd: fd, id: id, queue: queue, service: service, log: log, limits: limits
+    ) { [unowned self] closed in
       connections.removeValue(forKey: closed.id)
+      // A descriptor came free: a client waiting in the backlog may be accepted now.
+      resumeAccepting()
+      connectionClosed()
     }
     connections[id] = connection
     connection.start()

@@ -137,8 +137,7 @@ struct NoticeQueueTests {
     #expect(try h.queue.cancel(CancelParameters(id: id)) == [id])
     #expect(try h.queue.get(id).outcome == .cancelled)
     h.advance(to: 20)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    h.queue.flushEvents()  // its due time has passed on the manual clock: a queued event would be here
     #expect(h.recorder.phases(of: id).isEmpty)
     #expect(h.queue.status().waiting == 0)
   }
@@ -381,8 +380,7 @@ struct NoticeQueueTests {
     let p2 = try h.queue.progress(ProgressParameters(title: "p2", timeout: 0)).id
     let notice = try h.show()
     #expect(h.waitUntilShown(notice))
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    letLanesRun(h.queue)
     #expect(h.phase(p2) == .queued)
     let status = h.queue.status()
     #expect(status.visible == 2)
@@ -396,8 +394,7 @@ struct NoticeQueueTests {
     let c = try h.show()
     #expect(h.waitUntilShown(a))
     #expect(h.waitUntilShown(b))
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    letLanesRun(h.queue)
     #expect(h.phase(c) == .queued)
     h.advance(to: 4)
     #expect(h.waitUntilShown(c))
@@ -421,8 +418,7 @@ struct NoticeQueueTests {
     h.advance(to: 1)
     let id = try h.show(delay: 2)
     h.advance(to: 2.999)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    // Only the due timer moves a waiting notice, and it runs on the manual clock.
     #expect(h.phase(id) == .waiting)
     h.advance(to: 3)
     #expect(h.waitUntilShown(id))
@@ -444,8 +440,7 @@ struct NoticeQueueTests {
     #expect(h.queue.status().suspended)
     h.advance(to: 4)
     #expect(try h.queue.get(a).outcome == .completed)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    letLanesRun(h.queue)
     #expect(h.phase(b) == .queued)
     #expect(h.phase(c) == .queued)
     h.advance(to: 10)
@@ -465,8 +460,7 @@ struct NoticeQueueTests {
     let now = try h.show()
     let delayed = try h.show(delay: 1)
     h.advance(to: 1)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    letLanesRun(h.queue)
     #expect(h.phase(now) == .queued)
     #expect(h.phase(delayed) == .queued)
     h.queue.resume()
@@ -481,8 +475,7 @@ struct NoticeQueueTests {
     #expect(h.queue.status().suspendedUntil == Self.epoch + 3)
     let id = try h.show()
     h.advance(to: 2.999)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    letLanesRun(h.queue)
     #expect(h.phase(id) == .queued)
     #expect(h.queue.status().suspended)
     h.advance(to: 3)
@@ -614,8 +607,7 @@ struct NoticeQueueTests {
     let a = try h.show()
     #expect(h.waitUntilShown(a))
     let b = try h.show(after: a)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    // Only `a` finishing moves a notice that waits for it.
     #expect(h.phase(b) == .waiting)
     h.advance(to: 3.999)
     #expect(h.phase(b) == .waiting)
@@ -630,8 +622,7 @@ struct NoticeQueueTests {
     #expect(h.waitUntilShown(a))
     let b = try h.show(delay: 1, after: a)
     h.advance(to: 2)
-    letRealTimePass()
-    h.clock.advance(by: 0)
+    // Due now, it waits for `a`; only `a` finishing moves it.
     #expect(h.phase(b) == .waiting)
     h.advance(to: 7)
     #expect(h.waitUntilShown(b))
@@ -748,6 +739,23 @@ struct NoticeQueueTests {
     #expect(h.queue.history(HistoryParameters(outcome: .completed)).first?.outcome == .completed)
   }
 
+  @Test func wait_cancelled_isForgotten_andNeverAnswered() throws {
+    let h = QueueHarness()
+    let id = try h.show()
+    #expect(h.waitUntilShown(id))
+    let replies = EventRecorder()
+    let kept = try h.queue.wait(id) { replies.record(Event(kind: .finished, at: 0, id: $0.id, notice: $0)) }
+    let dropped = try h.queue.wait(id) { _ in Issue.record("a cancelled wait was answered") }
+    #expect(h.queue.subscriberCounts.waiters == 2)
+    dropped.cancel()
+    #expect(h.queue.subscriberCounts.waiters == 1)
+    h.advance(to: 4)
+    #expect(replies.waitFor { $0.notice?.outcome == .completed })
+    #expect(h.queue.subscriberCounts.waiters == 0)
+    kept.cancel()  // after the answer: nothing left to forget
+    #expect(h.queue.subscriberCounts.waiters == 0)
+  }
+
   @Test func get_andWait_answerForFinishedNotices() throws {
     let h = QueueHarness()
     let id = try h.show()
@@ -757,7 +765,7 @@ struct NoticeQueueTests {
       replies.record(Event(kind: .finished, at: 0, id: notice.id, notice: notice))
     }
     h.advance(to: 3)
-    letRealTimePass()
+    h.queue.flushEvents()  // a reply sent by now would have arrived
     #expect(replies.all.isEmpty)
     h.advance(to: 4)
     #expect(replies.waitFor { $0.notice?.outcome == .completed })
@@ -809,8 +817,48 @@ struct NoticeQueueTests {
     (ShowParameters(title: "t", hold: -5), "hold"),
     (ShowParameters(title: "t", fadeOut: 1e9), "fadeOut"),
     (ShowParameters(title: "t", fadeOut: .nan), "fadeOut"),
-    (ShowParameters(title: "t", actions: [Action(key: "", label: "Empty")]), "actions"),
+    (ShowParameters(title: "t", actions: [Action(key: "", label: "Empty")]), "actions.0.key"),
+    (ShowParameters(title: "t", app: String(repeating: "a", count: 257)), "app"),
+    (ShowParameters(title: "t", tag: String(repeating: "t", count: 257)), "tag"),
+    (ShowParameters(title: "t", key: String(repeating: "k", count: 257)), "key"),
+    (ShowParameters(title: "t", actions: (0..<9).map { Action(key: "k\($0)", label: "l") }), "actions"),
+    (
+      ShowParameters(
+        title: "t",
+        actions: [Action(key: "a", label: "A"), Action(key: String(repeating: "k", count: 257), label: "B")]),
+      "actions.1.key"
+    ),
+    (
+      ShowParameters(title: "t", actions: [Action(key: "a", label: String(repeating: "é", count: 129))]),
+      "actions.0.label"
+    ),
   ]
+
+  static let invalidProgress: [(ProgressParameters, String)] = [
+    (ProgressParameters(title: "t", app: String(repeating: "a", count: 257)), "app"),
+    (ProgressParameters(title: "t", tag: String(repeating: "t", count: 257)), "tag"),
+    (ProgressParameters(title: "t", key: String(repeating: "k", count: 257)), "key"),
+  ]
+
+  @Test("invalid Progress parameters are refused, naming the field", arguments: invalidProgress)
+  func progress_invalid_namesTheField(parameters: ProgressParameters, field: String) {
+    let h = QueueHarness()
+    let error = #expect(throws: QueueError.self) { try h.queue.progress(parameters) }
+    #expect(error?.field == field)
+    #expect(h.queue.list().isEmpty)
+  }
+
+  @Test func namesAndActions_atTheirLimits_areAccepted() throws {
+    let h = QueueHarness()
+    let name = String(repeating: "n", count: 256)
+    _ = try h.queue.show(
+      ShowParameters(
+        title: "t", app: name, tag: name, key: name,
+        actions: (0..<8).map { Action(key: "\($0)" + String(repeating: "k", count: 255), label: name) }))
+    _ = try h.queue.progress(
+      ProgressParameters(title: "p", app: name, tag: name, key: "p" + name.dropFirst()))
+    #expect(h.queue.list().count == 2)
+  }
 
   @Test("invalid Show parameters are refused, naming the field", arguments: invalidShows)
   func show_invalid_namesTheField(parameters: ShowParameters, field: String) {
@@ -967,7 +1015,7 @@ struct NoticeQueueTests {
     #expect(fadeIn.allSatisfy { $0.id == id && $0.phase == .fadingIn })
     #expect(!h.queue.isFrameTimerArmed)  // holding: nothing fades
     h.advance(to: 2.999)
-    letRealTimePass()
+    h.queue.flushEvents()  // frames come from a timer on the manual clock; any sent by now are here
     #expect(h.recorder.frames.count == 7)
     h.advance(to: 3)
     #expect(h.queue.isFrameTimerArmed)

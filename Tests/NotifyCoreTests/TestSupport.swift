@@ -21,10 +21,31 @@ func eventually(timeout: Double = 5, _ condition: () throws -> Bool) rethrows ->
   }
 }
 
-/// Lets real time pass for threads that should *not* do anything, so that a test can check that
-/// nothing happened.
-func letRealTimePass(milliseconds: Int = 30) {
-  usleep(useconds_t(milliseconds * 1000))
+/// How long a lane takes, on this machine and now, from `show` until the notice's first visible
+/// phase has reached a watcher: the slowest of three notices, each on a queue of its own.
+func laneStartLatency() -> Double {
+  (0..<3).map { _ in
+    let queue = NoticeQueue(scheduler: ManualScheduler())
+    let shown = DispatchSemaphore(value: 0)
+    let subscription = try! queue.watch { event in
+      if event.kind == .phase, event.phase?.isVisible == true { shown.signal() }
+    }
+    defer { subscription.cancel() }
+    let start = DispatchTime.now().uptimeNanoseconds
+    _ = try! queue.show(ShowParameters(title: "probe"))
+    _ = shown.wait(timeout: .now() + 5)
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }.max()!
+}
+
+/// Lets real time pass for lanes that should *not* start anything, long enough that they would
+/// have: ten times what a lane takes to start a notice right now (`laneStartLatency`), at least
+/// 20 ms, measured first, so that on a loaded machine the wait grows with the lanes' slowness.
+/// Then every event published meanwhile has arrived.
+func letLanesRun(_ queue: NoticeQueue) {
+  let wait = min(max(10 * laneStartLatency(), 0.02), 5)
+  usleep(useconds_t(wait * 1e6))
+  queue.flushEvents()
 }
 
 /// A value behind an `NSLock`, for recorders that several threads write to.
