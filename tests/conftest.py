@@ -69,10 +69,14 @@ class Daemon:
     def answers(self):
         if self.process and self.process.poll() is not None:
             raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
+        # Listening is not serving: the daemon binds its socket before it opens the store (so that a
+        # second daemon finds the first before it touches anything), so ask it something.
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(0.5)
                 probe.connect(self.socket_path)
-            return True
+                probe.sendall(b'{"method": "io.notifyd.Queue.Status"}\0')
+                return probe.recv(1 << 16).endswith(b"\0")
         except OSError:
             return False
 

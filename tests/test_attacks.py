@@ -248,10 +248,11 @@ def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_ser
     assert attack.counts.get("unread Lists", 0) >= 4, attack.counts
     # Memory: what the attackers held while connected is bounded (4 pinners could have held
     # 4 GiB), and it is let go with them.
-    assert during_rss - baseline_rss < 128 << 10, f"RSS grew by {(during_rss - baseline_rss) >> 10} MiB during the attacks"
-    time.sleep(1)
+    assert during_rss - baseline_rss < 96 << 10, f"RSS grew by {(during_rss - baseline_rss) >> 10} MiB during the attacks"
+    # Once they are gone, what they made the daemon allocate is given back within a second or two.
+    time.sleep(2)
     after_rss = rss_kib(pid)
-    assert after_rss - baseline_rss < 64 << 10, f"RSS grew by {(after_rss - baseline_rss) >> 10} MiB and stayed"
+    assert after_rss - baseline_rss < 16 << 10, f"RSS grew by {(after_rss - baseline_rss) >> 10} MiB and stayed"
     # CPU: with the attackers gone and nothing fading, the daemon is asleep.
     used = cpu_used_over(pid, 2.0)
     assert used < 0.1, f"after the attacks the daemon used {used:.2f} s of CPU in 2 s"

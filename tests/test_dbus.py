@@ -350,19 +350,24 @@ def test_notify_send_puts_a_notice_on_the_queue_and_prints_its_id(start_daemon, 
         assert queue.History()["notices"][0]["id"] == id
 
 
-def test_notify_send_wait_returns_when_the_notice_ends(start_daemon, bus):
+def test_notify_send_wait_returns_when_the_notice_ends(start_daemon, bus, monitor):
     daemon = start_daemon("server")
+    # How long notify-send --wait takes to return once its notice has closed, on this machine now.
+    short = spawn_notify_send(bus, "--wait", "-t", "100", "Short")
+    short_id = wait_for(lambda: [n["id"] for n in only_unfinished(daemon)], what="the short notice")[0]
+    wait_for(lambda: ("NotificationClosed", short_id, 1) in monitor.signals(), what="the short notice to close")
+    closed_at = time.monotonic()
+    assert short.wait(timeout=20) == 0
+    returns_within = time.monotonic() - closed_at
+
     waiting = spawn_notify_send(bus, "--wait", "-t", "0", "Held until ended")
     id = wait_for(lambda: [n["id"] for n in only_unfinished(daemon)], what="the notice")[0]
-    wait_until_visible(daemon, id)
-    # notify-send --wait returns on the notice's NotificationClosed; signals leave in order, so once
-    # a later notice's close is seen (and notify-send had the time that took to act on one), it
-    # would have returned.
-    started = time.monotonic()
-    later = int(notify_send(bus, "-p", "-t", "50", "Later"))
-    wait_for(lambda: notice(daemon, later)["phase"] == "finished", what="the later notice to close")
-    time.sleep(time.monotonic() - started)
+    # Past its fade-in, the last boundary at which a wrong close could come, and then three times
+    # what notify-send took to return after a close.
+    wait_for(lambda: notice(daemon, id)["phase"] == "holding", what=f"notice {id} to hold")
+    time.sleep(3 * returns_within + 0.1)
     assert waiting.poll() is None, "notify-send --wait returned while the notice was still showing"
+    assert not [signal for signal in monitor.signals() if signal[1] == id]
     with daemon.queue() as queue:
         queue.End(id)
     assert waiting.wait(timeout=20) == 0
@@ -416,25 +421,41 @@ def test_stack_tag_becomes_the_key_and_replaces_in_place(start_daemon, bus, hint
     assert [n["id"] for n in only_unfinished(daemon)] == [first]
 
 
+def notify_call(bus, app="app", actions=(), hints=(), summary="summary"):
+    """`Notify` through busctl, which (unlike notify-send with actions) returns on an error reply."""
+    hint_args = [str(len(hints))] + [arg for name, value in hints for arg in (name, "s", value)]
+    return bus.busctl(
+        "call", "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+        "Notify", "susssasa{sv}i", app, "0", "", summary, "body", str(len(actions)), *actions, *hint_args, "5000",
+        check=False)
+
+
 @pytest.mark.parametrize(
-    "args, argument",
+    "call, argument",
     [
-        (["-a", "a" * 257, "Too long an app name"], "app_name"),
-        (["-h", "string:x-dunst-stack-tag:" + "t" * 257, "Too long a stack tag"], "x-dunst-stack-tag"),
-        ([arg for index in range(9) for arg in ("-A", f"k{index}=Label {index}")] + ["Nine actions"], "actions"),
-        (["-A", "ok=" + "l" * 257, "Too long a label"], "actions[1]"),
+        (dict(app="a" * 257), "app_name"),
+        (dict(hints=[("x-dunst-stack-tag", "t" * 257)]), "x-dunst-stack-tag"),
+        (dict(actions=[arg for index in range(9) for arg in (f"k{index}", f"Label {index}")]), "actions"),
+        (dict(actions=["ok", "l" * 257]), "actions[1]"),
     ],
 )
-def test_names_and_actions_past_their_limits_are_a_clear_dbus_error(start_daemon, bus, args, argument):
+def test_names_and_actions_past_their_limits_are_a_clear_dbus_error(start_daemon, bus, call, argument):
     daemon = start_daemon("server")
-    refused = subprocess.run(["notify-send", "-p", *args], env=dict(os.environ, **bus.env()), capture_output=True,
-                             text=True, timeout=30)
+    wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == daemon.process.pid,
+             what="notifyd to own the name")
+    refused = notify_call(bus, **call)
     assert refused.returncode != 0
-    assert argument in refused.stderr and ("256 bytes" in refused.stderr or "8 actions" in refused.stderr), refused.stderr
+    assert argument in refused.stderr, refused.stderr
+    assert "256 bytes" in refused.stderr or "8 actions" in refused.stderr, refused.stderr
     assert only_unfinished(daemon) == []
-    # At the limits they are accepted.
-    accepted = int(notify_send(bus, "-p", "-a", "a" * 256, "-A", "ok=" + "l" * 256, "At the limits"))
+    # What a libnotify client sees: the error's name and the argument.
+    named = subprocess.run(["notify-send", "-p", "-a", "a" * 257, "Too long an app name"], env=dict(os.environ, **bus.env()),
+                           capture_output=True, text=True, timeout=30)
+    assert "org.freedesktop.DBus.Error.InvalidArgs" in named.stderr and "app_name" in named.stderr, named.stderr
+    # At the limits they are accepted, from notify-send too.
+    accepted = int(notify_send(bus, "-p", "-a", "a" * 256, "At the limits"))
     assert notice(daemon, accepted)["app"] == "a" * 256
+    assert notify_call(bus, actions=["ok", "l" * 256]).returncode == 0
 
 
 def test_replaces_id_changes_a_visible_notice_in_place(start_daemon, bus):

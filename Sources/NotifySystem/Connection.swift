@@ -32,6 +32,9 @@ final class Connection: @unchecked Sendable {
     case closed
   }
   private var state = State.open
+  /// Whether the read source has been registered: only then may another part of the server close
+  /// the connection (cancelling a source whose registration is under way crashed libdispatch).
+  private(set) var isRegistered = false
   var isClosed: Bool {
     if case .closed = state { return true }
     return false
@@ -65,8 +68,9 @@ final class Connection: @unchecked Sendable {
 
   init(
     fd: Int32, id: Int, queue: DispatchQueue, service: any VarlinkService, log: Logger,
-    limits: ConnectionLimits, onClose: @escaping (Connection) -> Void
+    limits: ConnectionLimits, readBuffer: ReadBuffer, onClose: @escaping (Connection) -> Void
   ) {
+    self.readBuffer = readBuffer
     self.fd = fd
     self.id = id
     self.queue = queue
@@ -85,7 +89,10 @@ final class Connection: @unchecked Sendable {
     // whose client sent its call and hung up before the registration was done (epoll reports
     // EPOLLIN|EPOLLHUP at once, libdispatch removes the descriptor and never calls the handler),
     // and the connection would be held open for ever (tests/test_load.py found hundreds).
-    source.setRegistrationHandler { [unowned self] in readAvailable() }
+    source.setRegistrationHandler { [unowned self] in
+      isRegistered = true
+      readAvailable()
+    }
     liveSources += 1
     readSource = source
     source.activate()
@@ -93,8 +100,13 @@ final class Connection: @unchecked Sendable {
 
   // MARK: - Reading
 
-  private static let chunk = 65536
-  private var readBuffer = [UInt8](repeating: 0, count: Connection.chunk)
+  /// Where every connection of the server reads into: they all run on one serial queue, so one
+  /// buffer serves them, and an idle connection holds none.
+  final class ReadBuffer: @unchecked Sendable {
+    // @unchecked: used only on the server's queue.
+    var bytes = [UInt8](repeating: 0, count: 65536)
+  }
+  private let readBuffer: ReadBuffer
 
   private func readAvailable() {
     // Read a bounded amount per event, so that one busy client cannot starve the others.
@@ -102,7 +114,7 @@ final class Connection: @unchecked Sendable {
       guard case .open = state, !readPaused, readSource != nil else { return }
       let transfer: Posix.Transfer
       do {
-        transfer = try readBuffer.withUnsafeMutableBytes { buffer throws(SystemError) in
+        transfer = try readBuffer.bytes.withUnsafeMutableBytes { buffer throws(SystemError) in
           try Posix.read(fd, into: buffer)
         }
       } catch {
@@ -125,7 +137,7 @@ final class Connection: @unchecked Sendable {
         closeIfDone()
         return
       case .bytes(let count):
-        let framed = readBuffer.withUnsafeBytes {
+        let framed = readBuffer.bytes.withUnsafeBytes {
           framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
         }
         for message in framed.messages { received(message) }

@@ -117,6 +117,14 @@ enum Posix {
     return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
   }
 
+  /// The descriptors among `fds` whose peer has closed its end altogether (`POLLHUP`), in one
+  /// `poll(2)` that does not wait.
+  static func hungUp(_ fds: [Int32]) -> [Int32] {
+    var descriptors = fds.map { pollfd(fd: $0, events: 0, revents: 0) }
+    guard poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { return [] }
+    return descriptors.filter { $0.revents & Int16(POLLHUP) != 0 }.map(\.fd)
+  }
+
   /// `getrlimit(RLIMIT_NOFILE)`, then `setrlimit` raising the soft limit to the hard one; answers
   /// the soft limit now in force.
   @discardableResult

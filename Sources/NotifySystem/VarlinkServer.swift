@@ -108,6 +108,7 @@ public final class VarlinkServer: @unchecked Sendable {
   private let connectionClosed: () -> Void
   private var acceptSource: (any DispatchSourceRead)?
   private var connections: [Int: Connection] = [:]
+  private let readBuffer = Connection.ReadBuffer()
   private var nextConnectionID = 1
   /// Set while accepting is paused for lack of descriptors: the timer that resumes it.
   private var acceptBackoffTimer: (any DispatchSourceTimer)?
@@ -173,10 +174,27 @@ public final class VarlinkServer: @unchecked Sendable {
   /// Accepts until the backlog is empty (the source reports an edge, not a level: what is left
   /// unaccepted would wait for the next client), `acceptBatch` at a time.
   private func acceptPending() {
+    reapedThisTurn = false
     for _ in 0..<Self.acceptBatch {
       guard acceptSource != nil, acceptBackoffTimer == nil, acceptOne() else { return }
     }
     queue.async { [weak self] in self?.acceptPending() }
+  }
+
+  /// Whether this turn of accepting has looked for clients that left: at most once a turn.
+  private var reapedThisTurn = false
+
+  /// Closes the connections whose clients have gone but whose end of file is not read yet (they
+  /// wait their turn on the queue, or stopped reading): at the client limit, a client that
+  /// connects and leaves in a tight loop must not take every place from the others.
+  private func reapHungUpConnections() {
+    guard !reapedThisTurn else { return }
+    reapedThisTurn = true
+    let byDescriptor = Dictionary(
+      uniqueKeysWithValues: connections.values.filter(\.isRegistered).map { ($0.fd, $0) })
+    for fd in Posix.hungUp(Array(byDescriptor.keys)) {
+      byDescriptor[fd]?.close(reason: nil)
+    }
   }
 
   /// Accepts and admits one client; `false` when none was waiting or accepting failed.
@@ -236,6 +254,7 @@ public final class VarlinkServer: @unchecked Sendable {
       refuse(fd, VarlinkError("org.varlink.service.PermissionDenied"))
       return
     }
+    if connections.count >= maximumClients { reapHungUpConnections() }
     guard connections.count < maximumClients else {
       log.warning("refused a client: already serving \(maximumClients) clients")
       refuse(fd, .invalidArgument("(connection)", "the daemon already serves \(maximumClients) clients"))
@@ -244,7 +263,7 @@ public final class VarlinkServer: @unchecked Sendable {
     let id = nextConnectionID
     nextConnectionID += 1
     let connection = Connection(
-      fd: fd, id: id, queue: queue, service: service, log: log, limits: limits
+      fd: fd, id: id, queue: queue, service: service, log: log, limits: limits, readBuffer: readBuffer
     ) { [unowned self] closed in
       connections.removeValue(forKey: closed.id)
       // A descriptor came free: a client waiting in the backlog may be accepted now.

@@ -160,4 +160,28 @@ struct ConnectionBoundsTests {
     client.close()
     #expect(eventually { harness.queue.subscriberCounts.waiters == 0 && harness.clientCount == 0 })
   }
+
+  // MARK: - The client limit
+
+  @Test func atTheClientLimit_aClientThatLeft_freesItsPlaceAtOnce() throws {
+    let harness = try ServerHarness(maximumClients: 2)
+    let id = try heldNotice(harness)
+    let staying = try harness.connect()
+    staying.send(#"{"method":"io.notifyd.Queue.Status"}"#)
+    #expect(staying.receiveObject()?["error"] == nil)
+    // A client whose connection stopped reading (a Wait, then 3 MiB of calls): its end of file
+    // is not read until the calls drain.
+    let leaving = try harness.connect()
+    leaving.send(#"{"method":"io.notifyd.Queue.Wait","parameters":{"id":\#(id)}}"#)
+    let padding = String(repeating: "x", count: (1 << 20) - 100)
+    let call = #"{"method":"io.notifyd.Queue.Status","parameters":{"pad":"\#(padding)"}}"#
+    for _ in 0..<3 { leaving.send(call) }
+    #expect(eventually { harness.queue.subscriberCounts.waiters == 1 })
+    leaving.close()
+    let newcomer = try harness.connect()
+    newcomer.send(#"{"method":"io.notifyd.Queue.Status"}"#)
+    let reply = try #require(newcomer.receiveObject())
+    #expect(reply["error"] == nil, "refused: \(reply)")
+    #expect(harness.queue.subscriberCounts.waiters == 0)
+  }
 }

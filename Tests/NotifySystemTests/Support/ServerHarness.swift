@@ -20,7 +20,10 @@ final class ServerHarness: @unchecked Sendable {
   private let socket: ListeningSocket
   private let server: VarlinkServer
 
-  init(limits: ConnectionLimits = ConnectionLimits(), settings: QueueSettings = QueueSettings()) throws {
+  init(
+    limits: ConnectionLimits = ConnectionLimits(), settings: QueueSettings = QueueSettings(),
+    maximumClients: Int = 1024
+  ) throws {
     var template = Array("/tmp/notifyd-server-test-XXXXXX".utf8CString)
     directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     path = directory + "/notifyd.sock"
@@ -28,7 +31,7 @@ final class ServerHarness: @unchecked Sendable {
     socket = try ListeningSocket.create(at: path)
     server = VarlinkServer(
       socket: socket, service: QueueService(queue: queue) { .success(()) }, queue: serverQueue,
-      log: Logger(level: .error, sink: DiscardingSink()), limits: limits)
+      log: Logger(level: .error, sink: DiscardingSink()), maximumClients: maximumClients, limits: limits)
     server.start()
   }
 
