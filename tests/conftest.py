@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -130,6 +131,57 @@ class Daemon:
         if check and result.returncode != 0:
             raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
         return result
+
+
+class Connection:
+    """A blocking raw Varlink connection with its own buffer, for tests that drive many at once."""
+
+    def __init__(self, path, timeout=10.0):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.settimeout(timeout)
+        self.socket.connect(path)
+        self.buffer = bytearray()
+
+    def send(self, method, parameters=None, **flags):
+        message = {"method": method}
+        if parameters is not None:
+            message["parameters"] = parameters
+        message.update(flags)
+        self.socket.sendall(json.dumps(message).encode() + b"\0")
+
+    def receive(self):
+        end = self.buffer.find(b"\0")
+        while end < 0:
+            chunk = self.socket.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError("notifyd closed the connection")
+            start = len(self.buffer)
+            self.buffer += chunk  # a bytearray, extended in place
+            end = self.buffer.find(b"\0", start)
+        message = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        return json.loads(message)
+
+    def call(self, method, parameters=None):
+        self.send(method, parameters)
+        return self.receive()
+
+    def close(self):
+        self.socket.close()
+
+
+def status_round_trip(path):
+    """Seconds from connecting to the answer of one Status call."""
+    started = time.monotonic()
+    probe = Connection(path, timeout=10)
+    reply = probe.call("io.notifyd.Queue.Status")
+    probe.close()
+    assert "error" not in reply, reply
+    return time.monotonic() - started
+
+
+def median_round_trip(path, count=9):
+    return statistics.median(status_round_trip(path) for _ in range(count))
 
 
 def call_raw(connection, message: bytes):

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import Daemon, cpu_used_over, rss_kib
+from conftest import Connection, Daemon, cpu_used_over, median_round_trip, rss_kib
 
 ATTACK_SECONDS = float(os.environ.get("NOTIFYD_ATTACK_SECONDS", "10"))
 
@@ -27,40 +27,6 @@ MaxVisible=20
 [DBus]
 Mode=off
 """
-
-
-class Client:
-    """A blocking raw Varlink connection of its own."""
-
-    def __init__(self, path, timeout=10.0):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.settimeout(timeout)
-        self.socket.connect(path)
-        self.buffer = bytearray()
-
-    def send(self, method, parameters=None, **flags):
-        message = {"method": method, **({"parameters": parameters} if parameters is not None else {}), **flags}
-        self.socket.sendall(json.dumps(message).encode() + b"\0")
-
-    def receive(self):
-        end = self.buffer.find(b"\0")
-        while end < 0:
-            chunk = self.socket.recv(1 << 20)
-            if not chunk:
-                raise ConnectionError("notifyd closed the connection")
-            start = len(self.buffer)
-            self.buffer += chunk  # a bytearray, extended in place
-            end = self.buffer.find(b"\0", start)
-        message = bytes(self.buffer[:end])
-        del self.buffer[:end + 1]
-        return json.loads(message)
-
-    def call(self, method, parameters=None):
-        self.send(method, parameters)
-        return self.receive()
-
-    def close(self):
-        self.socket.close()
 
 
 class Attack:
@@ -86,7 +52,7 @@ class Attack:
 def oneway_watchers(attack):
     while not attack.stop.is_set():
         try:
-            client = Client(attack.path)
+            client = Connection(attack.path)
         except BlockingIOError:
             time.sleep(0.001)
             continue
@@ -105,7 +71,7 @@ def oneway_watchers(attack):
 def vanishing_waiters(attack):
     while not attack.stop.is_set():
         try:
-            client = Client(attack.path)
+            client = Connection(attack.path)
         except BlockingIOError:
             # The listen backlog is full: the daemon accepts as fast as it can; try again.
             attack.count("backlog full")
@@ -123,7 +89,7 @@ def vanishing_waiters(attack):
 
 def byte_pinner(attack):
     """A Wait, then megabyte calls until the daemon stops reading; kept open to the end."""
-    client = Client(attack.path)
+    client = Connection(attack.path)
     client.send("io.notifyd.Queue.Wait", {"id": attack.held})
     call = b'{"method": "io.notifyd.Queue.Status", "parameters": {"pad": "' + b"x" * ((1 << 20) - 100) + b'"}}\0'
     client.socket.settimeout(0.5)
@@ -140,7 +106,7 @@ def byte_pinner(attack):
 
 def non_reader(attack):
     """Asks for the long List, again and again, and reads nothing; kept open to the end."""
-    client = Client(attack.path)
+    client = Connection(attack.path)
     client.socket.settimeout(0.5)
     while not attack.stop.is_set():
         try:
@@ -153,7 +119,7 @@ def non_reader(attack):
 
 
 def oversized(attack):
-    client = Client(attack.path)
+    client = Connection(attack.path)
     bad = [{"title": "x", "app": "a" * 300}, {"title": "x", "key": "k" * 300},
            {"title": "x", "actions": [{"key": f"k{i}", "label": "l" * 300} for i in range(20)]}]
     while not attack.stop.is_set():
@@ -165,7 +131,7 @@ def oversized(attack):
 
 
 def fader(attack):
-    client = Client(attack.path)
+    client = Connection(attack.path)
     while not attack.stop.is_set():
         client.call("io.notifyd.Queue.Show", {"title": "fading", "fadeIn": 0.3, "hold": 0, "fadeOut": 0.3})
         attack.stop.wait(0.1)
@@ -173,7 +139,7 @@ def fader(attack):
 
 
 def normal_client(attack):
-    client = Client(attack.path, timeout=30)
+    client = Connection(attack.path, timeout=30)
     while not attack.stop.is_set():
         started = time.monotonic()
         reply = client.call("io.notifyd.Queue.Show", {"title": "normal", "fadeIn": 0, "hold": 0.05, "fadeOut": 0})
@@ -183,14 +149,6 @@ def normal_client(attack):
             attack.failed(f"a normal Show failed: {reply}")
         attack.stop.wait(0.05)
     client.close()
-
-
-def round_trip(path):
-    started = time.monotonic()
-    client = Client(path)
-    assert "error" not in client.call("io.notifyd.Queue.Status")
-    client.close()
-    return time.monotonic() - started
 
 
 @pytest.fixture
@@ -205,7 +163,7 @@ def attacked(runtime_dir):
 def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_served(attacked):
     daemon = attacked
     pid = daemon.process.pid
-    setup = Client(daemon.socket_path)
+    setup = Connection(daemon.socket_path)
     held = setup.call("io.notifyd.Queue.Show", {"title": "held", "urgency": "critical", "fadeIn": 0})["parameters"]["id"]
     # Long notices for the List that nobody reads: 100 of 96 KiB once escaped.
     setup.call("io.notifyd.Queue.Suspend")
@@ -217,13 +175,13 @@ def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_ser
     setup.call("io.notifyd.Queue.Resume")
     setup.close()
     # Warm up what steady use allocates, then take the baseline.
-    warm = Client(daemon.socket_path)
+    warm = Connection(daemon.socket_path)
     for _ in range(2000):
         warm.call("io.notifyd.Queue.Show", {"title": "warm", "fadeIn": 0, "hold": 0.01, "fadeOut": 0})
     warm.close()
     time.sleep(1)
     baseline_rss = rss_kib(pid)
-    baseline_trip = statistics.median(round_trip(daemon.socket_path) for _ in range(9))
+    baseline_trip = median_round_trip(daemon.socket_path)
 
     attack = Attack(daemon.socket_path, held)
     kinds = [(oneway_watchers, 2), (vanishing_waiters, 4), (byte_pinner, 4), (non_reader, 4), (oversized, 1),
@@ -259,7 +217,7 @@ def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_ser
     # The normal client was served throughout, and is served promptly now.
     assert len(attack.latencies) >= ATTACK_SECONDS * 2, f"only {len(attack.latencies)} normal calls answered"
     assert max(attack.latencies) < 5, f"a normal call waited {max(attack.latencies):.2f} s during the attacks"
-    after_trip = statistics.median(round_trip(daemon.socket_path) for _ in range(9))
+    after_trip = median_round_trip(daemon.socket_path)
     assert after_trip < max(10 * baseline_trip, 0.25), f"{after_trip * 1000:.1f} ms after, {baseline_trip * 1000:.1f} ms before"
     assert daemon.stop() == 0
     print(f"attacks: {attack.counts}; RSS {baseline_rss >> 10} → {during_rss >> 10} → {after_rss >> 10} MiB; "

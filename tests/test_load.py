@@ -9,13 +9,12 @@ import os
 import random
 import signal
 import socket
-import statistics
 import threading
 import time
 
 import pytest
 
-from conftest import Daemon
+from conftest import Connection, Daemon, median_round_trip
 
 LOAD_SECONDS = float(os.environ.get("NOTIFYD_LOAD_SECONDS", "8"))
 
@@ -39,43 +38,6 @@ FadeOut=50ms
 [DBus]
 Mode=off
 """
-
-
-class Connection:
-    """A blocking Varlink connection of its own (conftest's helpers share one buffer table)."""
-
-    def __init__(self, path, timeout=10.0):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.settimeout(timeout)
-        self.socket.connect(path)
-        self.buffer = bytearray()
-
-    def send(self, method, parameters=None, **flags):
-        message = {"method": method}
-        if parameters is not None:
-            message["parameters"] = parameters
-        message.update(flags)
-        self.socket.sendall(json.dumps(message).encode() + b"\0")
-
-    def receive(self):
-        end = self.buffer.find(b"\0")
-        while end < 0:
-            chunk = self.socket.recv(1 << 20)
-            if not chunk:
-                raise ConnectionError("notifyd closed the connection")
-            start = len(self.buffer)
-            self.buffer += chunk  # a bytearray, extended in place
-            end = self.buffer.find(b"\0", start)
-        message = bytes(self.buffer[:end])
-        del self.buffer[:end + 1]
-        return json.loads(message)
-
-    def call(self, method, parameters=None):
-        self.send(method, parameters)
-        return self.receive()
-
-    def close(self):
-        self.socket.close()
 
 
 class Load:
@@ -220,20 +182,6 @@ def loaded_daemon(runtime_dir):
     daemon = Daemon(runtime_dir, ["--config", str(config), "--log-level", "warning"]).start()
     yield daemon
     daemon.kill()
-
-
-def status_round_trip(path):
-    """Seconds from connecting to the answer of one Status call."""
-    started = time.monotonic()
-    probe = Connection(path, timeout=10)
-    reply = probe.call("io.notifyd.Queue.Status")
-    probe.close()
-    assert "error" not in reply, reply
-    return time.monotonic() - started
-
-
-def median_round_trip(path, count=9):
-    return statistics.median(status_round_trip(path) for _ in range(count))
 
 
 def test_256_clients_with_slow_vanishing_and_garbage_ones_lose_no_acknowledged_notice(loaded_daemon):
