@@ -334,4 +334,4 @@ def test_steady_use_runs_on_a_bounded_number_of_threads(make_daemon, runtime_dir
         most = max(most, len(os.listdir(f"/proc/{pid}/task")))
     for connection in connections:
         connection.close()
-    assert most <= 16, f"the daemon ran {most} threads for 10,240 short notices"
+    assert most <= 8, f"the daemon ran {most} threads for 10,240 short notices"

@@ -85,6 +85,9 @@ public final class NoticeQueue: Sendable {
     lanes = Lane.allCases.map { lane in
       let queue = OperationQueue()
       queue.name = lane == .notices ? "notifyd.notices" : "notifyd.progress"
+      // Operations start on the daemon's own queue, not on a concurrent queue of Dispatch's
+      // global pool (see `DispatchQueue.daemonRoot`): `start()` only arms a timer and returns.
+      queue.underlyingQueue = .daemonSerial(queue.name!)
       queue.maxConcurrentOperationCount = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
       return queue
     }

@@ -26,7 +26,8 @@ public final class DBusBridge: @unchecked Sendable {
   private let store: NoticeStore?
   private let log: Logger
   private let environment: [String: String]
-  private let busQueue = DispatchQueue.daemonSerial("notifyd.dbus")
+  /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
+  private let busQueue = DispatchQueue(label: "notifyd.dbus")
   private var connection: DBusConnection?
   private var forwarder: DBusForwarder?
   private var server: DBusNotificationServer?

@@ -26,8 +26,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   // @unchecked: `database` and `finishedSinceTrim` are used only on `writer`; the rest is in `pending`.
   public let path: String
   private let database: SQLiteDatabase
-  /// Its own thread from Dispatch's overcommit pool (not `daemonSerial`): a commit blocks in
-  /// `fsync`, and must not hold one of the few threads everything else runs on.
+  /// A thread of its own (not `daemonSerial`): a commit blocks in `fsync`, and must not hold up
+  /// the one thread the rest of the daemon runs on.
   private let writer = DispatchQueue(label: "notifyd.store")
   private let log: Logger
   private var finishedSinceTrim = 0

@@ -1,8 +1,11 @@
+import NotifyProtocol
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// An idle daemon: context switches per second with nothing to do (no watchdog asked for), beside
+/// An idle daemon that has shown a notice: context switches per second with nothing to do (no
+/// watchdog asked for), beside
 /// dunst and its bus over the same window; and the time from spawn to `READY=1`.
 enum IdleFigure {
   static func run(_ bench: Bench) throws {
@@ -11,8 +14,18 @@ enum IdleFigure {
     try bench.withDaemon("idle") { daemon in
       // An idle dunst beside it, over the same window.
       let peerPIDs = try bench.peer.map { [try $0.freshDunst()] + [$0.busDaemon].compactMap { $0 } } ?? []
-      // Let start-up work settle, and Dispatch's idle worker threads exit (after 5 s).
-      Clock.sleep(6)
+      // A daemon that has worked, not a fresh one: a notice shown and finished, a client gone.
+      do {
+        let client = try daemon.connect()  // closed at the end of this block
+        _ = try client.call(
+          Interface.Method.show.qualifiedName,
+          ShowParameters(title: "before idling", fadeIn: 0.1, hold: 0.1, fadeOut: 0.1),
+          returning: ShowReply.self)
+        Clock.sleep(0.5)
+      }
+      // Let the last work settle (the memory trim a second after the client left), and Dispatch's
+      // idle worker threads exit (5 s after their last work).
+      Clock.sleep(8)
       let before = ProcessStats.contextSwitchesByThread(daemon.pid)
       let peerBefore = peerPIDs.map { ProcessStats.contextSwitchesByThread($0) }
       Clock.sleep(window)
