@@ -239,13 +239,17 @@ struct CommandRunnerTests {
 
   @Test func run_forwardsSIGINTToTheCommand_endsTheIndicatorAsCancelled_andExits130() throws {
     // The signal is sent to this thread by the first Update, when the command surely runs: as
-    // `kill` would, but without reaching the test runner's other threads.
+    // `kill` would, but without reaching the test runner's other threads. Only that once: a
+    // second one, sent after the command ended, would stay pending on this pool thread and
+    // interrupt whichever test runs a command on it next.
     let runner = pthread_self()
     let result = try notifyctl(["run", "--", "sleep", "10"]) { call in
       switch call.method {
       case "io.notifyd.Queue.Progress": return [reply(ProgressReply(id: 8, existing: false))]
       case "io.notifyd.Queue.Update":
-        pthread_kill(runner, SIGINT)
+        if case .string(let body) = call.parameters["body"], body.hasPrefix("running") {
+          pthread_kill(runner, SIGINT)
+        }
         return [reply(NoticeReply(notice: Notice(id: 8, kind: .progress, title: "sleep 10")))]
       default: return [reply(CancelReply(cancelled: [8]))]
       }
