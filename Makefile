@@ -5,7 +5,7 @@ CONFIGURATION ?= debug
 BIN := .build/$(CONFIGURATION)
 SWIFT_BUILD := $(SWIFT) build -c $(CONFIGURATION)
 
-.PHONY: all deps build run test unit-test tsan-test integration-test lint format clean
+.PHONY: all deps build run test unit-test tsan-test integration-test lint format clean protocols
 
 all: build
 
@@ -33,6 +33,11 @@ integration-test: build
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	scripts/wayland-glue.sh --check
+
+# The Wayland protocol glue in Sources/CWayland, from protocols/*.xml (committed; `lint` checks it).
+protocols:
+	scripts/wayland-glue.sh
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

@@ -26,7 +26,18 @@ let package = Package(
     // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
     .target(
       name: "NotifySystem",
-      dependencies: ["NotifyCore", "NotifyProtocol", "CSystemd", "CInih", "CSQLite", "CNotifyBus", "CLinux"]),
+      dependencies: [
+        "NotifyCore", "NotifyProtocol", "NotifyWayland", "CSystemd", "CInih", "CSQLite", "CNotifyBus", "CLinux",
+      ]),
+    // cairo and pango (the popups' drawing and text) through a module map.
+    .systemLibrary(
+      name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+    // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
+    .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
+    // The popups' painter and layout (cairo, pango), the same for every backend.
+    .target(name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "CPangoCairo"]),
+    // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
+    .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
     .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
@@ -44,6 +55,7 @@ let package = Package(
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
     .testTarget(name: "NotifySystemTests", dependencies: ["NotifySystem"]),
+    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,8 @@ debian_packages=(
   dbus-daemon dbus-bin libnotify-bin dunst xvfb imagemagick  # D-Bus peers: a private bus, notify-send, dunst under Xvfb
   scdoc man-db groff-base                                 # man pages: built by scdoc, checked with man -l
   bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example
+  libwayland-dev wayland-protocols libcairo2-dev libpango1.0-dev  # the popups: Wayland client, wayland-scanner, drawing, text
+  sway swaybg grim fonts-dejavu-core fonts-wqy-zenhei     # popup tests: headless compositor, its background, screenshots, Latin and CJK fonts
 )
 python_packages=(varlink pytest)
 

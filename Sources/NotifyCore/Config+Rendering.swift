@@ -59,6 +59,22 @@ extension Config {
       "Store", [("Path", storePath ?? "$XDG_STATE_HOME/notifyd/notifyd.db"), ("Sync", storeSync.rawValue)])
     section("DBus", [("Mode", dbusMode.rawValue)])
     section(
+      "Display",
+      [
+        ("Mode", display.mode.rawValue), ("Anchor", display.anchor.rawValue), ("Margin", "\(display.margin)"),
+        ("Width", "\(display.width)"), ("Gap", "\(display.gap)"), ("Output", display.output ?? ""),
+        ("Font", display.font), ("CornerRadius", "\(display.cornerRadius)"),
+      ])
+    for urgency in Urgency.allCases {
+      let colours = display.colours(for: urgency)
+      section(
+        "Display:\(urgency.rawValue)",
+        [
+          ("Background", "\(colours.background)"), ("Foreground", "\(colours.foreground)"),
+          ("Border", "\(colours.border)"), ("Progress", "\(colours.progress)"),
+        ])
+    }
+    section(
       "Hooks",
       [
         ("OnShow", hooks.onShow ?? ""), ("OnFinish", hooks.onFinish ?? ""),

@@ -37,6 +37,8 @@ public struct Config: Sendable, Equatable {
   public var dbusMode = DBusMode.auto
   /// `[Hooks]`.
   public var hooks = Hooks()
+  /// `[Display]` and `[Display:URGENCY]`.
+  public var display = DisplaySettings()
 
   public init() {}
 }

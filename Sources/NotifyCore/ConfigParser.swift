@@ -52,8 +52,17 @@ public enum ConfigParser {
         case "OnComplete": config.hooks.onComplete = command
         default: throw invalid("unknown key in [Hooks]")
         }
+      case "Display":
+        try applyDisplay(entry, to: &config.display, invalid)
       default:
-        if section.hasPrefix("Urgency:") {
+        if section.hasPrefix("Display:") {
+          guard let urgency = Urgency(rawValue: String(section.dropFirst("Display:".count))) else {
+            throw invalid("unknown urgency in [\(section)]; use low, normal or critical")
+          }
+          var colours = config.display.colours(for: urgency)
+          try applyColour(entry, to: &colours, invalid)
+          config.display.colours[urgency] = colours
+        } else if section.hasPrefix("Urgency:") {
           guard let urgency = Urgency(rawValue: String(section.dropFirst("Urgency:".count))) else {
             throw invalid("unknown urgency in [\(section)]; use low, normal or critical")
           }
@@ -92,6 +101,39 @@ public enum ConfigParser {
     case "FadeOut": timing.fadeOut = try duration(entry.value, invalid)
     case "EaseIn": timing.easeIn = try choice(entry.value, invalid)
     case "EaseOut": timing.easeOut = try choice(entry.value, invalid)
+    default: throw invalid("unknown key in [\(entry.section)]")
+    }
+  }
+
+  private static func applyDisplay(
+    _ entry: ConfigEntry, to display: inout DisplaySettings, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) {
+    switch entry.key {
+    case "Mode": display.mode = try choice(entry.value, invalid)
+    case "Anchor": display.anchor = try choice(entry.value, invalid)
+    case "Margin": display.margin = try integer(entry, in: 0...10_000, invalid)
+    case "Width": display.width = try integer(entry, in: 100...4_000, invalid)
+    case "Gap": display.gap = try integer(entry, in: 0...1_000, invalid)
+    case "Output": display.output = entry.value.isEmpty ? nil : entry.value
+    case "Font":
+      guard !entry.value.isEmpty else { throw invalid("a font is needed, e.g. Sans 10") }
+      display.font = entry.value
+    case "CornerRadius": display.cornerRadius = try integer(entry, in: 0...100, invalid)
+    default: throw invalid("unknown key in [Display]")
+    }
+  }
+
+  private static func applyColour(
+    _ entry: ConfigEntry, to colours: inout CardColours, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) {
+    guard let colour = RGBA(hex: entry.value) else {
+      throw invalid("'\(entry.value)' is not a colour (#rrggbb or #rrggbbaa)")
+    }
+    switch entry.key {
+    case "Background": colours.background = colour
+    case "Foreground": colours.foreground = colour
+    case "Border": colours.border = colour
+    case "Progress": colours.progress = colour
     default: throw invalid("unknown key in [\(entry.section)]")
     }
   }

@@ -619,6 +619,20 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// The phase and opacity of each unfinished notice of `ids` at this instant, from its operation's
+  /// timeline: what a popup draws in the frame it paints now. Finished or unknown ids are absent.
+  public func appearances(of ids: [Int]) -> [Int: (phase: Phase, opacity: Double)] {
+    state.withLock { state in
+      var result: [Int: (phase: Phase, opacity: Double)] = [:]
+      for id in ids {
+        guard let record = state.records[id] else { continue }
+        let notice = current(record)
+        result[id] = (notice.phase, notice.opacity)
+      }
+      return result
+    }
+  }
+
   /// Returns once every event and `Wait` reply published so far has been handed to its subscriber.
   public func flushEvents() {
     delivery.sync {}

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifyWayland
 
 #if canImport(Glibc)
   import Glibc
@@ -62,6 +63,7 @@ public final class Daemon: @unchecked Sendable {
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
   private var bridge: DBusBridge?
+  private var popups: WaylandPopups?
   private var config = Config()
   private var configSource: String?
   private let memory = MemoryReclaimer()
@@ -120,6 +122,7 @@ public final class Daemon: @unchecked Sendable {
     let bridge = DBusBridge(mode: config.dbusMode, queue: queue, store: store, log: log)
     self.bridge = bridge
     bridge.start()
+    startPopups(environment: environment)
     let service = QueueService(queue: queue, store: store) { [unowned self] in
       dispatchPrecondition(condition: .onQueue(control))
       return reload()
@@ -207,11 +210,44 @@ public final class Daemon: @unchecked Sendable {
     }
     queue?.apply(fresh.queue)
     store?.setHistorySize(fresh.queue.historySize)
+    if fresh.display != config.display {
+      popups?.stop()
+      popups = nil
+      config.display = fresh.display
+      startPopups(environment: ProcessInfo.processInfo.environment)
+    }
     hooks?.update(fresh.hooks)
     config = fresh
     configSource = source
     log.info("reloaded config from \(source ?? "built-in defaults")")
     return .success(())
+  }
+
+  /// Starts drawing popups when `[Display] Mode=` and the session allow it (DESIGN §9): `wayland`
+  /// always (connecting with a backoff until a compositor answers), `auto` when `WAYLAND_DISPLAY`
+  /// names one and notices are not forwarded to another server.
+  private func startPopups(environment: [String: String]) {
+    guard let queue else { return }
+    switch config.display.mode {
+    case .off:
+      log.debug("display: [Display] Mode=off, no popups")
+      return
+    case .auto:
+      guard environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true else {
+        log.info("display: no WAYLAND_DISPLAY, no popups ([Display] Mode=auto)")
+        return
+      }
+      guard config.dbusMode != .forward else {
+        log.info("display: notices are forwarded ([DBus] Mode=forward), no popups of our own")
+        return
+      }
+    case .wayland:
+      break
+    }
+    let log = self.log
+    let popups = WaylandPopups(settings: config.display, queue: queue) { message in log.info(message) }
+    popups.start()
+    self.popups = popups
   }
 
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem

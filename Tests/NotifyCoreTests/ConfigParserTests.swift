@@ -82,6 +82,26 @@ struct ConfigParserTests {
     #expect(config.hooks == Hooks(onShow: "echo shown", onFinish: "echo done", onComplete: "echo ok"))
   }
 
+  @Test func displayKeys_setTheirValues_andColoursLayerPerUrgency() throws {
+    let config = try parse([
+      ("Display", "Mode", "wayland"), ("Display", "Anchor", "bottom-center"), ("Display", "Margin", "4"),
+      ("Display", "Width", "420"), ("Display", "Gap", "0"), ("Display", "Output", "HDMI-A-1"),
+      ("Display", "Font", "Noto Sans 12"), ("Display", "CornerRadius", "0"),
+      ("Display:critical", "Background", "#102030cc"), ("Display:critical", "Progress", "#ABCDEF"),
+    ])
+    #expect(config.display.mode == .wayland)
+    #expect(config.display.anchor == .bottomCenter)
+    #expect((config.display.margin, config.display.width, config.display.gap) == (4, 420, 0))
+    #expect(config.display.output == "HDMI-A-1")
+    #expect(config.display.font == "Noto Sans 12")
+    #expect(config.display.cornerRadius == 0)
+    let critical = config.display.colours(for: .critical)
+    #expect(critical.background == RGBA(red: 16 / 255, green: 32 / 255, blue: 48 / 255, alpha: 204 / 255))
+    #expect(critical.progress.description == "#abcdef")
+    #expect(critical.border == CardColours.builtIn(for: .critical).border)
+    #expect(config.display.colours(for: .normal) == CardColours.builtIn(for: .normal))
+  }
+
   @Test func ruleSections_keepFileOrderAndEveryKey() throws {
     let config = try parse([
       ("Rule:backups", "MatchApp", "backup*"), ("Rule:backups", "Urgency", "low"),
@@ -127,7 +147,14 @@ struct ConfigParserTests {
       (("Store", "Path", "relative.db"), "test.conf:1: Path: 'relative.db' is not an absolute path"),
       (("DBus", "Mode", "both"), "test.conf:1: Mode: 'both' is not one of auto, forward, server, off"),
       (("Hooks", "OnStart", "x"), "test.conf:1: OnStart: unknown key in [Hooks]"),
-      (("Display", "Font", "x"), "test.conf:1: Font: unknown section [Display]"),
+      (("Screen", "Font", "x"), "test.conf:1: Font: unknown section [Screen]"),
+      (("Display", "Anchor", "left"), "test.conf:1: Anchor: 'left' is not one of top-left, top-center"),
+      (("Display", "Width", "20"), "test.conf:1: Width: 20 is out of range"),
+      (("Display", "Mode", "x12"), "test.conf:1: Mode: 'x12' is not one of auto, wayland, off"),
+      (("Display:normal", "Background", "red"), "test.conf:1: Background: 'red' is not a colour"),
+      (("Display:normal", "Background", "#12345"), "test.conf:1: Background: '#12345' is not a colour"),
+      (("Display:urgent", "Border", "#123456"), "test.conf:1: Border: unknown urgency in [Display:urgent]"),
+      (("Display:low", "Shadow", "#123456"), "test.conf:1: Shadow: unknown key in [Display:low]"),
     ])
   func badLine_isRefusedWithFileLineKeyAndReason(line: (String, String, String), expected: String) {
     let message = error([line])

@@ -1,0 +1,20 @@
+// libwayland-client and the glue wayland-scanner generated for the protocols notifyd speaks
+// beyond the core one (protocols/*.xml; `make protocols` regenerates the glue).
+#pragma once
+#include <wayland-client.h>
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
+
+// memfd_create(2), which glibc declares only under _GNU_SOURCE: the shared-memory buffers.
+int memfd_create(const char *name, unsigned int flags);
+
+// The interfaces to bind, by address: Swift sees these `extern const` structs only as copies,
+// and libwayland keeps the pointer it is given.
+static inline const struct wl_interface *notifyd_wl_compositor_interface(void) { return &wl_compositor_interface; }
+static inline const struct wl_interface *notifyd_wl_shm_interface(void) { return &wl_shm_interface; }
+static inline const struct wl_interface *notifyd_wl_seat_interface(void) { return &wl_seat_interface; }
+static inline const struct wl_interface *notifyd_wl_output_interface(void) { return &wl_output_interface; }
+static inline const struct wl_interface *notifyd_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
+static inline const struct wl_interface *notifyd_xdg_output_manager_interface(void) {
+  return &zxdg_output_manager_v1_interface;
+}

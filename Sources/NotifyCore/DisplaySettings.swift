@@ -1,0 +1,135 @@
+import NotifyProtocol
+
+/// Whether and where notifyd draws its own popups (`[Display] Mode=`).
+public enum DisplayMode: String, Sendable, CaseIterable {
+  /// Wayland when a compositor with layer-shell is reachable, unless notices are forwarded to
+  /// another notification server.
+  case auto
+  /// Wayland, even while forwarding.
+  case wayland
+  /// No popups.
+  case off
+}
+
+/// The corner or edge of the output the popups stack from (`[Display] Anchor=`).
+public enum PopupAnchor: String, Sendable, CaseIterable {
+  case topLeft = "top-left"
+  case topCenter = "top-center"
+  case topRight = "top-right"
+  case bottomLeft = "bottom-left"
+  case bottomCenter = "bottom-center"
+  case bottomRight = "bottom-right"
+  case center
+
+  /// Whether new popups enter at the top and older ones move down.
+  public var stacksDown: Bool {
+    switch self {
+    case .topLeft, .topCenter, .topRight, .center: return true
+    case .bottomLeft, .bottomCenter, .bottomRight: return false
+    }
+  }
+}
+
+/// A colour with alpha, each channel 0…1 (`#rrggbb` or `#rrggbbaa` in the config).
+public struct RGBA: Sendable, Equatable, CustomStringConvertible {
+  public var red: Double
+  public var green: Double
+  public var blue: Double
+  public var alpha: Double
+
+  public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+    self.red = red
+    self.green = green
+    self.blue = blue
+    self.alpha = alpha
+  }
+
+  /// Parses `#rrggbb` or `#rrggbbaa`; nil for anything else.
+  public init?(hex text: String) {
+    let digits = Array(text.utf8)
+    guard digits.first == UInt8(ascii: "#"), digits.count == 7 || digits.count == 9 else { return nil }
+    var channels: [Double] = []
+    var index = 1
+    while index < digits.count {
+      guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { return nil }
+      channels.append(Double(high * 16 + low) / 255)
+      index += 2
+    }
+    self.init(red: channels[0], green: channels[1], blue: channels[2], alpha: channels.count == 4 ? channels[3] : 1)
+  }
+
+  private static func hexValue(_ digit: UInt8) -> Int? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(digit - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(digit - UInt8(ascii: "a")) + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(digit - UInt8(ascii: "A")) + 10
+    default: return nil
+    }
+  }
+
+  /// `#rrggbb`, or `#rrggbbaa` when not opaque.
+  public var description: String {
+    func hex(_ channel: Double) -> String {
+      let value = Int((channel * 255).rounded())
+      let text = String(value, radix: 16)
+      return value < 16 ? "0" + text : text
+    }
+    return "#" + hex(red) + hex(green) + hex(blue) + (alpha < 1 ? hex(alpha) : "")
+  }
+}
+
+/// The colours of a card of one urgency (`[Display:low]`, `[Display:normal]`, `[Display:critical]`).
+public struct CardColours: Sendable, Equatable {
+  public var background: RGBA
+  public var foreground: RGBA
+  public var border: RGBA
+  public var progress: RGBA
+
+  public init(background: RGBA, foreground: RGBA, border: RGBA, progress: RGBA) {
+    self.background = background
+    self.foreground = foreground
+    self.border = border
+    self.progress = progress
+  }
+
+  /// The built-in colours: a dark card, the border and bar in the urgency's colour (the terminal
+  /// view's palette).
+  public static func builtIn(for urgency: Urgency) -> CardColours {
+    let accent: RGBA
+    switch urgency {
+    case .low: accent = RGBA(hex: "#8a94a6")!
+    case .normal: accent = RGBA(hex: "#4fa8ff")!
+    case .critical: accent = RGBA(hex: "#ff5c5c")!
+    }
+    return CardColours(
+      background: RGBA(hex: "#1f232b")!, foreground: RGBA(hex: "#e8ebf0")!, border: accent, progress: accent)
+  }
+}
+
+/// How the popups look and where they go (`[Display]`, DESIGN §9).
+public struct DisplaySettings: Sendable, Equatable {
+  public var mode = DisplayMode.auto
+  public var anchor = PopupAnchor.topRight
+  /// Pixels between the output's edges and the stack.
+  public var margin = 16
+  /// Pixels, the width of every card.
+  public var width = 360
+  /// Pixels between two cards.
+  public var gap = 8
+  /// The output to draw on, by name (`HDMI-A-1`); nil lets the compositor choose.
+  public var output: String?
+  /// A pango font description.
+  public var font = "Sans 10"
+  /// Pixels, the radius of a card's corners.
+  public var cornerRadius = 8
+  /// Colours per urgency.
+  public var colours: [Urgency: CardColours] = Dictionary(
+    uniqueKeysWithValues: Urgency.allCases.map { ($0, CardColours.builtIn(for: $0)) })
+
+  public init() {}
+
+  /// The colours of a card of `urgency`.
+  public func colours(for urgency: Urgency) -> CardColours {
+    colours[urgency] ?? CardColours.builtIn(for: urgency)
+  }
+}

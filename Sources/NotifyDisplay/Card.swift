@@ -1,0 +1,35 @@
+import NotifyCore
+import NotifyProtocol
+
+/// What a popup shows of a notice: everything the painter needs, nothing about time.
+public struct Card: Sendable, Equatable {
+  public var id: Int
+  public var app: String?
+  public var title: String
+  public var body: String?
+  public var urgency: Urgency
+  public var style: Style
+  public var kind: Kind
+  /// An indicator's percentage; nil for an indicator without one (an activity indicator is drawn).
+  public var value: Int?
+  /// Whether a left click invokes an action (key `default`) rather than dismissing.
+  public var hasDefaultAction: Bool
+
+  public init(_ notice: Notice) {
+    id = notice.id
+    app = notice.app
+    title = notice.title
+    body = notice.body
+    urgency = notice.urgency
+    style = notice.style
+    kind = notice.kind
+    value = notice.value
+    hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false
+  }
+
+  /// The action a left click invokes (DESIGN §9).
+  public static let defaultActionKey = "default"
+
+  /// Whether the card moves by itself while it holds: an indicator without a value spins.
+  public var isAnimated: Bool { kind == .progress && value == nil }
+}

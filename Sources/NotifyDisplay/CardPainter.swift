@@ -1,0 +1,250 @@
+import CPangoCairo
+import Foundation
+import NotifyCore
+import NotifyProtocol
+
+/// Draws cards with cairo and pango: measures a card for a width, renders it at full opacity into
+/// an image of its own, and copies that image into a frame's buffer at the engine's opacity.
+///
+/// Text is shaped by pango (CJK, emoji, right to left), wrapped at word or character boundaries
+/// and cut with `…` after a few lines. The title is always plain text; the body is the
+/// freedesktop markup subset (`BodyMarkup`), turned into pango attributes — never parsed as pango
+/// markup.
+///
+/// - Important: not thread-safe; one painter per display thread.
+public final class CardPainter {
+  public let settings: DisplaySettings
+  private let font: OpaquePointer
+  private let titleFont: OpaquePointer
+  private let appFont: OpaquePointer
+  /// A 1×1 surface to lay text out on when measuring.
+  private let measuringSurface: OpaquePointer
+  private let measuringContext: OpaquePointer
+
+  /// Pixels inside the border.
+  static let padding = 12.0
+  static let borderWidth = 2.0
+  static let barHeight = 6.0
+  static let titleLines: Int32 = 2
+  static let bodyLines: Int32 = 6
+  /// Seconds for the activity indicator to sweep across and back.
+  public static let activityPeriod = 1.6
+
+  public init(settings: DisplaySettings) {
+    self.settings = settings
+    font = pango_font_description_from_string(settings.font)
+    titleFont = pango_font_description_copy(font)
+    pango_font_description_set_weight(titleFont, PANGO_WEIGHT_BOLD)
+    appFont = pango_font_description_copy(font)
+    let size = pango_font_description_get_size(font)
+    if size > 0 { pango_font_description_set_size(appFont, size * 85 / 100) }
+    measuringSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
+    measuringContext = cairo_create(measuringSurface)
+  }
+
+  deinit {
+    pango_font_description_free(font)
+    pango_font_description_free(titleFont)
+    pango_font_description_free(appFont)
+    cairo_destroy(measuringContext)
+    cairo_surface_destroy(measuringSurface)
+  }
+
+  /// The card's height in pixels at the configured width.
+  public func height(of card: Card) -> Int {
+    let blocks = textBlocks(card, context: measuringContext)
+    defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
+    return Int(layoutHeight(card, blocks).rounded(.up))
+  }
+
+  /// Renders `card` at full opacity, `height` pixels high, with the activity indicator at
+  /// `activity` seconds of its sweep; the caller owns the returned image surface.
+  public func render(_ card: Card, height: Int, activity: Double = 0) -> OpaquePointer {
+    let width = settings.width
+    let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+    let context = cairo_create(surface)!
+    defer { cairo_destroy(context) }
+    let colours = settings.colours(for: card.urgency)
+    let inset = Self.borderWidth / 2
+    roundedRectangle(
+      context, x: inset, y: inset, width: Double(width) - 2 * inset, height: Double(height) - 2 * inset,
+      radius: Double(settings.cornerRadius))
+    var background = colours.background
+    if card.style == .blur { background.alpha *= 0.72 }
+    setSource(context, background)
+    cairo_fill_preserve(context)
+    if card.style == .blur { frost(context, height: Double(height)) }
+    setSource(context, colours.border)
+    cairo_set_line_width(context, Self.borderWidth)
+    cairo_stroke(context)
+
+    let blocks = textBlocks(card, context: context)
+    defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
+    var y = Self.padding
+    for block in blocks {
+      y += block.spaceBefore
+      var colour = colours.foreground
+      colour.alpha *= block.dim ? 0.65 : 1
+      setSource(context, colour)
+      cairo_move_to(context, Self.padding, y)
+      pango_cairo_show_layout(context, block.layout)
+      y += block.height
+    }
+    if card.kind == .progress {
+      y += 8
+      drawBar(context, card, y: y, colours: colours, activity: activity)
+    }
+    cairo_surface_flush(surface)
+    return surface
+  }
+
+  /// Copies `image` into `target` (same size, premultiplied ARGB) at `opacity`: the frame's pixels.
+  public static func composite(_ image: OpaquePointer, into target: OpaquePointer, opacity: Double) {
+    let context = cairo_create(target)!
+    defer { cairo_destroy(context) }
+    cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
+    cairo_set_source_rgba(context, 0, 0, 0, 0)
+    cairo_paint(context)
+    cairo_set_operator(context, CAIRO_OPERATOR_OVER)
+    cairo_set_source_surface(context, image, 0, 0)
+    cairo_paint_with_alpha(context, min(max(opacity, 0), 1))
+    cairo_surface_flush(target)
+  }
+
+  // MARK: - Text
+
+  private struct TextBlock {
+    var layout: OpaquePointer
+    var height: Double
+    var spaceBefore: Double
+    var dim: Bool
+  }
+
+  private var textWidth: Double { Double(settings.width) - 2 * Self.padding }
+
+  private func textBlocks(_ card: Card, context: OpaquePointer) -> [TextBlock] {
+    var blocks: [TextBlock] = []
+    func add(_ text: String, font: OpaquePointer, lines: Int32, attributes: OpaquePointer? = nil, dim: Bool = false) {
+      let layout = pango_cairo_create_layout(context)!
+      pango_layout_set_font_description(layout, font)
+      pango_layout_set_width(layout, Int32(textWidth * Double(PANGO_SCALE)))
+      pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+      pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+      pango_layout_set_height(layout, -lines)
+      pango_layout_set_text(layout, text, -1)
+      if let attributes { pango_layout_set_attributes(layout, attributes) }
+      var width: Int32 = 0
+      var height: Int32 = 0
+      pango_layout_get_pixel_size(layout, &width, &height)
+      blocks.append(TextBlock(layout: layout, height: Double(height), spaceBefore: blocks.isEmpty ? 0 : 4, dim: dim))
+    }
+    if let app = card.app, !app.isEmpty { add(Self.plain(app), font: appFont, lines: 1, dim: true) }
+    add(Self.plain(card.title), font: titleFont, lines: Self.titleLines)
+    if let body = card.body, !body.isEmpty {
+      let (text, attributes) = Self.styled(BodyMarkup.runs(body), link: settings.colours(for: card.urgency).border)
+      add(text, font: font, lines: Self.bodyLines, attributes: attributes)
+      pango_attr_list_unref(attributes)
+    }
+    return blocks
+  }
+
+  private func layoutHeight(_ card: Card, _ blocks: [TextBlock]) -> Double {
+    var height = 2 * Self.padding
+    for block in blocks { height += block.spaceBefore + block.height }
+    if card.kind == .progress { height += 8 + Self.barHeight }
+    return height
+  }
+
+  /// Plain text for a layout: control characters other than newline and tab shown as U+FFFD, so
+  /// that nothing reaches pango as anything but text.
+  static func plain(_ text: String) -> String {
+    String(
+      String.UnicodeScalarView(
+        text.unicodeScalars.map { scalar in
+          let value = scalar.value
+          let control = value < 0x20 && value != 0x0A && value != 0x09 || (0x7F...0x9F).contains(value)
+          return control ? "\u{FFFD}" : scalar
+        }))
+  }
+
+  /// The runs' text and a pango attribute list of their styles (byte ranges into the text).
+  static func styled(_ runs: [BodyMarkup.Run], link: RGBA) -> (String, OpaquePointer) {
+    let attributes = pango_attr_list_new()!
+    var text = ""
+    for run in runs {
+      let start = UInt32(text.utf8.count)
+      text += plain(run.text)
+      let end = UInt32(text.utf8.count)
+      func insert(_ attribute: UnsafeMutablePointer<PangoAttribute>?) {
+        guard let attribute else { return }
+        attribute.pointee.start_index = start
+        attribute.pointee.end_index = end
+        pango_attr_list_insert(attributes, attribute)
+      }
+      if run.bold { insert(pango_attr_weight_new(PANGO_WEIGHT_BOLD)) }
+      if run.italic { insert(pango_attr_style_new(PANGO_STYLE_ITALIC)) }
+      if run.underline || run.link != nil { insert(pango_attr_underline_new(PANGO_UNDERLINE_SINGLE)) }
+      if run.link != nil {
+        insert(
+          pango_attr_foreground_new(
+            UInt16(link.red * 65535), UInt16(link.green * 65535), UInt16(link.blue * 65535)))
+      }
+    }
+    return (text, attributes)
+  }
+
+  // MARK: - Shapes
+
+  private func drawBar(_ context: OpaquePointer, _ card: Card, y: Double, colours: CardColours, activity: Double) {
+    let width = textWidth
+    let radius = Self.barHeight / 2
+    var track = colours.foreground
+    track.alpha *= 0.2
+    roundedRectangle(context, x: Self.padding, y: y, width: width, height: Self.barHeight, radius: radius)
+    setSource(context, track)
+    cairo_fill(context)
+    let (start, length): (Double, Double)
+    if let value = card.value {
+      (start, length) = (0, width * Double(min(max(value, 0), 100)) / 100)
+    } else {
+      // A segment a third of the track wide, sweeping across and back.
+      let segment = width / 3
+      let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
+      let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
+      let eased = travel * travel * (3 - 2 * travel)
+      (start, length) = ((width - segment) * eased, segment)
+    }
+    guard length > 0 else { return }
+    roundedRectangle(
+      context, x: Self.padding + start, y: y, width: max(length, Self.barHeight), height: Self.barHeight, radius: radius)
+    setSource(context, colours.progress)
+    cairo_fill(context)
+  }
+
+  /// A frosted look for `style=blur`: a soft light sheen over the (more translucent) card.
+  private func frost(_ context: OpaquePointer, height: Double) {
+    let gradient = cairo_pattern_create_linear(0, 0, 0, height)!
+    defer { cairo_pattern_destroy(gradient) }
+    cairo_pattern_add_color_stop_rgba(gradient, 0, 1, 1, 1, 0.16)
+    cairo_pattern_add_color_stop_rgba(gradient, 0.5, 1, 1, 1, 0.06)
+    cairo_pattern_add_color_stop_rgba(gradient, 1, 1, 1, 1, 0.10)
+    cairo_set_source(context, gradient)
+    cairo_fill_preserve(context)
+  }
+
+  private func roundedRectangle(
+    _ context: OpaquePointer, x: Double, y: Double, width: Double, height: Double, radius: Double
+  ) {
+    let radius = min(radius, width / 2, height / 2)
+    cairo_new_sub_path(context)
+    cairo_arc(context, x + width - radius, y + radius, radius, -Double.pi / 2, 0)
+    cairo_arc(context, x + width - radius, y + height - radius, radius, 0, Double.pi / 2)
+    cairo_arc(context, x + radius, y + height - radius, radius, Double.pi / 2, Double.pi)
+    cairo_arc(context, x + radius, y + radius, radius, Double.pi, 3 * Double.pi / 2)
+    cairo_close_path(context)
+  }
+
+  private func setSource(_ context: OpaquePointer, _ colour: RGBA) {
+    cairo_set_source_rgba(context, colour.red, colour.green, colour.blue, colour.alpha)
+  }
+}

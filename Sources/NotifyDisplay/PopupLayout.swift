@@ -1,0 +1,78 @@
+import NotifyCore
+
+/// Where each card goes: a pure function of the cards' heights, the settings and the output's
+/// size, shared by every backend.
+///
+/// Cards stack from the anchor, newest at the anchor end: with a top anchor the newest is at the
+/// top and older ones move down; with a bottom anchor the newest is at the bottom. `center`
+/// stacks downwards from a top edge chosen so that the whole stack is centred.
+public enum PopupLayout {
+  /// The output edges a card is held against (a layer surface's anchor).
+  public struct Edges: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    // The values of zwlr_layer_surface_v1.anchor.
+    public static let top = Edges(rawValue: 1)
+    public static let bottom = Edges(rawValue: 2)
+    public static let left = Edges(rawValue: 4)
+    public static let right = Edges(rawValue: 8)
+  }
+
+  /// A card's place: the edges it is held against with the distance from each, and the rectangle
+  /// that makes on an output of the given size.
+  public struct Placement: Sendable, Equatable {
+    public var edges: Edges
+    public var top = 0
+    public var right = 0
+    public var bottom = 0
+    public var left = 0
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+  }
+
+  /// The placements of cards of `heights` (newest first) on an output `outputWidth` ×
+  /// `outputHeight` pixels; cards that would leave the output are left out.
+  public static func place(
+    heights: [Int], settings: DisplaySettings, outputWidth: Int, outputHeight: Int
+  ) -> [Placement] {
+    let width = settings.width
+    let margin = settings.margin
+    let anchor = settings.anchor
+    var horizontal: Edges
+    var x: Int
+    switch anchor {
+    case .topLeft, .bottomLeft:
+      horizontal = .left
+      x = margin
+    case .topRight, .bottomRight:
+      horizontal = .right
+      x = outputWidth - margin - width
+    case .topCenter, .bottomCenter, .center:
+      horizontal = []
+      x = (outputWidth - width) / 2
+    }
+    let total = heights.reduce(0, +) + settings.gap * max(heights.count - 1, 0)
+    var offset = anchor == .center ? max((outputHeight - total) / 2, margin) : margin
+    var placements: [Placement] = []
+    for height in heights {
+      guard offset + height + margin <= outputHeight || placements.isEmpty else { break }
+      var placement = Placement(edges: horizontal, x: x, y: 0, width: width, height: height)
+      if horizontal.contains(.left) { placement.left = margin }
+      if horizontal.contains(.right) { placement.right = margin }
+      if anchor.stacksDown {
+        placement.edges.insert(.top)
+        placement.top = offset
+        placement.y = offset
+      } else {
+        placement.edges.insert(.bottom)
+        placement.bottom = offset
+        placement.y = outputHeight - offset - height
+      }
+      placements.append(placement)
+      offset += height + settings.gap
+    }
+    return placements
+  }
+}

@@ -1,0 +1,183 @@
+import CPangoCairo
+import CWayland
+import Glibc
+import NotifyDisplay
+
+/// A buffer of shared memory the compositor reads a frame from: premultiplied ARGB8888, which is
+/// cairo's ARGB32 on a little-endian machine.
+final class ShmBuffer {
+  let width: Int
+  let height: Int
+  let proxy: OpaquePointer
+  /// A cairo surface over the mapped memory.
+  let image: OpaquePointer
+  private let memory: UnsafeMutableRawPointer
+  private let size: Int
+  /// Between an attach and the compositor's `release`: the compositor may still read it.
+  var busy = false
+
+  /// A buffer from `shm` (wraps `memfd_create(2)`, `mmap(2)`, `wl_shm.create_pool`); nil when
+  /// memory or descriptors run out.
+  init?(shm: OpaquePointer, width: Int, height: Int) {
+    let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
+    let size = stride * height
+    let descriptor = memfd_create("notifyd-popup", 1)  // MFD_CLOEXEC
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    guard ftruncate(descriptor, off_t(size)) == 0 else { return nil }
+    guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), memory != MAP_FAILED
+    else { return nil }
+    let pool = wl_shm_create_pool(shm, descriptor, Int32(size))
+    proxy = wl_shm_pool_create_buffer(
+      pool, 0, Int32(width), Int32(height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue)
+    wl_shm_pool_destroy(pool)
+    image = cairo_image_surface_create_for_data(
+      memory.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(stride))
+    self.memory = memory
+    self.size = size
+    self.width = width
+    self.height = height
+    wl_buffer_add_listener(proxy, bufferListener, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  deinit {
+    wl_buffer_destroy(proxy)
+    cairo_surface_destroy(image)
+    munmap(memory, size)
+  }
+}
+
+/// What a popup hears from the compositor.
+protocol PopupOwner: AnyObject {
+  func popupConfigured(_ popup: Popup)
+  func popupClosed(_ popup: Popup)
+  func popupFrameDone(_ popup: Popup)
+}
+
+/// One card on the screen: a layer surface of its own, its rendered image and its buffers.
+final class Popup {
+  unowned let owner: PopupOwner
+  let id: Int
+  var card: Card
+  var height: Int
+  /// The card at full opacity; re-rendered when the card changes or its indicator moves.
+  var image: OpaquePointer?
+  let surface: OpaquePointer
+  let layerSurface: OpaquePointer
+  /// The initial state was committed.
+  private(set) var started = false
+  /// The first `configure` came: buffers may be attached.
+  var configured = false
+  /// A `wl_surface.frame` asked for and not yet answered.
+  var frameCallback: OpaquePointer?
+  /// A frame should be drawn when the compositor is ready for one.
+  var dirty = true
+  var placement: PopupLayout.Placement?
+  /// When the popup appeared, for the activity indicator's sweep.
+  let appeared: ContinuousClock.Instant
+  private var buffers: [ShmBuffer] = []
+
+  init(
+    owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
+    output: OpaquePointer?
+  ) {
+    self.owner = owner
+    self.id = id
+    self.card = card
+    self.height = height
+    appeared = ContinuousClock.now
+    surface = wl_compositor_create_surface(compositor)
+    // Critical notices go over full-screen windows; the rest stay under them.
+    let layer = card.urgency == .critical ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY : ZWLR_LAYER_SHELL_V1_LAYER_TOP
+    layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output, layer.rawValue, "notifyd")
+  }
+
+  /// Listens to the layer surface and commits the initial state; the buffer waits for `configure`.
+  func start() {
+    started = true
+    zwlr_layer_surface_v1_add_listener(layerSurface, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+    wl_surface_commit(surface)
+  }
+
+  /// Asks for `done` when the compositor wants the next frame (with the next commit).
+  func requestFrame() {
+    guard frameCallback == nil else { return }
+    frameCallback = wl_surface_frame(surface)
+    wl_callback_add_listener(frameCallback, frameListener, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  fileprivate func frameDone() {
+    if let frameCallback { wl_callback_destroy(frameCallback) }
+    frameCallback = nil
+    owner.popupFrameDone(self)
+  }
+
+  /// Moves the popup to `placement`; returns whether anything changed (a commit is then due).
+  func place(_ placement: PopupLayout.Placement) -> Bool {
+    guard placement != self.placement else { return false }
+    self.placement = placement
+    zwlr_layer_surface_v1_set_anchor(layerSurface, placement.edges.rawValue)
+    zwlr_layer_surface_v1_set_margin(
+      layerSurface, Int32(placement.top), Int32(placement.right), Int32(placement.bottom), Int32(placement.left))
+    zwlr_layer_surface_v1_set_size(layerSurface, UInt32(placement.width), UInt32(placement.height))
+    return true
+  }
+
+  /// A buffer of the popup's size that the compositor is not reading, made if none is free.
+  func freeBuffer(shm: OpaquePointer, width: Int) -> ShmBuffer? {
+    buffers.removeAll { !$0.busy && ($0.width != width || $0.height != height) }
+    if let free = buffers.first(where: { !$0.busy }) { return free }
+    guard buffers.count < 3, let buffer = ShmBuffer(shm: shm, width: width, height: height) else { return nil }
+    buffers.append(buffer)
+    return buffer
+  }
+
+  /// Destroys the surface, its callback and buffers.
+  func destroy() {
+    if let frameCallback { wl_callback_destroy(frameCallback) }
+    frameCallback = nil
+    zwlr_layer_surface_v1_destroy(layerSurface)
+    wl_surface_destroy(surface)
+    buffers.removeAll()
+    if let image { cairo_surface_destroy(image) }
+    image = nil
+  }
+}
+
+// MARK: - Listeners
+
+private func popup(_ data: UnsafeMutableRawPointer?) -> Popup {
+  Unmanaged<Popup>.fromOpaque(data!).takeUnretainedValue()
+}
+
+nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
+  let listener = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
+  listener.initialize(to: zwlr_layer_surface_v1_listener())
+  listener.pointee.configure = { data, layerSurface, serial, _, _ in
+    zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
+    let popup = popup(data)
+    popup.configured = true
+    popup.owner.popupConfigured(popup)
+  }
+  listener.pointee.closed = { data, _ in
+    let popup = popup(data)
+    popup.owner.popupClosed(popup)
+  }
+  return listener
+}()
+
+nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
+  let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_callback_listener())
+  listener.pointee.done = { data, _, _ in popup(data).frameDone() }
+  return listener
+}()
+
+nonisolated(unsafe) private let bufferListener: UnsafeMutablePointer<wl_buffer_listener> = {
+  let listener = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_buffer_listener())
+  listener.pointee.release = { data, _ in
+    Unmanaged<ShmBuffer>.fromOpaque(data!).takeUnretainedValue().busy = false
+  }
+  return listener
+}()

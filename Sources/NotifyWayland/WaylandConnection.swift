@@ -1,0 +1,270 @@
+import CWayland
+import Glibc
+
+/// What a connection reports from the seat's pointer.
+protocol PointerDelegate: AnyObject {
+  /// A button went down over `surface` (linux input codes: 0x110 left, 0x111 right).
+  func pointerPressed(_ button: UInt32, on surface: OpaquePointer)
+}
+
+/// An output as the compositor describes it through xdg-output: its name and logical size.
+final class WaylandOutput {
+  let registryName: UInt32
+  let proxy: OpaquePointer
+  var xdgOutput: OpaquePointer?
+  var name: String?
+  var width = 0
+  var height = 0
+
+  init(registryName: UInt32, proxy: OpaquePointer) {
+    self.registryName = registryName
+    self.proxy = proxy
+  }
+}
+
+/// One connection to a Wayland compositor and the globals notifyd uses: the compositor, shared
+/// memory, layer-shell, xdg-output and the seat's pointer.
+///
+/// - Important: not thread-safe; used only on the display's queue. Every proxy it made is
+///   destroyed by `disconnect()`, so a compositor that comes and goes leaves nothing behind.
+final class WaylandConnection {
+  let display: OpaquePointer
+  private var registry: OpaquePointer?
+  private(set) var compositor: OpaquePointer?
+  private(set) var shm: OpaquePointer?
+  private(set) var layerShell: OpaquePointer?
+  private(set) var layerShellVersion: UInt32 = 0
+  private var xdgOutputManager: OpaquePointer?
+  private var seat: OpaquePointer?
+  private var seatName: UInt32 = 0
+  private var pointer: OpaquePointer?
+  /// The surface the pointer is over, if it is one of ours.
+  private var pointerSurface: OpaquePointer?
+  private(set) var outputs: [WaylandOutput] = []
+  weak var pointerDelegate: PointerDelegate?
+  /// Called when outputs come or go, or one is renamed or resized.
+  var outputsChanged: () -> Void = {}
+
+  /// Connects to the compositor named by `WAYLAND_DISPLAY` (wraps `wl_display_connect(3)`).
+  init?() {
+    guard let display = wl_display_connect(nil) else { return nil }
+    self.display = display
+  }
+
+  /// Asks for the globals and waits until the compositor has described them and the outputs.
+  func start() -> Bool {
+    registry = wl_display_get_registry(display)
+    wl_registry_add_listener(registry, registryListener, Unmanaged.passUnretained(self).toOpaque())
+    // One round trip for the globals, one for what binding them sent back (output names).
+    return wl_display_roundtrip(display) >= 0 && wl_display_roundtrip(display) >= 0
+  }
+
+  var fileDescriptor: Int32 { wl_display_get_fd(display) }
+
+  /// Reads what the compositor sent and runs the handlers; false once the connection is broken.
+  func dispatch() -> Bool {
+    while wl_display_prepare_read(display) != 0 {
+      if wl_display_dispatch_pending(display) < 0 { return false }
+    }
+    if wl_display_read_events(display) < 0 { return false }
+    return wl_display_dispatch_pending(display) >= 0
+  }
+
+  /// Runs handlers for events already read, without reading.
+  func dispatchPending() -> Bool { wl_display_dispatch_pending(display) >= 0 }
+
+  /// Sends what was asked; false once the connection is broken. A full socket is not an error:
+  /// the rest goes with the next flush.
+  func flush() -> Bool {
+    if wl_display_flush(display) >= 0 { return true }
+    return errno == EAGAIN
+  }
+
+  /// The output named `name`, if the compositor has one.
+  func output(named name: String?) -> WaylandOutput? {
+    guard let name else { return nil }
+    return outputs.first { $0.name == name }
+  }
+
+  /// The size to lay popups out for on `output`, or on the first output when the compositor chooses.
+  func layoutSize(for output: WaylandOutput?) -> (width: Int, height: Int) {
+    let chosen = output ?? outputs.first { $0.width > 0 }
+    guard let chosen, chosen.width > 0, chosen.height > 0 else { return (1920, 1080) }
+    return (chosen.width, chosen.height)
+  }
+
+  /// Destroys every proxy and closes the connection.
+  func disconnect() {
+    if let pointer { wl_pointer_destroy(pointer) }
+    if let seat { wl_seat_destroy(seat) }
+    for output in outputs { destroy(output) }
+    outputs.removeAll()
+    if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
+    if let layerShell {
+      if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
+    }
+    if let shm { wl_shm_destroy(shm) }
+    if let compositor { wl_compositor_destroy(compositor) }
+    if let registry { wl_registry_destroy(registry) }
+    pointer = nil
+    seat = nil
+    xdgOutputManager = nil
+    layerShell = nil
+    shm = nil
+    compositor = nil
+    registry = nil
+    wl_display_flush(display)
+    wl_display_disconnect(display)
+  }
+
+  private func destroy(_ output: WaylandOutput) {
+    if let xdgOutput = output.xdgOutput { zxdg_output_v1_destroy(xdgOutput) }
+    wl_output_destroy(output.proxy)
+  }
+
+  // MARK: - Registry
+
+  fileprivate func global(name: UInt32, interface: String, version: UInt32) {
+    guard let registry else { return }
+    func bind(_ wanted: UnsafePointer<wl_interface>, _ highest: UInt32) -> OpaquePointer? {
+      OpaquePointer(wl_registry_bind(registry, name, wanted, min(version, highest)))
+    }
+    switch interface {
+    case "wl_compositor": compositor = bind(notifyd_wl_compositor_interface(), 4)
+    case "wl_shm": shm = bind(notifyd_wl_shm_interface(), 1)
+    case "zwlr_layer_shell_v1":
+      layerShellVersion = min(version, 4)
+      layerShell = bind(notifyd_layer_shell_interface(), 4)
+    case "zxdg_output_manager_v1":
+      xdgOutputManager = bind(notifyd_xdg_output_manager_interface(), 2)
+      for output in outputs where output.xdgOutput == nil { describe(output) }
+    case "wl_seat" where seat == nil:
+      seat = bind(notifyd_wl_seat_interface(), 5)
+      seatName = name
+      wl_seat_add_listener(seat, seatListener, Unmanaged.passUnretained(self).toOpaque())
+    case "wl_output":
+      guard let proxy = bind(notifyd_wl_output_interface(), 3) else { return }
+      wl_output_add_listener(proxy, outputListener, nil)
+      let output = WaylandOutput(registryName: name, proxy: proxy)
+      outputs.append(output)
+      describe(output)
+    default: break
+    }
+  }
+
+  fileprivate func globalRemoved(name: UInt32) {
+    if let index = outputs.firstIndex(where: { $0.registryName == name }) {
+      destroy(outputs.remove(at: index))
+      outputsChanged()
+    } else if name == seatName, let seat {
+      if let pointer { wl_pointer_destroy(pointer) }
+      wl_seat_destroy(seat)
+      pointer = nil
+      self.seat = nil
+    }
+  }
+
+  private func describe(_ output: WaylandOutput) {
+    guard let xdgOutputManager else { return }
+    output.xdgOutput = zxdg_output_manager_v1_get_xdg_output(xdgOutputManager, output.proxy)
+    zxdg_output_v1_add_listener(output.xdgOutput, xdgOutputListener, Unmanaged.passUnretained(output).toOpaque())
+  }
+
+  fileprivate func output(for xdgOutput: OpaquePointer?) -> WaylandOutput? {
+    outputs.first { $0.xdgOutput == xdgOutput }
+  }
+
+  // MARK: - Seat and pointer
+
+  fileprivate func seatCapabilities(_ capabilities: UInt32) {
+    let hasPointer = capabilities & WL_SEAT_CAPABILITY_POINTER.rawValue != 0
+    if hasPointer, pointer == nil, let seat {
+      pointer = wl_seat_get_pointer(seat)
+      wl_pointer_add_listener(pointer, pointerListener, Unmanaged.passUnretained(self).toOpaque())
+    } else if !hasPointer, let pointer {
+      wl_pointer_destroy(pointer)
+      self.pointer = nil
+    }
+  }
+
+  fileprivate func pointerEntered(_ surface: OpaquePointer?) { pointerSurface = surface }
+  fileprivate func pointerLeft() { pointerSurface = nil }
+
+  fileprivate func pointerButton(_ button: UInt32, state: UInt32) {
+    guard state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue, let pointerSurface else { return }
+    pointerDelegate?.pointerPressed(button, on: pointerSurface)
+  }
+}
+
+// MARK: - Listeners
+// C function pointers cannot capture: each handler finds its object through `data`.
+
+private func connection(_ data: UnsafeMutableRawPointer?) -> WaylandConnection {
+  Unmanaged<WaylandConnection>.fromOpaque(data!).takeUnretainedValue()
+}
+
+nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
+  let listener = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_registry_listener())
+  listener.pointee.global = { data, _, name, interface, version in
+    connection(data).global(name: name, interface: String(cString: interface!), version: version)
+  }
+  listener.pointee.global_remove = { data, _, name in connection(data).globalRemoved(name: name) }
+  return listener
+}()
+
+nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
+  // The size and name come through xdg-output; the core events are read and ignored.
+  let listener = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_output_listener())
+  listener.pointee.geometry = { _, _, _, _, _, _, _, _, _, _ in }
+  listener.pointee.mode = { _, _, _, _, _, _ in }
+  listener.pointee.done = { _, _ in }
+  listener.pointee.scale = { _, _, _ in }
+  listener.pointee.name = { _, _, _ in }
+  listener.pointee.description = { _, _, _ in }
+  return listener
+}()
+
+private func output(_ data: UnsafeMutableRawPointer?) -> WaylandOutput {
+  Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue()
+}
+
+nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
+  let listener = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)
+  listener.initialize(to: zxdg_output_v1_listener())
+  listener.pointee.logical_position = { _, _, _, _ in }
+  listener.pointee.logical_size = { data, _, width, height in
+    output(data).width = Int(width)
+    output(data).height = Int(height)
+  }
+  listener.pointee.done = { _, _ in }
+  listener.pointee.name = { data, _, name in output(data).name = name.map { String(cString: $0) } }
+  listener.pointee.description = { _, _, _ in }
+  return listener
+}()
+
+nonisolated(unsafe) private let seatListener: UnsafeMutablePointer<wl_seat_listener> = {
+  let listener = UnsafeMutablePointer<wl_seat_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_seat_listener())
+  listener.pointee.capabilities = { data, _, capabilities in connection(data).seatCapabilities(capabilities) }
+  listener.pointee.name = { _, _, _ in }
+  return listener
+}()
+
+nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer_listener> = {
+  // Every slot is filled: libwayland calls the handler of any event the version allows.
+  let listener = UnsafeMutablePointer<wl_pointer_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_pointer_listener())
+  listener.pointee.enter = { data, _, _, surface, _, _ in connection(data).pointerEntered(surface) }
+  listener.pointee.leave = { data, _, _, _ in connection(data).pointerLeft() }
+  listener.pointee.motion = { _, _, _, _, _ in }
+  listener.pointee.button = { data, _, _, _, button, state in connection(data).pointerButton(button, state: state) }
+  listener.pointee.axis = { _, _, _, _, _ in }
+  listener.pointee.frame = { _, _ in }
+  listener.pointee.axis_source = { _, _, _ in }
+  listener.pointee.axis_stop = { _, _, _, _ in }
+  listener.pointee.axis_discrete = { _, _, _, _ in }
+  listener.pointee.axis_value120 = { _, _, _, _ in }
+  return listener
+}()

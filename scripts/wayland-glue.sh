@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Generates the Wayland protocol glue of Sources/CWayland with wayland-scanner: our own
+# protocols/*.xml and Debian's xdg-output and xdg-shell descriptions. `--check` only compares (make lint).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=$(pkg-config --variable=pkgdatadir wayland-protocols)
+# xdg-shell only because layer-shell's get_popup names xdg_popup: its interface must be linked.
+sources=(protocols/wlr-layer-shell-unstable-v1.xml "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"
+  "$data/stable/xdg-shell/xdg-shell.xml")
+out=Sources/CWayland
+check=${1:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/include"
+for xml in "${sources[@]}"; do
+  name=$(basename "$xml" .xml)
+  wayland-scanner client-header "$xml" "$work/include/$name-client-protocol.h"
+  wayland-scanner private-code "$xml" "$work/$name-protocol.c"
+done
+if [ "$check" = --check ]; then
+  for file in "$work"/include/*.h "$work"/*.c; do
+    relative=${file#"$work"/}
+    cmp -s "$file" "$out/$relative" || { echo "wayland-glue: $out/$relative is out of date: run scripts/wayland-glue.sh" >&2; exit 1; }
+  done
+else
+  cp "$work"/include/*.h "$out/include/"
+  cp "$work"/*.c "$out/"
+fi

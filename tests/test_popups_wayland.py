@@ -1,0 +1,438 @@
+"""notifyd's own popups on a real Wayland compositor: headless sway, judged by grim's pixels.
+
+sway refuses to run as root, so the compositor, the daemon that draws on it and the clients that
+talk to the daemon run as an unprivileged user the tests create; the screenshots (grim) and the
+virtual pointer are root's, which any compositor client may be.
+"""
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, Daemon, rss_kib, wait_for
+from wayland_pointer import VirtualPointer
+
+USER = "notifyd-popups"
+OUTPUT = (1280, 720)
+BACKGROUND = (0x20, 0x40, 0x60)
+CARD = (0xF0, 0xE0, 0x30)  # [Display:normal] Background: far from the background in every channel
+BORDER = (0xE0, 0x20, 0x20)
+WIDTH, MARGIN, GAP = 300, 20, 10
+POPUP_AREA = (OUTPUT[0] // 2, 0, OUTPUT[0], OUTPUT[1])
+PARKED = (5, OUTPUT[1] - 5)  # where the virtual pointer waits between clicks
+
+pytestmark = pytest.mark.skipif(shutil.which("sway") is None or shutil.which("grim") is None,
+                                reason="sway and grim are not installed (scripts/deps.sh installs them)")
+
+
+def popup_user():
+    try:
+        return pwd.getpwnam(USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+        return pwd.getpwnam(USER)
+
+
+def as_user(user):
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
+
+
+class Image:
+    """A screenshot: grim's PPM, read into rows of RGB; coordinates are the output's."""
+
+    def __init__(self, data, origin=(0, 0)):
+        self.origin = origin
+        # "P6", width, height, maxval, each ended by one whitespace byte, then the pixels (whose
+        # first byte may itself be whitespace: the background's red is 0x20).
+        fields, offset = [], 0
+        while len(fields) < 4:
+            end = offset
+            while data[end:end + 1] not in (b" ", b"\n", b"\t", b"\r"):
+                end += 1
+            if end > offset:
+                fields.append(data[offset:end])
+            offset = end + 1
+        assert fields[0] == b"P6", fields[0]
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[offset:]
+        assert len(self.pixels) == self.width * self.height * 3
+
+    def pixel(self, x, y):
+        x, y = x - self.origin[0], y - self.origin[1]
+        offset = (y * self.width + x) * 3
+        return tuple(self.pixels[offset:offset + 3])
+
+    def box(self, differs=None):
+        """The smallest rectangle (x0, y0, x1, y1), ends exclusive, holding every pixel unlike the
+        background (by default: not exactly the background colour)."""
+        box = self._box_of_non_background() if differs is None else self._box_of(differs)
+        if box is None:
+            return None
+        ox, oy = self.origin
+        return (box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy)
+
+    def _box_of(self, differs):
+        xs, ys = [], []
+        for y in range(self.height):
+            row = self.pixels[y * self.width * 3:(y + 1) * self.width * 3]
+            for x in range(0, self.width):
+                if differs(tuple(row[x * 3:x * 3 + 3])):
+                    xs.append(x)
+                    ys.append(y)
+        if not xs:
+            return None
+        return (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
+
+    def _box_of_non_background(self):
+        stride = self.width * 3
+        plain = bytes(BACKGROUND) * self.width
+        rows = [y for y in range(self.height) if self.pixels[y * stride:(y + 1) * stride] != plain]
+        if not rows:
+            return None
+        left, right = self.width, 0
+        for y in rows:
+            row = self.pixels[y * stride:(y + 1) * stride]
+            first = next(x for x in range(self.width) if row[x * 3:x * 3 + 3] != plain[:3])
+            last = next(x for x in reversed(range(self.width)) if row[x * 3:x * 3 + 3] != plain[:3])
+            left, right = min(left, first), max(right, last + 1)
+        return (left, rows[0], right, rows[-1] + 1)
+
+    def runs_down(self, x, differs=lambda rgb: rgb != BACKGROUND):
+        """The stretches (y0, y1) of column `x` unlike the background, top to bottom."""
+        runs, start = [], None
+        top = self.origin[1]
+        for y in range(top, top + self.height):
+            inside = differs(self.pixel(x, y))
+            if inside and start is None:
+                start = y
+            elif not inside and start is not None:
+                runs.append((start, y))
+                start = None
+        if start is not None:
+            runs.append((start, top + self.height))
+        return runs
+
+
+class Sway:
+    """Headless sway as `user`, with a solid background and one 1280×720 output."""
+
+    def __init__(self, directory, user):
+        self.directory = directory
+        self.user = user
+        self.process = None
+        self.display = None
+        self.config = directory / "sway.conf"
+        colour = "#%02x%02x%02x" % BACKGROUND
+        self.config.write_text(
+            f"output HEADLESS-1 mode {OUTPUT[0]}x{OUTPUT[1]} position 0 0 bg {colour} solid_color\n"
+            "default_border none\nfocus_follows_mouse no\n")
+        os.chown(self.config, user.pw_uid, user.pw_gid)
+        self.log_path = directory / "sway.log"
+
+    def start(self):
+        environment = {
+            "PATH": os.environ["PATH"], "HOME": str(self.directory), "XDG_RUNTIME_DIR": str(self.directory),
+            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
+        }
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [*as_user(self.user), "sway", "-c", str(self.config)], env=environment, stdout=self.log, stderr=self.log)
+
+        def socket_made():
+            if self.process.poll() is not None:
+                raise AssertionError(f"sway exited {self.process.returncode}: {self.log_path.read_text()[-2000:]}")
+            # A killed compositor leaves its socket behind: wait for one that answers.
+            for path in sorted(self.directory.glob("wayland-*")):
+                if path.name.endswith(".lock") or not path.is_socket():
+                    continue
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                    try:
+                        probe.connect(str(path))
+                        return path.name
+                    except OSError:
+                        continue
+            return None
+
+        self.display = wait_for(socket_made, timeout=20, what="sway's Wayland socket")
+        # swaybg draws the background a moment after sway starts.
+        wait_for(lambda: self.screenshot(region=(0, 0, 8, 8)).pixel(4, 4) == BACKGROUND, timeout=20,
+                 what="sway's background")
+        return self
+
+    def screenshot(self, region=POPUP_AREA):
+        """The pixels of `region` (x0, y0, x1, y1), by default the right half of the output, where
+        the popups are: the virtual pointer's cursor, which the tests park on the left, is not in it."""
+        x0, y0, x1, y1 = region
+        command = ["grim", "-t", "ppm", "-g", f"{x0},{y0} {x1 - x0}x{y1 - y0}"]
+        result = subprocess.run(command + ["-"], capture_output=True, timeout=20,
+                                env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
+        assert result.returncode == 0, result.stderr.decode(errors="replace")
+        return Image(result.stdout, origin=(x0, y0))
+
+    def save(self, path):
+        subprocess.run(["grim", str(path)], check=True,
+                       env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.process:
+            self.log.close()
+        # swaybg outlives a killed sway for a moment; it is the user's only other process.
+        subprocess.run(["pkill", "-KILL", "-u", self.user.pw_name, "-x", "swaybg"], check=False)
+
+
+class UserDaemon(Daemon):
+    """notifyd as the test user, drawing on `sway`; clients are notifyctl as that user."""
+
+    def __init__(self, runtime_dir, user, display, config):
+        config_dir = runtime_dir / "config" / "notifyd"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        (config_dir / "notifyd.conf").write_text(config)
+        super().__init__(runtime_dir, env={"WAYLAND_DISPLAY": display, "HOME": str(runtime_dir)})  # an absolute path
+        self.user = user
+        self.start_command = as_user(user)
+        for path in [runtime_dir, *runtime_dir.rglob("*")]:
+            os.chown(path, user.pw_uid, user.pw_gid)
+
+    def answers(self):
+        if self.process and self.process.poll() is not None:
+            raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
+        return self.notifyctl("status", timeout=5).returncode == 0
+
+    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None):
+        environment = dict(self.env)
+        environment["NOTIFYD_SOCKET"] = self.socket_path
+        result = subprocess.run(as_user(self.user) + [str(BIN / "notifyctl"), *args], env=environment,
+                                capture_output=True, text=True, timeout=timeout, input=input)
+        if check and result.returncode != 0:
+            raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
+        return result
+
+    def show(self, title, *options):
+        return int(self.notifyctl("show", title, *options, check=True).stdout)
+
+    def get(self, notice_id):
+        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        return super().stop(sig, timeout)
+
+
+def display_config(**keys):
+    lines = ["[DBus]", "Mode=off", "[Queue]", "MaxVisible=5", "[Display]", "Mode=wayland", "Anchor=top-right", f"Margin={MARGIN}",
+             f"Width={WIDTH}", f"Gap={GAP}", "Font=DejaVu Sans 11"]
+    lines += [f"{key}={value}" for key, value in keys.items()]
+    lines += ["[Display:normal]", "Background=#%02x%02x%02x" % CARD, "Border=#%02x%02x%02x" % BORDER]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def user():
+    return popup_user()
+
+
+@pytest.fixture
+def session(user):
+    """A fresh headless sway and a notifyd drawing on it, both as the test user."""
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-sway-"))
+    os.chown(directory, user.pw_uid, user.pw_gid)
+    directory.chmod(0o700)
+    sway = Sway(directory, user).start()
+    started = []
+
+    def make_daemon(config=None):
+        runtime = directory / f"daemon{len(started)}"
+        runtime.mkdir()
+        daemon = UserDaemon(runtime, user, str(directory / sway.display), config or display_config())
+        started.append(daemon)
+        return daemon.start()
+
+    yield sway, make_daemon
+    for daemon in started:
+        status = daemon.stop()
+        assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
+    sway.kill()
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def card_region(top=MARGIN, height=200):
+    x1 = OUTPUT[0] - MARGIN
+    return (x1 - WIDTH, top, x1, top + height)
+
+
+def close_to(rgb, expected, tolerance=3):
+    return max(abs(a - b) for a, b in zip(rgb, expected)) <= tolerance
+
+
+def test_a_popup_appears_at_its_anchor_and_holds_fully_opaque(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    notice = daemon.show("Build finished", "all 240 tests passed", "--fade-in", "0", "--hold", "30s")
+    shot = wait_for(lambda: (lambda image: image if image.box() else None)(sway.screenshot()), timeout=10,
+                    what="the popup to appear")
+    x0, y0, x1, y1 = shot.box()
+    # The card's border is its outermost pixels: anchored top-right, MARGIN from both edges, WIDTH wide.
+    assert (x0, y0, x1) == (OUTPUT[0] - MARGIN - WIDTH, MARGIN, OUTPUT[0] - MARGIN), shot.box()
+    assert 40 <= y1 - y0 <= 200, shot.box()
+    # Holding: inside the border the card's own colour, at full opacity, beside the text.
+    assert close_to(shot.pixel(x0 + 6, (y0 + y1) // 2), CARD), shot.pixel(x0 + 6, (y0 + y1) // 2)
+    assert close_to(shot.pixel(x0 + WIDTH // 2, y0), BORDER, 40), shot.pixel(x0 + WIDTH // 2, y0)
+    assert daemon.get(notice)["phase"] == "holding"
+
+
+def opacity_of(rgb):
+    """How far `rgb` is from the background towards the card colour (0 background, 1 card)."""
+    channel = max(range(3), key=lambda c: abs(CARD[c] - BACKGROUND[c]))
+    return (rgb[channel] - BACKGROUND[channel]) / (CARD[channel] - BACKGROUND[channel])
+
+
+def test_the_middle_of_a_linear_fade_in_is_half_way_between_background_and_card(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    fade = 2.0
+    notice = daemon.show("Fading", "--fade-in", f"{fade}s", "--ease-in", "linear", "--hold", "30s")
+    shown = wait_for(lambda: daemon.get(notice).get("shown"), what="the notice to be shown")
+    # The card's left edge, inside the border, half-way down a card of at least 40 pixels.
+    x, y = OUTPUT[0] - MARGIN - WIDTH + 6, MARGIN + 20
+    region = (x, y, x + 1, y + 1)
+    time.sleep(max(0.0, shown + fade / 2 - 0.05 - time.time()))
+    before = time.time()
+    image = sway.screenshot(region=region)
+    after = time.time()
+    measured = opacity_of(image.pixel(x, y))
+    # The engine's opacity somewhere between the two clock readings, plus one frame of the
+    # compositor (1/60 s: the frame it shows was drawn at most that long ago), within ±0.1.
+    low = (before - shown - 1 / 60) / fade
+    high = (after - shown) / fade
+    assert after - before < 0.5, "grim took too long for this measurement to mean anything"
+    assert low - 0.1 <= measured <= high + 0.1, (measured, low, high)
+    assert 0.3 < measured < 0.7, measured
+    # And the same pixel, once holding, is the card's.
+    wait_for(lambda: daemon.get(notice)["phase"] == "holding", what="holding")
+    wait_for(lambda: close_to(sway.screenshot(region=region).pixel(x, y), CARD), timeout=2,
+             what="the card at full opacity")
+
+
+def test_a_popup_is_gone_after_its_fade_out(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    notice = daemon.show("Short", "--fade-in", "0", "--hold", "1s", "--fade-out", "0.3s")
+    wait_for(lambda: sway.screenshot().box(), what="the popup to appear")
+    result = daemon.notifyctl("wait", str(notice), timeout=10)
+    assert result.returncode == 0, result.stderr
+    wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
+
+
+def test_two_notices_stack_newest_at_the_anchor_with_the_configured_gap(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    daemon.show("First", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: len(sway.screenshot().runs_down(OUTPUT[0] - MARGIN - WIDTH // 2)) == 1, what="one card")
+    daemon.show("Second", "a body that makes this card taller", "--fade-in", "0", "--hold", "30s")
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
+    image = wait_for(lambda: (lambda i: i if len(i.runs_down(column)) == 2 else None)(sway.screenshot()),
+                     what="two cards")
+    sway.save(Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir())) / "notifyd-stack.png")
+    (top0, top1), (bottom0, bottom1) = image.runs_down(column)
+    assert top0 == MARGIN
+    assert bottom0 - top1 == GAP, image.runs_down(column)
+    # The newest (with a body: taller) is at the anchor end, the top.
+    assert top1 - top0 > bottom1 - bottom0
+
+
+def test_a_cjk_title_is_drawn_with_a_cjk_font_not_as_boxes(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    # 一 (U+4E00) is one horizontal stroke: from a CJK font its ink is a few pixels high and an em
+    # wide per character; pango's box for a missing glyph is as high as a line of text.
+    daemon.show("一一一一", "--fade-in", "0", "--hold", "30s")
+    foreground = lambda rgb: max(rgb) > 200 and min(rgb) > 200  # the near-white text, not card or border
+    image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
+    x0, y0, x1, y1 = image.box()
+    text = Image(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
+        bytes(image.pixel(x, y)) for y in range(y0 + 4, y1 - 4) for x in range(x0 + 4, x1 - 4)))
+    ink = text.box(differs=foreground)
+    assert ink is not None, "no text drawn"
+    width, height = ink[2] - ink[0], ink[3] - ink[1]
+    assert width >= 4 * 11, ink  # four characters of an 11-point font, each about an em wide
+    assert height <= 4, f"ink {height} pixels high: boxes, not strokes"
+
+
+def test_a_left_click_dismisses_and_a_default_action_is_invoked(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        notice = daemon.show("Click me", "--fade-in", "0", "--hold", "30s")
+        image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
+        x0, y0, x1, y1 = image.box()
+        pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
+        pointer.click()
+        pointer.move_to(*PARKED, *OUTPUT)
+        result = daemon.notifyctl("wait", str(notice), timeout=10)
+        assert result.returncode == 6, (result.returncode, result.stderr)  # dismissed
+        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the dismissed popup to go")
+
+        waiting = subprocess.Popen(
+            as_user(daemon.user) + [str(BIN / "notifyctl"), "show", "Deploy?", "--fade-in", "0", "--hold", "30s",
+                                    "--action", "default=Deploy", "--wait"],
+            env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE, text=True)
+        image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the second popup")
+        x0, y0, x1, y1 = image.box()
+        pointer.move_to((x0 + x1) // 2 + 1, (y0 + y1) // 2, *OUTPUT)
+        pointer.click()
+        pointer.move_to(*PARKED, *OUTPUT)
+        output, _ = waiting.communicate(timeout=10)
+        assert (waiting.returncode, output.strip()) == (0, "default")
+    finally:
+        pointer.close()
+
+
+def test_a_right_click_dismisses_even_with_a_default_action(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        notice = daemon.show("Right", "--fade-in", "0", "--hold", "30s", "--action", "default=Open")
+        image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
+        x0, y0, x1, y1 = image.box()
+        pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
+        pointer.click(VirtualPointer.BTN_RIGHT)
+        pointer.move_to(*PARKED, *OUTPUT)
+        result = daemon.notifyctl("wait", str(notice), timeout=10)
+        assert result.returncode == 6, (result.returncode, result.stderr)
+        assert daemon.get(notice).get("invoked") is None
+    finally:
+        pointer.close()
+
+
+def test_the_compositor_dying_mid_fade_loses_nothing_and_popups_return_with_it(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    notice = daemon.show("Mid-fade", "--fade-in", "3s", "--hold", "30s")
+    wait_for(lambda: daemon.get(notice).get("phase") == "fadingIn", what="the fade-in")
+    sway.kill()
+    # The daemon keeps answering and the notice its timing.
+    assert daemon.answers()
+    wait_for(lambda: daemon.get(notice)["phase"] == "holding", timeout=10, what="holding without a compositor")
+    sway.start()
+    # Reconnected (the backoff starts at 0.25 s): the holding notice is drawn again, and new ones too.
+    wait_for(lambda: sway.screenshot().box(), timeout=15, what="the popup on the new compositor")
+    second = daemon.show("After", "--fade-in", "0", "--hold", "30s")
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
+    wait_for(lambda: len(sway.screenshot().runs_down(column)) == 2, timeout=10, what="both popups")
+    assert daemon.get(second)["phase"] == "holding"
+    assert "display:" in daemon.stderr()
