@@ -27,7 +27,8 @@ let package = Package(
     .target(
       name: "NotifySystem",
       dependencies: [
-        "NotifyCore", "NotifyProtocol", "NotifyWayland", "CSystemd", "CInih", "CSQLite", "CNotifyBus", "CLinux",
+        "NotifyCore", "NotifyProtocol", "NotifyWayland", "CSystemd", "CInih", "CSQLite", "CNotifyBus",
+        "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(

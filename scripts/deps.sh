@@ -11,6 +11,7 @@ debian_packages=(
   bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example
   libwayland-dev wayland-protocols libcairo2-dev libpango1.0-dev  # the popups: Wayland client, wayland-scanner, drawing, text
   sway swaybg grim fonts-dejavu-core fonts-wqy-zenhei     # popup tests: headless compositor, its background, screenshots, Latin and CJK fonts
+  mako-notifier                                           # the Wayland peer: forwarded to in tests, measured beside notifyd in the bench
 )
 python_packages=(varlink pytest)
 

@@ -8,6 +8,7 @@ virtual pointer are root's, which any compositor client may be.
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -195,11 +196,12 @@ class Sway:
 class UserDaemon(Daemon):
     """notifyd as the test user, drawing on `sway`; clients are notifyctl as that user."""
 
-    def __init__(self, runtime_dir, user, display, config):
+    def __init__(self, runtime_dir, user, display, config, env=None):
         config_dir = runtime_dir / "config" / "notifyd"
         config_dir.mkdir(parents=True, exist_ok=True)
         (config_dir / "notifyd.conf").write_text(config)
-        super().__init__(runtime_dir, env={"WAYLAND_DISPLAY": display, "HOME": str(runtime_dir)})  # an absolute path
+        # WAYLAND_DISPLAY as an absolute path: the daemon's runtime directory is not sway's.
+        super().__init__(runtime_dir, env={"WAYLAND_DISPLAY": display, "HOME": str(runtime_dir), **(env or {})})
         self.user = user
         self.start_command = as_user(user)
         for path in [runtime_dir, *runtime_dir.rglob("*")]:
@@ -251,10 +253,10 @@ def session(user):
     sway = Sway(directory, user).start()
     started = []
 
-    def make_daemon(config=None):
+    def make_daemon(config=None, env=None):
         runtime = directory / f"daemon{len(started)}"
         runtime.mkdir()
-        daemon = UserDaemon(runtime, user, str(directory / sway.display), config or display_config())
+        daemon = UserDaemon(runtime, user, str(directory / sway.display), config or display_config(), env)
         started.append(daemon)
         return daemon.start()
 
@@ -436,3 +438,122 @@ def test_the_compositor_dying_mid_fade_loses_nothing_and_popups_return_with_it(s
     wait_for(lambda: len(sway.screenshot().runs_down(column)) == 2, timeout=10, what="both popups")
     assert daemon.get(second)["phase"] == "holding"
     assert "display:" in daemon.stderr()
+
+
+# With the session bus: notify-send reaches the popups, clicks reach the bus, and another server
+# (mako) takes the notices while it runs.
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+@pytest.fixture
+def bus(session):
+    sway, _ = session
+    config = sway.directory / "bus.conf"
+    socket_path = sway.directory / "bus"
+    config.write_text(BUS_CONFIG.format(socket=socket_path))
+    process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    address = process.stdout.readline().strip()
+    assert address.startswith(f"unix:path={socket_path}"), address
+    yield f"unix:path={socket_path}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def bus_config():
+    # [DBus] and [Display] both auto: the default, as users run it.
+    return display_config().replace("[DBus]\nMode=off\n", "").replace("Mode=wayland", "Mode=auto")
+
+
+def as_user_with_bus(daemon, bus_address, *command, **options):
+    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus_address,
+                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+    return subprocess.run(as_user(daemon.user) + list(command), env=environment, capture_output=True, text=True,
+                          timeout=30, **options)
+
+
+def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_it_with_reason_2(session, bus):
+    sway, make_daemon = session
+    daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus for its popups")
+    monitor_log = sway.directory / "monitor.log"
+    with open(monitor_log, "w") as log:
+        monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
+                                    "type='signal',interface='org.freedesktop.Notifications'"],
+                                   stdout=log, stderr=subprocess.STDOUT)
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        wait_for(lambda: "NameAcquired" in monitor_log.read_text(), what="dbus-monitor")
+        sent = as_user_with_bus(daemon, bus, "notify-send", "--print-id", "From notify-send", "over the bus")
+        assert sent.returncode == 0, sent.stderr
+        bus_id = int(sent.stdout.strip())
+        # The built-in fade-in, then the card at full opacity.
+        image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
+                                  else None)(sway.screenshot()), what="the popup")
+        x0, y0, x1, y1 = image.box()
+        pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
+        pointer.click(VirtualPointer.BTN_RIGHT)
+        pointer.move_to(*PARKED, *OUTPUT)
+        # NotificationClosed(id, 2): dismissed by a person.
+        wait_for(lambda: re.search(r"member=NotificationClosed\n\s+uint32 %d\n\s+uint32 2" % bus_id,
+                                   monitor_log.read_text()), timeout=10, what="NotificationClosed with reason 2")
+    finally:
+        pointer.close()
+        monitor.terminate()
+        monitor.wait(timeout=10)
+
+
+def test_while_mako_serves_notices_go_to_it_and_our_popups_stand_aside_until_it_leaves(session, bus):
+    sway, make_daemon = session
+    mako_config = sway.directory / "mako.conf"
+    # mako's own look, unlike our cards: a grey card, top-right.
+    mako_config.write_text("background-color=#808080\nborder-color=#808080\ntext-color=#000000\ndefault-timeout=0\n")
+    os.chown(mako_config, sway.user.pw_uid, sway.user.pw_gid)
+    mako_log = open(sway.directory / "mako.log", "wb")
+    mako = subprocess.Popen(
+        as_user(sway.user) + ["mako", "--config", str(mako_config)],
+        env={"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display,
+             "DBUS_SESSION_BUS_ADDRESS": bus}, stdout=mako_log, stderr=mako_log)
+    try:
+        wait_for(lambda: subprocess.run(["busctl", f"--address={bus}", "status", "org.freedesktop.Notifications"],
+                                        capture_output=True).returncode == 0, what="mako to own the name")
+        daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
+        wait_for(lambda: "dbus: forwarding notices" in daemon.stderr(), what="notifyd to forward to mako")
+        notice = daemon.show("Forwarded", "--fade-in", "0", "--hold", "60s")
+        grey = lambda rgb: close_to(rgb, (0x80, 0x80, 0x80), 2)
+        ours = lambda rgb: close_to(rgb, CARD, 2)
+        # mako draws it; by the time mako's card is on the screen, ours (drawn within a frame of the
+        # notice becoming visible, as every other test shows) would be too.
+        image = wait_for(lambda: (lambda i: i if i.box(differs=grey) else None)(sway.screenshot()), timeout=10,
+                         what="mako's popup")
+        wait_for(lambda: daemon.get(notice)["phase"] == "holding", what="holding")
+        image = sway.screenshot()
+        assert image.box(differs=grey) is not None
+        assert image.box(differs=ours) is None, "notifyd drew a popup while forwarding to mako"
+        # mako leaves: notifyd serves the bus itself and draws the notice that is still holding.
+        mako.terminate()
+        mako.wait(timeout=10)
+        wait_for(lambda: (lambda i: i.box(differs=ours) is not None)(sway.screenshot()), timeout=10,
+                 what="our popup once mako has gone")
+        wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), what="notifyd to serve")
+    finally:
+        if mako.poll() is None:
+            mako.kill()
+            mako.wait()
+        mako_log.close()

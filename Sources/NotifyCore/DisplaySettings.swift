@@ -51,11 +51,14 @@ public struct RGBA: Sendable, Equatable, CustomStringConvertible {
     var channels: [Double] = []
     var index = 1
     while index < digits.count {
-      guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { return nil }
+      guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else {
+        return nil
+      }
       channels.append(Double(high * 16 + low) / 255)
       index += 2
     }
-    self.init(red: channels[0], green: channels[1], blue: channels[2], alpha: channels.count == 4 ? channels[3] : 1)
+    self.init(
+      red: channels[0], green: channels[1], blue: channels[2], alpha: channels.count == 4 ? channels[3] : 1)
   }
 
   private static func hexValue(_ digit: UInt8) -> Int? {

@@ -124,7 +124,9 @@ public final class CardPainter {
 
   private func textBlocks(_ card: Card, context: OpaquePointer) -> [TextBlock] {
     var blocks: [TextBlock] = []
-    func add(_ text: String, font: OpaquePointer, lines: Int32, attributes: OpaquePointer? = nil, dim: Bool = false) {
+    func add(
+      _ text: String, font: OpaquePointer, lines: Int32, attributes: OpaquePointer? = nil, dim: Bool = false
+    ) {
       let layout = pango_cairo_create_layout(context)!
       pango_layout_set_font_description(layout, font)
       pango_layout_set_width(layout, Int32(textWidth * Double(PANGO_SCALE)))
@@ -136,12 +138,14 @@ public final class CardPainter {
       var width: Int32 = 0
       var height: Int32 = 0
       pango_layout_get_pixel_size(layout, &width, &height)
-      blocks.append(TextBlock(layout: layout, height: Double(height), spaceBefore: blocks.isEmpty ? 0 : 4, dim: dim))
+      blocks.append(
+        TextBlock(layout: layout, height: Double(height), spaceBefore: blocks.isEmpty ? 0 : 4, dim: dim))
     }
     if let app = card.app, !app.isEmpty { add(Self.plain(app), font: appFont, lines: 1, dim: true) }
     add(Self.plain(card.title), font: titleFont, lines: Self.titleLines)
     if let body = card.body, !body.isEmpty {
-      let (text, attributes) = Self.styled(BodyMarkup.runs(body), link: settings.colours(for: card.urgency).border)
+      let (text, attributes) = Self.styled(
+        BodyMarkup.runs(body), link: settings.colours(for: card.urgency).border)
       add(text, font: font, lines: Self.bodyLines, attributes: attributes)
       pango_attr_list_unref(attributes)
     }
@@ -195,7 +199,9 @@ public final class CardPainter {
 
   // MARK: - Shapes
 
-  private func drawBar(_ context: OpaquePointer, _ card: Card, y: Double, colours: CardColours, activity: Double) {
+  private func drawBar(
+    _ context: OpaquePointer, _ card: Card, y: Double, colours: CardColours, activity: Double
+  ) {
     let width = textWidth
     let radius = Self.barHeight / 2
     var track = colours.foreground
@@ -216,7 +222,8 @@ public final class CardPainter {
     }
     guard length > 0 else { return }
     roundedRectangle(
-      context, x: Self.padding + start, y: y, width: max(length, Self.barHeight), height: Self.barHeight, radius: radius)
+      context, x: Self.padding + start, y: y, width: max(length, Self.barHeight), height: Self.barHeight,
+      radius: radius)
     setSource(context, colours.progress)
     cairo_fill(context)
   }

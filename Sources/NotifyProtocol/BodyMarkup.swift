@@ -15,7 +15,9 @@ public enum BodyMarkup {
     /// The target of the `<a href>` this text is in.
     public var link: String?
 
-    public init(text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false, link: String? = nil) {
+    public init(
+      text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false, link: String? = nil
+    ) {
       self.text = text
       self.bold = bold
       self.italic = italic
@@ -173,7 +175,9 @@ public enum BodyMarkup {
     guard elements.contains(name) else { return nil }
     if closing && (selfClosing || nameEnd != inner.endIndex) { return nil }
     guard let attributes = parseAttributes(inner[nameEnd...]) else { return nil }
-    return (Tag(name: name, closing: closing, selfClosing: selfClosing, attributes: attributes, raw: raw), end + 1)
+    return (
+      Tag(name: name, closing: closing, selfClosing: selfClosing, attributes: attributes, raw: raw), end + 1
+    )
   }
 
   /// `name="value"` or `name='value'` pairs, entities decoded; nil when they do not parse.
@@ -233,7 +237,9 @@ extension Substring {
   fileprivate func trimmingWhitespace() -> Substring {
     let start = drop(while: \.isWhitespace)
     var end = start.endIndex
-    while end > start.startIndex, start[start.index(before: end)].isWhitespace { end = start.index(before: end) }
+    while end > start.startIndex, start[start.index(before: end)].isWhitespace {
+      end = start.index(before: end)
+    }
     return start[..<end]
   }
 }

@@ -9,7 +9,8 @@ import NotifyProtocol
 /// - `forward`: forwards visible notices to the server that owns `org.freedesktop.Notifications`
 ///   (or that D-Bus activation starts); a new owner gets the visible notices again.
 /// - `auto`: forwards while a server owns the name (checked with `NameHasOwner`, then followed
-///   through `NameOwnerChanged`), never activating one; else does nothing.
+///   through `NameOwnerChanged`), never activating one; with no other server, serves the name
+///   itself while notifyd draws popups (`setPopupsDrawable`); else does nothing.
 /// - `server`: owns the name itself; when another connection holds it, logs who and runs on
 ///   without D-Bus.
 /// - `off`: never connects.
@@ -38,6 +39,14 @@ public final class DBusBridge: @unchecked Sendable {
   private var retryDelay = DBusBridge.firstRetryDelay
   private var retryTimer: (any DispatchSourceTimer)?
 
+  /// Told (on the bus's queue) whether notices are being forwarded to another server: popups in
+  /// `[Display] Mode=auto` stand aside meanwhile. Set before `start()`.
+  public var onForwardingChanged: (@Sendable (Bool) -> Void)?
+  /// Whether popups are drawn: `auto` then serves the name itself when no other server holds it
+  /// (DESIGN §7).
+  private var popupsDrawable = false
+  private var forwarding = false
+
   private static let firstRetryDelay = 0.25
   private static let longestRetryDelay = 30.0
 
@@ -60,6 +69,34 @@ public final class DBusBridge: @unchecked Sendable {
       return
     }
     busQueue.async { [self] in connect() }
+  }
+
+  /// Popups can be drawn now (or no longer): in `auto`, with no other server on the bus, notifyd
+  /// becomes the desktop's notification server, so that `notify-send` reaches its popups.
+  public func setPopupsDrawable(_ drawable: Bool) {
+    busQueue.async { [self] in
+      popupsDrawable = drawable
+      guard mode == .auto, drawable, forwarder == nil, server == nil, let connection, connection.isOpen else {
+        return
+      }
+      do {
+        try startServer(on: connection)
+      } catch {
+        log.warning("dbus: cannot serve \(DBusNames.notifications): \(error)")
+      }
+    }
+  }
+
+  /// Tells `onForwardingChanged` again whether notices are being forwarded, for popups started anew.
+  public func reportForwarding() {
+    busQueue.async { [self] in onForwardingChanged?(forwarding) }
+  }
+
+  private func forwardingChanged() {
+    let now = forwarder != nil
+    guard now != forwarding else { return }
+    forwarding = now
+    onForwardingChanged?(now)
   }
 
   /// The session bus: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus` (as
@@ -155,6 +192,8 @@ public final class DBusBridge: @unchecked Sendable {
     }
     if owned || mode == .forward {
       try startForwarder(on: connection, ownerPresent: owned)
+    } else if popupsDrawable {
+      try startServer(on: connection)
     } else {
       log.info("dbus: no notification server on the session bus; forwarding starts when one appears")
     }
@@ -165,6 +204,7 @@ public final class DBusBridge: @unchecked Sendable {
       connection: connection, queue: queue, log: log, activation: mode == .forward)
     try forwarder.start()
     self.forwarder = forwarder
+    forwardingChanged()
     if ownerPresent {
       log.info(
         "dbus: forwarding notices to \(DBusNames.notifications), held by \(describeOwner(of: DBusNames.notifications, on: connection))"
@@ -177,11 +217,20 @@ public final class DBusBridge: @unchecked Sendable {
   /// `NameOwnerChanged` for `org.freedesktop.Notifications`: a new server gets the visible notices;
   /// without one, `auto` stops forwarding.
   private func serverChanged(owner: String) {
-    guard let connection, connection.isOpen else { return }
+    guard let connection, connection.isOpen, server == nil else { return }
     forwarder?.stop()
     forwarder = nil
+    forwardingChanged()
     if owner.isEmpty {
       log.info("dbus: the notification server left the session bus")
+      if mode == .auto && popupsDrawable {
+        do {
+          try startServer(on: connection)
+        } catch {
+          log.warning("dbus: cannot serve \(DBusNames.notifications): \(error)")
+        }
+        return
+      }
       guard mode == .forward else { return }
     }
     do {
@@ -223,6 +272,7 @@ public final class DBusBridge: @unchecked Sendable {
   private func tearDown() {
     forwarder?.stop()
     forwarder = nil
+    forwardingChanged()
     server?.stop()
     server = nil
     ownerWatch?.cancel()

@@ -94,7 +94,8 @@ final class DBusForwarder: @unchecked Sendable {
       // between shows up only here.
       for notice in event.notices ?? [] where notice.phase.isVisible { show(notice) }
     case .phase:
-      guard event.phase == .fadingIn, let id = event.id, popups[id] == nil,
+      // A notice without a fade-in goes straight to holding.
+      guard event.phase == .fadingIn || event.phase == .holding, let id = event.id, popups[id] == nil,
         let notice = try? queue.get(id), notice.phase.isVisible
       else { return }
       show(notice)

@@ -63,7 +63,12 @@ public final class Daemon: @unchecked Sendable {
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
   private var bridge: DBusBridge?
-  private var popups: WaylandPopups?
+  private var popups: WaylandPopups? {
+    get { currentPopups.withLock { $0 } }
+    set { currentPopups.withLock { $0 = newValue } }
+  }
+  /// The popups in force, for the bus's queue to reach across a reload.
+  private let currentPopups = Locked<WaylandPopups?>(nil)
   private var config = Config()
   private var configSource: String?
   private let memory = MemoryReclaimer()
@@ -121,8 +126,12 @@ public final class Daemon: @unchecked Sendable {
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
     let bridge = DBusBridge(mode: config.dbusMode, queue: queue, store: store, log: log)
     self.bridge = bridge
-    bridge.start()
+    let currentPopups = currentPopups
+    bridge.onForwardingChanged = { forwarding in
+      currentPopups.withLock { $0 }?.setSuppressed(forwarding)
+    }
     startPopups(environment: environment)
+    bridge.start()
     let service = QueueService(queue: queue, store: store) { [unowned self] in
       dispatchPrecondition(condition: .onQueue(control))
       return reload()
@@ -246,8 +255,14 @@ public final class Daemon: @unchecked Sendable {
     }
     let log = self.log
     let popups = WaylandPopups(settings: config.display, queue: queue) { message in log.info(message) }
-    popups.start()
+    // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
+    // the bus forwards to another server (Mode=wayland draws regardless).
+    if let bridge {
+      popups.onDrawable = { drawable in bridge.setPopupsDrawable(drawable) }
+      if config.display.mode == .auto { bridge.reportForwarding() }
+    }
     self.popups = popups
+    popups.start()
   }
 
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem

@@ -25,14 +25,16 @@ final class ShmBuffer {
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
     guard ftruncate(descriptor, off_t(size)) == 0 else { return nil }
-    guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), memory != MAP_FAILED
+    guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+      memory != MAP_FAILED
     else { return nil }
     let pool = wl_shm_create_pool(shm, descriptor, Int32(size))
     proxy = wl_shm_pool_create_buffer(
       pool, 0, Int32(width), Int32(height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue)
     wl_shm_pool_destroy(pool)
     image = cairo_image_surface_create_for_data(
-      memory.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(stride))
+      memory.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(width), Int32(height),
+      Int32(stride))
     self.memory = memory
     self.size = size
     self.width = width
@@ -89,13 +91,15 @@ final class Popup {
     surface = wl_compositor_create_surface(compositor)
     // Critical notices go over full-screen windows; the rest stay under them.
     let layer = card.urgency == .critical ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY : ZWLR_LAYER_SHELL_V1_LAYER_TOP
-    layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output, layer.rawValue, "notifyd")
+    layerSurface = zwlr_layer_shell_v1_get_layer_surface(
+      layerShell, surface, output, layer.rawValue, "notifyd")
   }
 
   /// Listens to the layer surface and commits the initial state; the buffer waits for `configure`.
   func start() {
     started = true
-    zwlr_layer_surface_v1_add_listener(layerSurface, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+    zwlr_layer_surface_v1_add_listener(
+      layerSurface, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
     wl_surface_commit(surface)
   }
 
@@ -118,7 +122,8 @@ final class Popup {
     self.placement = placement
     zwlr_layer_surface_v1_set_anchor(layerSurface, placement.edges.rawValue)
     zwlr_layer_surface_v1_set_margin(
-      layerSurface, Int32(placement.top), Int32(placement.right), Int32(placement.bottom), Int32(placement.left))
+      layerSurface, Int32(placement.top), Int32(placement.right), Int32(placement.bottom),
+      Int32(placement.left))
     zwlr_layer_surface_v1_set_size(layerSurface, UInt32(placement.width), UInt32(placement.height))
     return true
   }
@@ -127,7 +132,9 @@ final class Popup {
   func freeBuffer(shm: OpaquePointer, width: Int) -> ShmBuffer? {
     buffers.removeAll { !$0.busy && ($0.width != width || $0.height != height) }
     if let free = buffers.first(where: { !$0.busy }) { return free }
-    guard buffers.count < 3, let buffer = ShmBuffer(shm: shm, width: width, height: height) else { return nil }
+    guard buffers.count < 3, let buffer = ShmBuffer(shm: shm, width: width, height: height) else {
+      return nil
+    }
     buffers.append(buffer)
     return buffer
   }

@@ -101,7 +101,11 @@ final class WaylandConnection {
     outputs.removeAll()
     if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
     if let layerShell {
-      if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
+      if layerShellVersion >= 3 {
+        zwlr_layer_shell_v1_destroy(layerShell)
+      } else {
+        wl_proxy_destroy(layerShell)
+      }
     }
     if let shm { wl_shm_destroy(shm) }
     if let compositor { wl_compositor_destroy(compositor) }
@@ -167,7 +171,8 @@ final class WaylandConnection {
   private func describe(_ output: WaylandOutput) {
     guard let xdgOutputManager else { return }
     output.xdgOutput = zxdg_output_manager_v1_get_xdg_output(xdgOutputManager, output.proxy)
-    zxdg_output_v1_add_listener(output.xdgOutput, xdgOutputListener, Unmanaged.passUnretained(output).toOpaque())
+    zxdg_output_v1_add_listener(
+      output.xdgOutput, xdgOutputListener, Unmanaged.passUnretained(output).toOpaque())
   }
 
   fileprivate func output(for xdgOutput: OpaquePointer?) -> WaylandOutput? {
@@ -259,7 +264,9 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.enter = { data, _, _, surface, _, _ in connection(data).pointerEntered(surface) }
   listener.pointee.leave = { data, _, _, _ in connection(data).pointerLeft() }
   listener.pointee.motion = { _, _, _, _, _ in }
-  listener.pointee.button = { data, _, _, _, button, state in connection(data).pointerButton(button, state: state) }
+  listener.pointee.button = { data, _, _, _, button, state in
+    connection(data).pointerButton(button, state: state)
+  }
   listener.pointee.axis = { _, _, _, _, _ in }
   listener.pointee.frame = { _, _ in }
   listener.pointee.axis_source = { _, _, _ in }

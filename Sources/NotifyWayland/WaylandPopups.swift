@@ -41,8 +41,13 @@ public final class WaylandPopups: @unchecked Sendable {
   private var popups: [Int: Popup] = [:]
   private var retryDelay = WaylandPopups.firstRetryDelay
   private var retryTimer: (any DispatchSourceTimer)?
-  private var everConnected = false
   private var stopped = false
+
+  /// Popups stand aside (none drawn) while notices are forwarded to another server.
+  private var suppressed = false
+  /// Told (on the display's queue) when popups become drawable, or stop being: connected to a
+  /// compositor with layer-shell, or not. Set before `start()`.
+  public var onDrawable: (@Sendable (Bool) -> Void)?
 
   private static let firstRetryDelay = 0.25
   private static let longestRetryDelay = 30.0
@@ -75,6 +80,19 @@ public final class WaylandPopups: @unchecked Sendable {
       retryTimer?.cancel()
       retryTimer = nil
       disconnect()
+    }
+  }
+
+  /// Takes every popup down and draws none while `suppressed` (notices are forwarded to another
+  /// server, which shows them); draws the visible ones again after. Only `[Display] Mode=auto`
+  /// stands aside; `wayland` draws regardless.
+  public func setSuppressed(_ suppressed: Bool) {
+    guard settings.mode == .auto else { return }
+    displayQueue.async { [self] in
+      guard suppressed != self.suppressed else { return }
+      self.suppressed = suppressed
+      log(suppressed ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
+      reconcile()
     }
   }
 
@@ -134,12 +152,12 @@ public final class WaylandPopups: @unchecked Sendable {
     guard let connection, let painter, let compositor = connection.compositor,
       let layerShell = connection.layerShell
     else { return }
-    for (id, popup) in popups where !visible.contains(id) {
+    for (id, popup) in popups where !visible.contains(id) || suppressed {
       popup.destroy()
       popups[id] = nil
     }
     let output = connection.output(named: settings.output)
-    for id in visible {
+    for id in visible where !suppressed {
       guard let card = cards[id] else { continue }
       if let popup = popups[id] {
         if popup.card != card {
@@ -210,7 +228,10 @@ public final class WaylandPopups: @unchecked Sendable {
   private func connect() {
     guard !stopped, connection == nil else { return }
     guard let connection = WaylandConnection() else {
-      retry(because: "no Wayland compositor at WAYLAND_DISPLAY=\(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? "")")
+      retry(
+        because:
+          "no Wayland compositor at WAYLAND_DISPLAY=\(getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "")"
+      )
       return
     }
     guard connection.start() else {
@@ -230,8 +251,9 @@ public final class WaylandPopups: @unchecked Sendable {
     source.resume()
     readSource = source
     retryDelay = Self.firstRetryDelay
-    log("display: drawing popups on Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))")
-    everConnected = true
+    log(
+      "display: drawing popups on Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))")
+    onDrawable?(true)
     reconcile()
   }
 
@@ -252,6 +274,7 @@ public final class WaylandPopups: @unchecked Sendable {
   /// The compositor went away: forget every popup and connect again later.
   private func lost() {
     disconnect()
+    onDrawable?(false)
     retry(because: "the connection to the compositor was lost")
   }
 

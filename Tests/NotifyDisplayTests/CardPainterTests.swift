@@ -36,7 +36,8 @@ struct CardPainterTests {
   @Test func anIndicator_isTallerByItsBar() {
     let painter = CardPainter(settings: settings)
     #expect(
-      painter.height(of: card(title: "Build", kind: .progress, value: 40)) > painter.height(of: card(title: "Build")))
+      painter.height(of: card(title: "Build", kind: .progress, value: 40))
+        > painter.height(of: card(title: "Build")))
   }
 
   @Test func composite_drawsTheCardAtTheGivenOpacity_premultiplied() {

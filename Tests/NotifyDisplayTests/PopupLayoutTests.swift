@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Popup layout")
 struct PopupLayoutTests {
-  private func settings(_ anchor: PopupAnchor, margin: Int = 20, width: Int = 300, gap: Int = 10) -> DisplaySettings {
+  private func settings(_ anchor: PopupAnchor, margin: Int = 20, width: Int = 300, gap: Int = 10)
+    -> DisplaySettings
+  {
     var settings = DisplaySettings()
     settings.anchor = anchor
     settings.margin = margin

@@ -22,11 +22,14 @@ struct BodyMarkupTests {
   }
 
   @Test func entities_areDecoded_andUnknownOnesStay() {
-    #expect(BodyMarkup.plainText("&lt;tag&gt; &amp; &quot;q&quot; &apos;a&apos; &#65;&#x42; &nbsp; & x") == "<tag> & \"q\" 'a' AB &nbsp; & x")
+    #expect(
+      BodyMarkup.plainText("&lt;tag&gt; &amp; &quot;q&quot; &apos;a&apos; &#65;&#x42; &nbsp; & x")
+        == "<tag> & \"q\" 'a' AB &nbsp; & x")
   }
 
   @Test(arguments: [
-    "I <3 you", "a < b > c", "<b>never closed", "<script>alert(1)</script>", "<span foreground='red'>x</span>",
+    "I <3 you", "a < b > c", "<b>never closed", "<script>alert(1)</script>",
+    "<span foreground='red'>x</span>",
     "</b>stray", "<b attr>x</b>",
   ])
   func whatIsNotTheSubset_isShownAsWritten(body: String) {
