@@ -152,6 +152,7 @@ final class WaylandConnection {
       let output = WaylandOutput(registryName: name, proxy: proxy)
       outputs.append(output)
       describe(output)
+      outputsChanged()
     default: break
     }
   }

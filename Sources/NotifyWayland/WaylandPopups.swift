@@ -39,6 +39,9 @@ public final class WaylandPopups: @unchecked Sendable {
   private var connection: WaylandConnection?
   private var readSource: (any DispatchSourceRead)?
   private var popups: [Int: Popup] = [:]
+  /// Notices whose surface the compositor closed (its output went): made again only when the
+  /// outputs change, so that a compositor closing every new surface cannot make us spin.
+  private var closedByCompositor: Set<Int> = []
   private var retryDelay = WaylandPopups.firstRetryDelay
   private var retryTimer: (any DispatchSourceTimer)?
   private var stopped = false
@@ -152,12 +155,20 @@ public final class WaylandPopups: @unchecked Sendable {
     guard let connection, let painter, let compositor = connection.compositor,
       let layerShell = connection.layerShell
     else { return }
-    for (id, popup) in popups where !visible.contains(id) || suppressed {
+    // With no output there is nowhere to draw: the notices keep their timing meanwhile.
+    let nowhere = connection.outputs.isEmpty
+    for (id, popup) in popups where !visible.contains(id) || suppressed || nowhere {
       popup.destroy()
+      discardImage(popup)
       popups[id] = nil
     }
+    closedByCompositor.formIntersection(visible)
+    guard !nowhere else {
+      flush()
+      return
+    }
     let output = connection.output(named: settings.output)
-    for id in visible where !suppressed {
+    for id in visible where !suppressed && !closedByCompositor.contains(id) {
       guard let card = cards[id] else { continue }
       if let popup = popups[id] {
         if popup.card != card {
@@ -245,6 +256,12 @@ public final class WaylandPopups: @unchecked Sendable {
       return
     }
     connection.pointerDelegate = self
+    connection.outputsChanged = { [weak self] in
+      guard let self else { return }
+      closedByCompositor.removeAll()
+      // From inside the registry's handler: reconcile once it has returned.
+      displayQueue.async { self.reconcile() }
+    }
     self.connection = connection
     let source = DispatchSource.makeReadSource(fileDescriptor: connection.fileDescriptor, queue: displayQueue)
     source.setEventHandler { [weak self] in self?.readable() }
@@ -315,11 +332,11 @@ extension WaylandPopups: PopupOwner {
   }
 
   func popupClosed(_ popup: Popup) {
-    // The compositor took it away (its output went): make it again where the compositor chooses.
+    // The compositor took it away (its output went): made again when the outputs change.
     popup.destroy()
     discardImage(popup)
     popups[popup.id] = nil
-    reconcile()
+    closedByCompositor.insert(popup.id)
   }
 
   func popupFrameDone(_ popup: Popup) {
