@@ -11,6 +11,8 @@ shift 2
 reports="$scratch/reports"
 rm -rf "$reports"
 mkdir -p "$reports"
+# The popup tests run their daemon as an unprivileged user, whose reports must land here too.
+chmod 1777 "$reports"
 # A crash is reported by the sanitizer; Swift's own backtracer would only hold the run up.
 export SWIFT_BACKTRACE=enable=no
 # Tests that bound the daemon's resident set leave that bound out: ASan keeps freed memory in

@@ -47,6 +47,7 @@ class Daemon:
         if env:
             self.env.update(env)
         self.extra_args = list(extra_args)
+        self.program = BIN / "notifyd"
         # A command to run notifyd under (`prlimit …`), and the umask it starts with.
         self.start_command = []
         self.umask = None
@@ -57,7 +58,7 @@ class Daemon:
         self.stderr_file = open(self.stderr_path, "ab")
         umask = self.umask
         self.process = subprocess.Popen(
-            [*self.start_command, str(BIN / "notifyd"), *self.extra_args],
+            [*self.start_command, str(self.program), *self.extra_args],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=self.stderr_file,
