@@ -94,7 +94,9 @@ public final class WaylandPopups: @unchecked Sendable {
     displayQueue.async { [self] in
       guard suppressed != self.suppressed else { return }
       self.suppressed = suppressed
-      log(suppressed ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
+      log(
+        suppressed
+          ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
       reconcile()
     }
   }
