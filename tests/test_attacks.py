@@ -157,6 +157,8 @@ def attacked(runtime_dir):
     config.write_text(CONFIG)
     daemon = Daemon(runtime_dir, ["--config", str(config), "--log-level", "warning"]).start()
     yield daemon
+    if daemon.process.poll() not in (None, 0):
+        print(f"notifyd exited with {daemon.process.returncode}; its stderr:\n{daemon.stderr()[-4000:]}")
     daemon.kill()
 
 

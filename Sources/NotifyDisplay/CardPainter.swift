@@ -57,9 +57,9 @@ public final class CardPainter {
     return Int(layoutHeight(card, blocks).rounded(.up))
   }
 
-  /// Renders `card` at full opacity, `height` pixels high, with the activity indicator at
-  /// `activity` seconds of its sweep; the caller owns the returned image surface.
-  public func render(_ card: Card, height: Int, activity: Double = 0) -> OpaquePointer {
+  /// Renders `card` at full opacity, `height` pixels high, but for the activity indicator's moving
+  /// segment (`composite` draws that, each frame); the caller owns the returned image surface.
+  public func render(_ card: Card, height: Int) -> OpaquePointer {
     let width = settings.width
     let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
     let context = cairo_create(surface)!
@@ -91,23 +91,45 @@ public final class CardPainter {
       y += block.height
     }
     if card.kind == .progress {
-      y += 8
-      drawBar(context, card, y: y, colours: colours, activity: activity)
+      let barY = barTop(height: height)
+      drawTrack(context, y: barY, colours: colours)
+      if let value = card.value {
+        drawFill(
+          context, y: barY, start: 0, length: textWidth * Double(min(max(value, 0), 100)) / 100,
+          colours: colours)
+      }
     }
     cairo_surface_flush(surface)
     return surface
   }
 
-  /// Copies `image` into `target` (same size, premultiplied ARGB) at `opacity`: the frame's pixels.
-  public static func composite(_ image: OpaquePointer, into target: OpaquePointer, opacity: Double) {
+  /// Copies `image` of `card` into `target` (same size, premultiplied ARGB) at `opacity`: the
+  /// frame's pixels. An indicator without a value gets its segment `activity` seconds into its
+  /// sweep drawn on top, so that a sweeping card costs a copy and a rectangle per frame.
+  public func composite(
+    _ image: OpaquePointer, of card: Card, into target: OpaquePointer, opacity: Double, activity: Double = 0
+  ) {
     let context = cairo_create(target)!
     defer { cairo_destroy(context) }
+    let opacity = min(max(opacity, 0), 1)
     cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
     cairo_set_source_rgba(context, 0, 0, 0, 0)
     cairo_paint(context)
     cairo_set_operator(context, CAIRO_OPERATOR_OVER)
     cairo_set_source_surface(context, image, 0, 0)
-    cairo_paint_with_alpha(context, min(max(opacity, 0), 1))
+    cairo_paint_with_alpha(context, opacity)
+    if card.isAnimated {
+      // A segment a third of the track wide, sweeping across and back, eased at the ends.
+      let segment = textWidth / 3
+      let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
+      let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
+      let eased = travel * travel * (3 - 2 * travel)
+      var colours = settings.colours(for: card.urgency)
+      colours.progress.alpha *= opacity
+      drawFill(
+        context, y: barTop(height: Int(cairo_image_surface_get_height(target))),
+        start: (textWidth - segment) * eased, length: segment, colours: colours)
+    }
     cairo_surface_flush(target)
   }
 
@@ -199,31 +221,27 @@ public final class CardPainter {
 
   // MARK: - Shapes
 
-  private func drawBar(
-    _ context: OpaquePointer, _ card: Card, y: Double, colours: CardColours, activity: Double
-  ) {
-    let width = textWidth
-    let radius = Self.barHeight / 2
+  /// The top of the progress bar, the last thing on a card.
+  private func barTop(height: Int) -> Double {
+    Double(height) - Self.padding - Self.barHeight
+  }
+
+  private func drawTrack(_ context: OpaquePointer, y: Double, colours: CardColours) {
     var track = colours.foreground
     track.alpha *= 0.2
-    roundedRectangle(context, x: Self.padding, y: y, width: width, height: Self.barHeight, radius: radius)
+    roundedRectangle(
+      context, x: Self.padding, y: y, width: textWidth, height: Self.barHeight, radius: Self.barHeight / 2)
     setSource(context, track)
     cairo_fill(context)
-    let (start, length): (Double, Double)
-    if let value = card.value {
-      (start, length) = (0, width * Double(min(max(value, 0), 100)) / 100)
-    } else {
-      // A segment a third of the track wide, sweeping across and back.
-      let segment = width / 3
-      let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
-      let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
-      let eased = travel * travel * (3 - 2 * travel)
-      (start, length) = ((width - segment) * eased, segment)
-    }
+  }
+
+  private func drawFill(
+    _ context: OpaquePointer, y: Double, start: Double, length: Double, colours: CardColours
+  ) {
     guard length > 0 else { return }
     roundedRectangle(
       context, x: Self.padding + start, y: y, width: max(length, Self.barHeight), height: Self.barHeight,
-      radius: radius)
+      radius: Self.barHeight / 2)
     setSource(context, colours.progress)
     cairo_fill(context)
   }

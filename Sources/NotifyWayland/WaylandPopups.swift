@@ -213,15 +213,15 @@ public final class WaylandPopups: @unchecked Sendable {
     guard let appearance = queue.appearances(of: [popup.id])[popup.id] else { return }
     let elapsed = ContinuousClock.now - popup.appeared
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    if popup.card.isAnimated { discardImage(popup) }
     if popup.image == nil {
-      popup.image = painter.render(popup.card, height: popup.height, activity: seconds)
+      popup.image = painter.render(popup.card, height: popup.height)
     }
     guard let buffer = popup.freeBuffer(shm: shm, width: settings.width), let image = popup.image else {
       // No buffer free: the next release or frame brings another try.
       return
     }
-    CardPainter.composite(image, into: buffer.image, opacity: appearance.opacity)
+    painter.composite(
+      image, of: popup.card, into: buffer.image, opacity: appearance.opacity, activity: seconds)
     wl_surface_attach(popup.surface, buffer.proxy, 0, 0)
     wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
     buffer.busy = true

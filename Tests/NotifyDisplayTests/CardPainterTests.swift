@@ -48,7 +48,7 @@ struct CardPainterTests {
     defer { cairo_surface_destroy(image) }
     let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(settings.width), Int32(height))!
     defer { cairo_surface_destroy(target) }
-    CardPainter.composite(image, into: target, opacity: 0.5)
+    painter.composite(image, of: shown, into: target, opacity: 0.5)
     // A pixel inside the border, left of the text: the background colour at half alpha,
     // premultiplied (B, G, R, A in memory on a little-endian machine).
     let stride = Int(cairo_image_surface_get_stride(target))
@@ -59,6 +59,42 @@ struct CardPainterTests {
     #expect(abs(Int(red) - 0xF0 / 2) <= 1)
     #expect(abs(Int(green) - 0xE0 / 2) <= 1)
     #expect(abs(Int(blue) - 0x30 / 2) <= 1)
+  }
+
+  @Test func anIndicatorWithoutAValue_sweeps_andOneWithAValue_showsIt() {
+    let painter = CardPainter(settings: settings)
+    /// The fraction of the bar's row, left to right, in the progress colour (pure green here).
+    func filled(_ card: Card, activity: Double) -> (first: Double, last: Double)? {
+      let height = painter.height(of: card)
+      let image = painter.render(card, height: height)
+      defer { cairo_surface_destroy(image) }
+      let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(settings.width), Int32(height))!
+      defer { cairo_surface_destroy(target) }
+      painter.composite(image, of: card, into: target, opacity: 1, activity: activity)
+      let stride = Int(cairo_image_surface_get_stride(target))
+      let data = cairo_image_surface_get_data(target)!
+      let row = height - 12 - 3  // the middle of the bar: padding 12, bar 6
+      let green = (0..<settings.width).filter { x in
+        let offset = row * stride + x * 4
+        return data[offset + 1] > 200 && data[offset + 2] < 60 && data[offset] < 60
+      }
+      guard let first = green.first, let last = green.last else { return nil }
+      return (Double(first) / Double(settings.width), Double(last) / Double(settings.width))
+    }
+    let spinning = card(title: "Syncing", kind: .progress)
+    let start = filled(spinning, activity: 0)
+    let later = filled(spinning, activity: CardPainter.activityPeriod / 2)
+    #expect(start != nil && later != nil)
+    // At the start of its sweep the segment is at the left; half a period later, at the right.
+    #expect((start?.first ?? 1) < 0.1)
+    #expect((later?.last ?? 0) > 0.9)
+    #expect((later?.first ?? 0) > 0.5)
+    // With a value: filled from the left to the value, the same at any instant.
+    let forty = card(title: "Build", kind: .progress, value: 40)
+    let fill = filled(forty, activity: 0)
+    #expect(fill?.first ?? 1 < 0.1)
+    #expect(abs((fill?.last ?? 0) - 0.4 * 336 / 360 - 12 / 360.0) < 0.03)
+    #expect(filled(forty, activity: 0.7)?.last == fill?.last)
   }
 
   @Test func bodyMarkup_becomesAttributes_overPlainText() {

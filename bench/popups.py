@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""The popup figures of `make bench` (issue 14, DESIGN §9): notifyd's popups beside mako's, on
+the same headless sway, measured with the same probe in the same run.
+
+- first pixels: `notifyctl show` → the first frame on screen that differs from the background,
+  against `notify-send` → mako; grim polls a small region both popups cover. Median of 20 each.
+- wakeups while 1 popup holds; daemon CPU per frame and frame pacing while 10 fade (pacing from
+  the commit times libwayland logs with WAYLAND_DEBUG=client, in a run of its own);
+- RSS with 10 popups visible, against mako with the same 10.
+
+Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
+(tests/test_popups_wayland.py has the harness). Prints Markdown rows in the bench table's columns.
+Usage: bench/popups.py [--bin DIR] [--quick]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import conftest  # noqa: E402
+import test_popups_wayland as harness  # noqa: E402
+
+REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
+BUS_CONFIG = harness.BUS_CONFIG
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+class Rows:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, figure, value, budget="", peer="", ratio="", verdict=""):
+        self.rows.append((figure, value, budget, peer, ratio, verdict))
+        log(f"  {figure}: {value}  (peer {peer}, ratio {ratio}) {verdict}")
+
+    def print(self):
+        for row in self.rows:
+            print("| " + " | ".join(row) + " |")
+
+
+def context_switches(pid):
+    """Voluntary + involuntary context switches of each thread of `pid`."""
+    counts = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            counts[task.name] = sum(int(line.split()[1]) for line in (task / "status").read_text().splitlines()
+                                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+        except OSError:
+            pass
+    return counts
+
+
+def wakeups_per_second(pid, seconds):
+    """Context switches per second over `seconds`, summed over threads; a thread that came or went
+    in the window counts as one."""
+    before = context_switches(pid)
+    time.sleep(seconds)
+    after = context_switches(pid)
+    switches = sum(after[t] - before[t] for t in after if t in before)
+    switches += len(set(after) ^ set(before))
+    return switches / seconds
+
+
+def first_pixels(sway, start):
+    """Seconds from calling `start` until grim sees the region change: the middle of the capture
+    that first saw it (a capture takes a few milliseconds), and that capture's length."""
+    began = time.monotonic()
+    start()
+    while True:
+        before = time.monotonic()
+        image = sway.screenshot(region=REGION)
+        after = time.monotonic()
+        if image.box() is not None:
+            return (before + after) / 2 - began, after - before
+        if after - began > 10:
+            raise RuntimeError("nothing appeared in 10 s")
+
+
+def wait_clear(sway):
+    conftest.wait_for(lambda: sway.screenshot(region=REGION).box() is None, timeout=10, what="a clear screen")
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
+    parser.add_argument("--quick", action="store_true")
+    options = parser.parse_args()
+    conftest.BIN = Path(options.bin)
+    harness.BIN = Path(options.bin)
+    runs = 5 if options.quick else 20
+    rows = Rows()
+    rows.add("**Popups on Wayland (headless sway 1.7, pixman, 1280×720 at 60 Hz; peer: mako 1.7)**", "")
+
+    user = harness.popup_user()
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-bench-popups-"))
+    os.chown(directory, user.pw_uid, user.pw_gid)
+    directory.chmod(0o711)
+    binaries = Path(tempfile.mkdtemp(prefix="notifyd-bench-bin-"))
+    binaries.chmod(0o755)
+    harness.UserDaemon.bin = harness.user_binaries(binaries)
+    sway = harness.Sway(directory, user)
+    sway.config.write_text("output HEADLESS-1 mode 1280x720@60Hz position 0 0 bg #204060 solid_color\n")
+    processes = []
+    daemons = []
+    try:
+        sway.start()
+        (directory / "bus.conf").write_text(BUS_CONFIG.format(socket=directory / "bus"))
+        bus_process = subprocess.Popen(["dbus-daemon", f"--config-file={directory / 'bus.conf'}", "--nofork",
+                                        "--print-address"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       text=True)
+        processes.append(bus_process)
+        bus = bus_process.stdout.readline().strip().split(",")[0]
+        user_env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": str(directory), "WAYLAND_DISPLAY": sway.display,
+                    "DBUS_SESSION_BUS_ADDRESS": bus, "HOME": str(directory)}
+        mako_config = directory / "mako.conf"
+        mako_config.write_text("default-timeout=0\nmax-visible=10\nfont=DejaVu Sans 10\n")
+        mako = subprocess.Popen(harness.as_user(user) + ["mako", "--config", str(mako_config)], env=user_env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(mako)
+        conftest.wait_for(lambda: subprocess.run(["busctl", f"--address={bus}", "status",
+                                                  "org.freedesktop.Notifications"],
+                                                 capture_output=True).returncode == 0, what="mako on the bus")
+
+        def as_user(*command):
+            result = subprocess.run(harness.as_user(user) + list(command), env=user_env, capture_output=True,
+                                    text=True, timeout=30)
+            if result.returncode != 0:
+                raise RuntimeError(f"{' '.join(command)}: {result.stderr}")
+            return result.stdout
+
+        def make_daemon(name, extra="", env=None):
+            runtime = directory / name
+            runtime.mkdir()
+            config = ("[DBus]\nMode=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=wayland\nFont=DejaVu Sans 10\n"
+                      + extra)
+            daemon = harness.UserDaemon(runtime, user, str(directory / sway.display), config, env)
+            daemons.append(daemon)
+            return daemon.start()
+
+        # 1. First pixels: with the built-in fade-in (the first frame is drawn at opacity 0, so the
+        # first pixels come a frame later) and without one, each round beside mako.
+        log("== popups: first pixels")
+        daemon = make_daemon("first")
+        ours = {"": [], "0": []}
+        theirs, probe = [], []
+        for run in range(runs + 2):
+            for fade_in in ours:
+                extra = ["--fade-in", fade_in] if fade_in else []
+                elapsed, capture = first_pixels(
+                    sway, lambda: subprocess.Popen(
+                        harness.as_user(user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
+                                                 "show", "Bench", "--hold", "60s", *extra],
+                        env=user_env, stdout=subprocess.DEVNULL))
+                daemon.notifyctl("cancel", "--all", "--now", check=True)
+                wait_clear(sway)
+                elapsed_mako, capture_mako = first_pixels(
+                    sway, lambda: subprocess.Popen(harness.as_user(user) + ["notify-send", "Bench"], env=user_env))
+                as_user("makoctl", "dismiss", "--all")
+                wait_clear(sway)
+                if run >= 2:  # two unmeasured rounds first
+                    ours[fade_in].append(elapsed)
+                    theirs.append(elapsed_mako)
+                    probe += [capture, capture_mako]
+        median_mako = statistics.median(theirs)
+        for fade_in, label in (("", "built-in fade-in"), ("0", "--fade-in 0")):
+            median = statistics.median(ours[fade_in])
+            rows.add(f"notifyctl show → first pixels ({label}), median of {runs}",
+                     f"{median * 1000:.1f} ms (p90 {percentile(ours[fade_in], 0.9) * 1000:.1f}; probe: grim takes {statistics.median(probe) * 1000:.1f} ms)",
+                     "≤ 0.5× notify-send → mako",
+                     f"notify-send → mako {median_mako * 1000:.1f} ms (p90 {percentile(theirs, 0.9) * 1000:.1f}, n={len(theirs)})",
+                     f"{median / median_mako:.2f}×", "met" if median <= 0.5 * median_mako else "missed")
+        daemon.stop()
+
+        # 2. Wakeups while one holds; RSS with ten.
+        log("== popups: holding, memory")
+        daemon = make_daemon("holding")
+        daemon.show("Holding", "--fade-in", "0", "--hold", "120s")
+        conftest.wait_for(lambda: sway.screenshot(region=REGION).box(), what="the popup")
+        time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
+        ours = wakeups_per_second(daemon.process.pid, 5 if options.quick else 10)
+        as_user("notify-send", "Holding")
+        conftest.wait_for(lambda: sway.screenshot(region=REGION).box(), what="mako's popup")
+        time.sleep(8)
+        theirs = wakeups_per_second(mako.pid, 5 if options.quick else 10)
+        rows.add("wakeups/s while 1 popup holds (context switches, all threads)", f"{ours:.1f}", "0",
+                 f"mako {theirs:.1f}/s", "", "met" if ours == 0 else "missed")
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        as_user("makoctl", "dismiss", "--all")
+        wait_clear(sway)
+        for index in range(10):
+            daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(1180)) == 10, timeout=20, what="ten popups")
+        time.sleep(2)
+        ours = conftest.rss_kib(daemon.process.pid)
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        wait_clear(sway)
+        for index in range(10):
+            as_user("notify-send", f"Popup {index}")
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(1180)) == 10, timeout=20, what="ten mako popups")
+        time.sleep(2)
+        theirs = conftest.rss_kib(mako.pid)
+        rows.add("RSS with 10 popups visible", f"{ours / 1024:.1f} MiB", "≤ mako's", f"mako {theirs / 1024:.1f} MiB",
+                 f"{ours / theirs:.2f}×", "met" if ours <= theirs else "missed")
+        as_user("makoctl", "dismiss", "--all")
+        daemon.stop()
+
+        # 3. Ten fading: CPU per frame (a plain run), pacing (a WAYLAND_DEBUG run).
+        log("== popups: ten fading")
+        fade = 2.0
+
+        def fade_ten(daemon):
+            cpu_before = conftest.cpu_seconds(daemon.process.pid)
+            began = time.monotonic()
+            for index in range(10):
+                daemon.notifyctl("show", f"Fading {index}", "--fade-in", f"{fade}s", "--ease-in", "linear",
+                                 "--hold", "120s", check=True)
+            conftest.wait_for(lambda: json.loads(daemon.notifyctl("list", "--json", check=True).stdout)
+                              ["notices"] and all(n["phase"] == "holding" for n in json.loads(
+                                  daemon.notifyctl("list", "--json", check=True).stdout)["notices"]),
+                              timeout=20, interval=0.05, what="ten holding")
+            cpu = conftest.cpu_seconds(daemon.process.pid) - cpu_before
+            daemon.notifyctl("cancel", "--all", "--now", check=True)
+            wait_clear(sway)
+            return cpu, time.monotonic() - began
+
+        daemon = make_daemon("debug", env={"WAYLAND_DEBUG": "client"})
+        fade_ten(daemon)
+        daemon.stop()
+        commits = {}
+        for line in daemon.stderr().splitlines():
+            # libwayland: "[   1234.567]  -> wl_surface@23.commit()", milliseconds of the wall clock.
+            match = re.search(r"\[\s*(\d+\.\d+)\]\s*->\s*wl_surface@(\d+)\.commit\(\)", line)
+            if match:
+                commits.setdefault(match.group(2), []).append(float(match.group(1)))
+        frames = sum(len(times) for times in commits.values())
+        period = 1000 / 60
+        # Each surface's first commit carries no buffer and its second answers `configure`: the
+        # frames paced by the compositor's callbacks come after.
+        errors = [abs((b - a) - period) for times in commits.values() for a, b in zip(times[2:], times[3:])
+                  if (b - a) < 4 * period]
+        daemon = make_daemon("fading")
+        cpu, _ = fade_ten(daemon)
+        daemon.stop()
+        rows.add(f"daemon CPU per frame, 10 popups fading in over {fade:.0f} s ({frames} frames)",
+                 f"{cpu / max(frames, 1) * 1e6:.0f} µs ({cpu * 1000:.0f} ms in all)", "", "mako draws no fades")
+        rows.add("frame pacing while 10 fade, |interval − 1/60 s|",
+                 f"p50 {statistics.median(errors):.2f} ms, p99 {percentile(errors, 0.99):.2f} ms (n={len(errors)})",
+                 "p99 ≤ 1 ms", "", "", "met" if percentile(errors, 0.99) <= 1 else "missed")
+    finally:
+        for daemon in daemons:
+            daemon.kill() if daemon.process and daemon.process.poll() is None else None
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=10)
+        sway.kill()
+        subprocess.run(["pkill", "-KILL", "-u", user.pw_name], check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(binaries, ignore_errors=True)
+    rows.print()
+
+
+if __name__ == "__main__":
+    main()
