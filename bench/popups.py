@@ -297,7 +297,7 @@ def main():
             rows.add("frame callback → next frame committed, while 10 fade",
                      f"p50 {statistics.median(responses):.2f} ms, p99 {response:.2f} ms (n={len(responses)})",
                      "p99 ≤ 1 ms (frames follow the compositor's pace)", "", "", "met" if response <= 1 else "missed")
-            rows.add("frame pacing while 10 fade, |interval − 1/60 s| (the compositor's timing included)",
+            rows.add("frame intervals while 10 fade: deviation from 1/60 s (the compositor's timing included)",
                      f"p50 {statistics.median(errors):.2f} ms, p99 {percentile(errors, 0.99):.2f} ms (n={len(errors)})",
                      "", "", "", "")
     finally:
