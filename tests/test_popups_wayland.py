@@ -131,6 +131,7 @@ class Sway:
         self.user = user
         self.process = None
         self.display = None
+        self.kills = 0
         self.config = directory / "sway.conf"
         colour = "#%02x%02x%02x" % BACKGROUND
         self.config.write_text(
@@ -184,6 +185,7 @@ class Sway:
                        env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
 
     def kill(self):
+        self.kills += 1
         if self.process and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
@@ -284,6 +286,9 @@ def session(user):
     for daemon in started:
         status = daemon.stop()
         assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
+        # A compositor that did not go away never drops us: a protocol error would look like this.
+        if sway.kills == 0:
+            assert "connection to the compositor was lost" not in daemon.stderr(), daemon.stderr()
     sway.kill()
     shutil.rmtree(directory, ignore_errors=True)
 
