@@ -207,8 +207,10 @@ def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_ser
     assert attack.counts.get("vanished waits", 0) >= 1000, attack.counts
     assert attack.counts.get("unread Lists", 0) >= 4, attack.counts
     # Memory: what the attackers held while connected is bounded (4 pinners could have held
-    # 4 GiB), and it is let go with them.
-    assert during_rss - baseline_rss < 96 << 10, f"RSS grew by {(during_rss - baseline_rss) >> 10} MiB during the attacks"
+    # 4 GiB), and it is let go with them. What is in flight grows with how fast the daemon serves
+    # the attackers (some 350,000 vanished Waits and 20,000 oneway Watches in 10 s, 85–100 MiB at
+    # the peak on a 2-core machine): the bound is far from 4 GiB, not a measure of that speed.
+    assert during_rss - baseline_rss < 192 << 10, f"RSS grew by {(during_rss - baseline_rss) >> 10} MiB during the attacks"
     # Once they are gone, what they made the daemon allocate is given back within a second or two.
     time.sleep(2)
     after_rss = rss_kib(pid)

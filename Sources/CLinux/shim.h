@@ -11,3 +11,25 @@ int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions
 
 /* mallopt(3) and malloc_trim(3): glibc's allocator, tuned and asked to give freed memory back. */
 #include <malloc.h>
+
+/* epoll(7), through functions that keep `struct epoll_event` (packed on x86-64) on the C side:
+   the token is the watcher's, never the descriptor, so a reused descriptor number cannot reach
+   a watcher that was removed. */
+#include <stdint.h>
+#include <sys/epoll.h>
+
+static inline int notifyd_epoll_control(int epoll, int operation, int fd, uint32_t events, uint64_t token) {
+  struct epoll_event event = {.events = events, .data = {.u64 = token}};
+  return epoll_ctl(epoll, operation, fd, &event);
+}
+
+/* Waits for up to 64 events; fills `tokens` and `events` (each with room for 64). */
+static inline int notifyd_epoll_wait(int epoll, uint64_t *tokens, uint32_t *events, int timeout) {
+  struct epoll_event ready[64];
+  int count = epoll_wait(epoll, ready, 64, timeout);
+  for (int index = 0; index < count; index++) {
+    tokens[index] = ready[index].data.u64;
+    events[index] = ready[index].events;
+  }
+  return count;
+}

@@ -32,22 +32,21 @@ final class Connection: @unchecked Sendable {
     case closed
   }
   private var state = State.open
-  /// Whether the read source has been registered: only then may another part of the server close
-  /// the connection (cancelling a source whose registration is under way crashed libdispatch).
-  private(set) var isRegistered = false
   var isClosed: Bool {
     if case .closed = state { return true }
     return false
   }
 
   private var framer: VarlinkFramer
-  private var readSource: (any DispatchSourceRead)?
+  /// The socket's readiness (`SocketWatcher`, not DispatchSources: see there why).
+  private var watch: SocketWatcher.Watch?
+  /// Reading calls: from `start` until end of file or close.
+  private var reading = false
   private var readPaused = false
   /// While reading is paused: looks for the client's hang-up.
   private var hangUpTimer: (any DispatchSourceTimer)?
-  private var writeSource: (any DispatchSourceWrite)?
-  /// Dispatch sources not yet cancelled; the descriptor is closed once none is left.
-  private var liveSources = 0
+  /// Replies wait for the socket to take them.
+  private var waitingToWrite = false
   private var output = OutputQueue()
 
   /// Calls received and not yet taken up, oldest first (`pending[pendingStart...]`).
@@ -82,20 +81,17 @@ final class Connection: @unchecked Sendable {
   }
 
   func start() {
-    let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-    source.setEventHandler { [unowned self] in readAvailable() }
-    source.setCancelHandler { [self] in sourceCancelled() }
-    // Read once the source is registered: corelibs libdispatch (epoll) can lose a read source
-    // whose client sent its call and hung up before the registration was done (epoll reports
-    // EPOLLIN|EPOLLHUP at once, libdispatch removes the descriptor and never calls the handler),
-    // and the connection would be held open for ever (tests/test_load.py found hundreds).
-    source.setRegistrationHandler { [unowned self] in
-      isRegistered = true
-      readAvailable()
-    }
-    liveSources += 1
-    readSource = source
-    source.activate()
+    let watch = SocketWatcher.shared.watch(
+      fd, queue: queue, readable: { [unowned self] in readAvailable() },
+      writable: { [unowned self] in flush() })
+    self.watch = watch
+    reading = true
+    watch.want(read: true, write: false)
+  }
+
+  /// Tells the watcher what the connection waits for now.
+  private func updateInterest() {
+    watch?.want(read: reading && !readPaused, write: waitingToWrite)
   }
 
   // MARK: - Reading
@@ -111,7 +107,7 @@ final class Connection: @unchecked Sendable {
   private func readAvailable() {
     // Read a bounded amount per event, so that one busy client cannot starve the others.
     for _ in 0..<16 {
-      guard case .open = state, !readPaused, readSource != nil else { return }
+      guard case .open = state, !readPaused, reading else { return }
       let transfer: Posix.Transfer
       do {
         transfer = try readBuffer.bytes.withUnsafeMutableBytes { buffer throws(SystemError) in
@@ -187,9 +183,9 @@ final class Connection: @unchecked Sendable {
   static let hangUpCheckInterval: DispatchTimeInterval = .seconds(1)
 
   private func pauseReading() {
-    guard !readPaused, let readSource else { return }
-    readSource.suspend()
+    guard !readPaused, reading else { return }
     readPaused = true
+    updateInterest()
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(
       deadline: .now() + Self.hangUpCheckInterval, repeating: Self.hangUpCheckInterval,
@@ -207,19 +203,18 @@ final class Connection: @unchecked Sendable {
     else { return }
     readPaused = false
     stopHangUpChecks()
-    readSource?.resume()
+    updateInterest()
   }
 
-  /// Cancels the read source; a paused source is resumed first, or its cancel handler never runs.
+  /// Reads no more calls.
   private func stopReading() {
-    guard let source = readSource else { return }
-    readSource = nil
-    source.cancel()
+    guard reading else { return }
+    reading = false
     if readPaused {
       readPaused = false
       stopHangUpChecks()
-      source.resume()
     }
+    updateInterest()
   }
 
   private func stopHangUpChecks() {
@@ -328,13 +323,13 @@ final class Connection: @unchecked Sendable {
       close(reason: "the client reads too slowly (\(output.unsentBytes) bytes unread)")
       return
     }
-    if writeSource == nil { flush() }
+    if !waitingToWrite { flush() }
   }
 
   private func write(_ stream: any ReplyStream) {
     guard !isClosed else { return }
     output.append(stream)
-    if writeSource == nil { flush() }
+    if !waitingToWrite { flush() }
   }
 
   private func flush() {
@@ -356,13 +351,13 @@ final class Connection: @unchecked Sendable {
         output.consume(count)
         lastWriteProgress = .now()
       case .wouldBlock, .endOfFile:
-        armWriteSource()
+        waitForWritable()
         return
       }
     }
-    if let source = writeSource {
-      source.cancel()
-      writeSource = nil
+    if waitingToWrite {
+      waitingToWrite = false
+      updateInterest()
     }
     stallTimer?.cancel()
     stallTimer = nil
@@ -375,14 +370,10 @@ final class Connection: @unchecked Sendable {
     closeIfDone()
   }
 
-  private func armWriteSource() {
-    guard writeSource == nil else { return }
-    let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-    source.setEventHandler { [unowned self] in flush() }
-    source.setCancelHandler { [self] in sourceCancelled() }
-    liveSources += 1
-    writeSource = source
-    source.activate()
+  private func waitForWritable() {
+    guard !waitingToWrite, !isClosed else { return }
+    waitingToWrite = true
+    updateInterest()
     lastWriteProgress = .now()
     armStallTimer(after: limits.writeStallTimeout)
   }
@@ -395,7 +386,7 @@ final class Connection: @unchecked Sendable {
     timer.schedule(deadline: .now() + seconds, leeway: .milliseconds(100))
     timer.setEventHandler { [unowned self] in
       stallTimer = nil
-      guard writeSource != nil, !isClosed else { return }
+      guard waitingToWrite, !isClosed else { return }
       let waited = Double(DispatchTime.now().uptimeNanoseconds - lastWriteProgress.uptimeNanoseconds) / 1e9
       if waited >= limits.writeStallTimeout {
         close(reason: "the client has read nothing for \(Int(waited)) s")
@@ -410,7 +401,7 @@ final class Connection: @unchecked Sendable {
   private func flushThenClose(reason: String?) {
     stopReading()
     state = .closing(reason: reason)
-    if writeSource == nil { flush() }
+    if !waitingToWrite { flush() }
   }
 
   // MARK: - Closing
@@ -420,12 +411,16 @@ final class Connection: @unchecked Sendable {
     guard !isClosed else { return }
     state = .closed
     if let reason { log.info("client \(id): closing the connection: \(reason)") }
-    stopReading()
-    writeSource?.cancel()
-    writeSource = nil
+    reading = false
+    readPaused = false
+    waitingToWrite = false
+    stopHangUpChecks()
+    // Removed from epoll first; then the descriptor may go at once.
+    watch?.cancel()
+    watch = nil
     stallTimer?.cancel()
     stallTimer = nil
-    if liveSources == 0 { Posix.close(fd) }
+    Posix.close(fd)
     let responders = open.values
     open = [:]
     pending = []
@@ -434,9 +429,4 @@ final class Connection: @unchecked Sendable {
     onClose(self)
   }
 
-  /// A source's cancel handler: the descriptor is closed only after every source on it has let go.
-  private func sourceCancelled() {
-    liveSources -= 1
-    if liveSources == 0 && isClosed { Posix.close(fd) }
-  }
 }

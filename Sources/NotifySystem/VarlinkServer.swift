@@ -191,7 +191,7 @@ public final class VarlinkServer: @unchecked Sendable {
     guard !reapedThisTurn else { return }
     reapedThisTurn = true
     let byDescriptor = Dictionary(
-      uniqueKeysWithValues: connections.values.filter(\.isRegistered).map { ($0.fd, $0) })
+      uniqueKeysWithValues: connections.values.map { ($0.fd, $0) })
     for fd in Posix.hungUp(Array(byDescriptor.keys)) {
       byDescriptor[fd]?.close(reason: nil)
     }

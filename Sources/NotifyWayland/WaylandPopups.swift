@@ -298,15 +298,21 @@ public final class WaylandPopups: @unchecked Sendable {
   }
 
   private func disconnect() {
-    readSource?.cancel()
-    readSource = nil
     for popup in popups.values {
       popup.destroy()
       discardImage(popup)
     }
     popups.removeAll()
-    connection?.disconnect()
-    connection = nil
+    guard let connection else { return }
+    self.connection = nil
+    // The descriptor closes with the connection: only once the read source has let go of it.
+    if let readSource {
+      readSource.setCancelHandler { connection.disconnect() }
+      readSource.cancel()
+      self.readSource = nil
+    } else {
+      connection.disconnect()
+    }
   }
 
   private func retry(because reason: String) {
