@@ -283,14 +283,20 @@ def session(user):
         return daemon.start()
 
     yield sway, make_daemon
-    for daemon in started:
-        status = daemon.stop()
-        assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
-        # A compositor that did not go away never drops us: a protocol error would look like this.
-        if sway.kills == 0:
-            assert "connection to the compositor was lost" not in daemon.stderr(), daemon.stderr()
-    sway.kill()
-    shutil.rmtree(directory, ignore_errors=True)
+    try:
+        for daemon in started:
+            status = daemon.stop()
+            assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
+            # A compositor that did not go away never drops us: a protocol error would look like this.
+            if sway.kills == 0:
+                assert "connection to the compositor was lost" not in daemon.stderr(), daemon.stderr()
+    finally:
+        for daemon in started:
+            if daemon.process and daemon.process.poll() is None:
+                daemon.process.kill()
+                daemon.process.wait()
+        sway.kill()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def card_region(top=MARGIN, height=200):
