@@ -79,11 +79,16 @@ public final class DBusBridge: @unchecked Sendable {
       guard mode == .auto, drawable, forwarder == nil, server == nil, let connection, connection.isOpen else {
         return
       }
-      do {
-        try startServer(on: connection)
-      } catch {
-        log.warning("dbus: cannot serve \(DBusNames.notifications): \(error)")
-      }
+      serveForPopups(on: connection)
+    }
+  }
+
+  /// `auto` with popups and no other server: serve the name ourselves.
+  private func serveForPopups(on connection: DBusConnection) {
+    do {
+      try startServer(on: connection)
+    } catch {
+      log.warning("dbus: cannot serve \(DBusNames.notifications): \(error)")
     }
   }
 
@@ -224,11 +229,7 @@ public final class DBusBridge: @unchecked Sendable {
     if owner.isEmpty {
       log.info("dbus: the notification server left the session bus")
       if mode == .auto && popupsDrawable {
-        do {
-          try startServer(on: connection)
-        } catch {
-          log.warning("dbus: cannot serve \(DBusNames.notifications): \(error)")
-        }
+        serveForPopups(on: connection)
         return
       }
       guard mode == .forward else { return }

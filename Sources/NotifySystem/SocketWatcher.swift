@@ -106,8 +106,6 @@ final class SocketWatcher: @unchecked Sendable {
       if !delivering { arm() }
     }
 
-    var wantsToWrite: Bool { wantsWrite }
-
     /// Stops watching; the descriptor may be closed as soon as this returns.
     func cancel() {
       guard !isCancelled else { return }

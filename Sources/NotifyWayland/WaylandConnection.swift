@@ -70,9 +70,6 @@ final class WaylandConnection {
     return wl_display_dispatch_pending(display) >= 0
   }
 
-  /// Runs handlers for events already read, without reading.
-  func dispatchPending() -> Bool { wl_display_dispatch_pending(display) >= 0 }
-
   /// Sends what was asked; false once the connection is broken. A full socket is not an error:
   /// the rest goes with the next flush.
   func flush() -> Bool {

@@ -101,12 +101,6 @@ public final class WaylandPopups: @unchecked Sendable {
     }
   }
 
-  /// For tests: the ids of the notices that have a popup, newest first, once all work queued so
-  /// far is done.
-  public func shownIDs() -> [Int] {
-    displayQueue.sync { visible.filter { popups[$0] != nil } }
-  }
-
   // MARK: - Engine events
 
   private func handle(_ event: Event) {
