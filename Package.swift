@@ -27,7 +27,8 @@ let package = Package(
     .target(
       name: "NotifySystem",
       dependencies: [
-        "NotifyCore", "NotifyProtocol", "NotifyWayland", "CSystemd", "CInih", "CSQLite", "CNotifyBus",
+        "NotifyCore", "NotifyProtocol", "NotifyDisplay", "NotifyWayland", "CSystemd", "CInih", "CSQLite",
+        "CNotifyBus",
         "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
@@ -55,7 +56,7 @@ let package = Package(
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
-    .testTarget(name: "NotifySystemTests", dependencies: ["NotifySystem"]),
+    .testTarget(name: "NotifySystemTests", dependencies: ["NotifySystem", "NotifyDisplay"]),
     .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay"]),
   ],
   swiftLanguageModes: [.v6]

@@ -5,13 +5,13 @@ _notifyctl_commands='show progress update end cancel invoke suspend resume reloa
 history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
-_notifyctl_value_options='--socket --urgency --style --app --tag --key --delay --fade-in --fade-out
+_notifyctl_value_options='--socket --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
 --outcome --since --format --fps'
 
 # The options of one command, besides --socket and --help.
 _notifyctl_options_of() {
-    local appearance='--urgency --style --app --tag --key --delay --fade-in --fade-out'
+    local appearance='--urgency --style --icon --app --tag --key --delay --fade-in --fade-out'
     case $1 in
         show) echo "$appearance --hold --ease-in --ease-out --after --action --wait" ;;
         progress) echo "$appearance --value --timeout" ;;
@@ -101,6 +101,7 @@ _notifyctl() {
     case $prev in
         --urgency) COMPREPLY=($(compgen -W 'low normal critical' -- "$cur")); return 0 ;;
         --style) COMPREPLY=($(compgen -W 'clear blur' -- "$cur")); return 0 ;;
+        --icon) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         --ease-in | --ease-out)
             COMPREPLY=($(compgen -W 'linear easeIn easeOut easeInOut' -- "$cur")); return 0 ;;
         --outcome)

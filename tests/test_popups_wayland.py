@@ -12,9 +12,11 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -227,11 +229,11 @@ class UserDaemon(Daemon):
             raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
         return self.notifyctl("status", timeout=5).returncode == 0
 
-    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None):
+    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None, cwd=None):
         environment = dict(self.env)
         environment["NOTIFYD_SOCKET"] = self.socket_path
         result = subprocess.run(as_user(self.user) + [str(self.bin / "notifyctl"), *args], env=environment,
-                                capture_output=True, text=True, timeout=timeout, input=input)
+                                capture_output=True, text=True, timeout=timeout, input=input, cwd=cwd)
         if check and result.returncode != 0:
             raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
         return result
@@ -400,6 +402,77 @@ def test_a_cjk_title_is_drawn_with_a_cjk_font_not_as_boxes(session):
     width, height = ink[2] - ink[0], ink[3] - ink[1]
     assert width >= 4 * 11, ink  # four characters of an 11-point font, each about an em wide
     assert height <= 4, f"ink {height} pixels high: boxes, not strokes"
+
+
+ICON = (0x20, 0xC0, 0x50)  # unlike the background, the card, the border and the text
+
+
+def png(width, height, rgba):
+    """A PNG of one colour, written with zlib: the icon the tests hand over as a file."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + bytes(rgba) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits, RGBA
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def icon_box(image):
+    return image.box(differs=lambda rgb: close_to(rgb, ICON, 6))
+
+
+def test_an_icon_file_is_drawn_at_the_cards_leading_edge_scaled_to_48_pixels(session):
+    sway, make_daemon = session
+    daemon = make_daemon()
+    icon = daemon.runtime_dir / "icon.png"
+    icon.write_bytes(png(96, 96, ICON + (255,)))
+    os.chown(icon, daemon.user.pw_uid, daemon.user.pw_gid)
+    # notifyctl makes a relative path absolute: the daemon takes absolute ones only.
+    relative = daemon.notifyctl("show", "With an icon", "--icon", "icon.png", "--fade-in", "0", "--hold", "30s",
+                                check=True, cwd=daemon.runtime_dir)
+    notice = int(relative.stdout)
+    assert daemon.get(notice)["icon"] == str(icon)
+    image = wait_for(lambda: (lambda i: i if icon_box(i) else None)(sway.screenshot()), what="the icon")
+    x0, y0, x1, y1 = image.box()
+    # 96×96 scaled to 48×48, inside the card's 12-pixel padding, the text beside it.
+    assert icon_box(image) == (x0 + 12, y0 + 12, x0 + 60, y0 + 60), (icon_box(image), image.box())
+    assert y1 - y0 >= 48 + 24, image.box()
+    sway.save(Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir())) / "notifyd-icon.png")
+    assert not daemon.notifyctl("show", "No", "--icon", "", check=False).returncode == 0
+
+
+def test_image_data_over_d_bus_is_drawn_and_kept_as_a_file_a_bad_one_is_refused_by_name(session, bus):
+    sway, make_daemon = session
+    daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus for its popups")
+
+    def notify(summary, width, height, rowstride, pixels):
+        image = ["(iiibiiay)", str(width), str(height), str(rowstride), "true", "8", "4", str(len(pixels))]
+        return as_user_with_bus(
+            daemon, bus, "busctl", f"--address={bus}", "call", "org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "Notify", "susssasa{sv}i",
+            "test", "0", "", summary, "", "0", "1", "image-data", *image, *map(str, pixels), "0")
+
+    # 32×32 RGBA, a row 4 bytes longer than its pixels (rowstride is honoured), not scaled up.
+    row = list(ICON + (255,)) * 32 + [0, 0, 0, 0]
+    sent = notify("Pixels", 32, 32, 32 * 4 + 4, row * 31 + row[:32 * 4])
+    assert sent.returncode == 0, sent.stderr
+    notice = int(sent.stdout.split()[1])
+    kept = daemon.get(notice)["icon"]
+    assert kept.startswith(str(daemon.runtime_dir / ".cache" / "notifyd" / "icons") + "/"), kept
+    assert Path(kept).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = wait_for(lambda: (lambda i: i if icon_box(i) and close_to(i.pixel(*icon_box(i)[:2]), ICON, 6) else None)(
+        sway.screenshot()), what="the icon at full opacity")
+    x0, y0, _, _ = image.box()
+    # Centred in its 48-pixel square: 8 pixels in.
+    assert icon_box(image) == (x0 + 20, y0 + 20, x0 + 52, y0 + 52), (icon_box(image), image.box())
+
+    # Too few bytes for the size claimed: an error naming the hint, no notice.
+    before = len(json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"])
+    refused = notify("Short", 32, 32, 128, [1, 2, 3])
+    assert refused.returncode != 0
+    assert "hints: image-data" in refused.stderr and "needs" in refused.stderr, refused.stderr
+    assert len(json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"]) == before
 
 
 def test_a_left_click_dismisses_and_a_default_action_is_invoked(session):

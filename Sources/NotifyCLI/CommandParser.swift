@@ -8,7 +8,11 @@ public enum CommandParser {
   /// before the verb stand alone; `-h`/`--help` among a verb's options asks for that verb's help.
   ///
   /// - Throws: `UsageError`, naming the option or argument at fault.
-  public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+  ///   - workingDirectory: what a relative path (`--icon`) is relative to; the daemon takes
+  ///     absolute paths only.
+  public static func parse(_ arguments: [String], workingDirectory: String = "/") throws(UsageError)
+    -> Invocation
+  {
     var socketPath: String?
     var remaining = arguments[...]
 
@@ -31,9 +35,10 @@ public enum CommandParser {
 
     guard let name = remaining.popFirst() else { throw .missingCommand }
     guard let verb = Verb.named(name) else { throw .unknownCommand(name) }
-    let parsed = try ArgumentScanner.scan(
+    var parsed = try ArgumentScanner.scan(
       remaining, verb: verb.name, options: verb.options + Verb.commonOptions,
       stopsAtFirstPositional: verb.stopsAtFirstPositional)
+    parsed.workingDirectory = workingDirectory
     if let path = parsed.string("socket") { socketPath = path }
     if parsed.flag("help") {
       return Invocation(socketPath: socketPath, command: .help(verb: verb.name))
@@ -51,6 +56,7 @@ extension CommandParser {
     parameters.app = arguments.string("app")
     parameters.urgency = try arguments.choice("urgency", Urgency.self)
     parameters.style = try arguments.choice("style", Style.self)
+    parameters.icon = try arguments.path("icon")
     parameters.tag = arguments.string("tag")
     parameters.key = arguments.string("key")
     parameters.delay = try arguments.duration("delay")
@@ -74,6 +80,7 @@ extension CommandParser {
     parameters.app = arguments.string("app")
     parameters.urgency = try arguments.choice("urgency", Urgency.self)
     parameters.style = try arguments.choice("style", Style.self)
+    parameters.icon = try arguments.path("icon")
     parameters.tag = arguments.string("tag")
     parameters.key = arguments.string("key")
     parameters.value = try arguments.integer("value")

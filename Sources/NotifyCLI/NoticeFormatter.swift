@@ -44,6 +44,7 @@ enum NoticeFormatter {
       ("app", notice.app.map(TextFormat.sanitized)),
       ("urgency", notice.urgency.rawValue),
       ("style", notice.style.rawValue),
+      ("icon", notice.icon.map(TextFormat.sanitized)),
       ("tag", notice.tag.map(TextFormat.sanitized)),
       ("key", notice.key.map(TextFormat.sanitized)),
       ("value", notice.value.map { "\($0)%" }),

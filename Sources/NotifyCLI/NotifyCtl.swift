@@ -14,7 +14,7 @@ public enum NotifyCtl {
   ) -> Int32 {
     let invocation: Invocation
     do {
-      invocation = try CommandParser.parse(arguments)
+      invocation = try CommandParser.parse(arguments, workingDirectory: currentDirectory())
     } catch {
       console.printError("notifyctl: \(error)")
       return ExitStatus.usage.rawValue
@@ -30,5 +30,12 @@ public enum NotifyCtl {
       console.printError("notifyctl: \(error)")
       return ExitStatus.failure.rawValue
     }
+  }
+
+  /// The process's working directory; "/" when it cannot be read (removed, or too long).
+  private static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

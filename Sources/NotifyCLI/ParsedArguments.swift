@@ -16,6 +16,8 @@ struct ParsedArguments: Sendable, Equatable {
   var values: [String: [OptionValue]] = [:]
   /// The flags that were given, by long name.
   var flags: Set<String> = []
+  /// What a relative path is relative to.
+  var workingDirectory = "/"
 
   // MARK: - Options
 
@@ -32,6 +34,12 @@ struct ParsedArguments: Sendable, Equatable {
   func duration(_ name: String) throws(UsageError) -> Double? {
     guard let option = values[name]?.last else { return nil }
     return try ValueParser.duration(option.value, option: option.spelling)
+  }
+
+  /// The last value of `name` read as a file path, made absolute against the working directory.
+  func path(_ name: String) throws(UsageError) -> String? {
+    guard let option = values[name]?.last else { return nil }
+    return try ValueParser.path(option.value, option: option.spelling, workingDirectory: workingDirectory)
   }
 
   /// The last value of `name` read as an integer no less than `minimum`.

@@ -118,6 +118,7 @@ public final class NoticeQueue: Sendable {
       easeIn: request.easeIn, easeOut: request.easeOut)
     try Self.validate(explicit)
     try Self.validate(app: request.app, tag: request.tag, key: request.key)
+    try Self.validate(icon: request.icon)
     if let after = request.after, after <= 0 {
       throw .invalidArgument(field: "after", reason: "must be a positive notice id")
     }
@@ -136,6 +137,7 @@ public final class NoticeQueue: Sendable {
           existing.notice.title = request.title
           existing.notice.body = request.body
           if let actions = request.actions { existing.notice.actions = actions }
+          if let icon = request.icon { existing.notice.icon = icon }
           state.records[existingID] = existing
           journal?.recordUnfinished(existing.notice)
           operation.restartHold(existing.hold)
@@ -155,8 +157,8 @@ public final class NoticeQueue: Sendable {
       }
       let notice = Notice(
         id: state.nextID, kind: .notice, title: request.title, body: request.body, app: request.app,
-        urgency: resolution.urgency, style: request.style ?? .clear, tag: request.tag, key: request.key,
-        delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold,
+        urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
+        key: request.key, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold,
         fadeOut: resolution.fadeOut,
         easeIn: resolution.easeIn, easeOut: resolution.easeOut, after: request.after,
         actions: request.actions,
@@ -175,6 +177,7 @@ public final class NoticeQueue: Sendable {
     let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
     try Self.validate(explicit)
     try Self.validate(app: request.app, tag: request.tag, key: request.key)
+    try Self.validate(icon: request.icon)
     if let timeout = request.timeout { try Self.validate(duration: timeout, field: "timeout") }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
@@ -188,6 +191,7 @@ public final class NoticeQueue: Sendable {
           existing.notice.title = request.title
           if let body = request.body { existing.notice.body = body }
           if let value = request.value { existing.notice.value = value }
+          if let icon = request.icon { existing.notice.icon = icon }
           if let timeout = request.timeout {
             existing.notice.timeout = timeout
             existing.hold = timeout > 0 ? timeout : nil
@@ -210,8 +214,8 @@ public final class NoticeQueue: Sendable {
       let timeout = request.timeout ?? state.settings.progressTimeout
       let notice = Notice(
         id: state.nextID, kind: .progress, title: request.title, body: request.body, app: request.app,
-        urgency: resolution.urgency, style: request.style ?? .clear, tag: request.tag, key: request.key,
-        value: request.value, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
+        urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
+        key: request.key, value: request.value, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
         fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut, timeout: timeout,
         phase: .waiting, created: wallTime)
       state.nextID += 1
@@ -667,6 +671,20 @@ public final class NoticeQueue: Sendable {
     try validate(name: app, field: "app")
     try validate(name: tag, field: "tag")
     try validate(name: key, field: "key")
+  }
+
+  /// The most bytes in an icon's path (`PATH_MAX`).
+  public static let maximumIconPathLength = 4096
+
+  private static func validate(icon: String?) throws(QueueError) {
+    guard let icon else { return }
+    guard icon.hasPrefix("/") else {
+      throw .invalidArgument(field: "icon", reason: "must be an absolute path to an image file")
+    }
+    guard icon.utf8.count <= maximumIconPathLength, !icon.utf8.contains(0) else {
+      throw .invalidArgument(
+        field: "icon", reason: "longer than \(maximumIconPathLength) bytes or holding a NUL byte")
+    }
   }
 
   private static func validate(_ actions: [Action]) throws(QueueError) {

@@ -9,6 +9,8 @@ public struct Card: Sendable, Equatable {
   public var body: String?
   public var urgency: Urgency
   public var style: Style
+  /// An image file drawn at the card's leading edge.
+  public var icon: String?
   public var kind: Kind
   /// An indicator's percentage; nil for an indicator without one (an activity indicator is drawn).
   public var value: Int?
@@ -22,6 +24,7 @@ public struct Card: Sendable, Equatable {
     body = notice.body
     urgency = notice.urgency
     style = notice.style
+    icon = notice.icon
     kind = notice.kind
     value = notice.value
     hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false

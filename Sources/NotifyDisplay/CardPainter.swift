@@ -20,6 +20,10 @@ public final class CardPainter {
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
   private let measuringContext: OpaquePointer
+  /// Icons read lately, by path, with the file's identity when read (nil surface: not an image).
+  private var icons: [String: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
+  /// The most icons kept read (48×48 pixels each).
+  static let iconsKept = 16
 
   /// Pixels inside the border.
   static let padding = 12.0
@@ -48,13 +52,15 @@ public final class CardPainter {
     pango_font_description_free(appFont)
     cairo_destroy(measuringContext)
     cairo_surface_destroy(measuringSurface)
+    for entry in icons.values { entry.surface.map { cairo_surface_destroy($0) } }
   }
 
   /// The card's height in pixels at the configured width.
   public func height(of card: Card) -> Int {
-    let blocks = textBlocks(card, context: measuringContext)
+    let icon = self.icon(card)
+    let blocks = textBlocks(card, context: measuringContext, width: textWidth(icon: icon != nil))
     defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
-    return Int(layoutHeight(card, blocks).rounded(.up))
+    return Int(layoutHeight(card, blocks, icon: icon != nil).rounded(.up))
   }
 
   /// Renders `card` at full opacity, `height` pixels high, but for the activity indicator's moving
@@ -78,7 +84,17 @@ public final class CardPainter {
     cairo_set_line_width(context, Self.borderWidth)
     cairo_stroke(context)
 
-    let blocks = textBlocks(card, context: context)
+    let icon = self.icon(card)
+    if let icon {
+      // Centred in its square.
+      let size = Double(IconImage.cardSize)
+      let x = Self.padding + (size - Double(cairo_image_surface_get_width(icon))) / 2
+      let y = Self.padding + (size - Double(cairo_image_surface_get_height(icon))) / 2
+      cairo_set_source_surface(context, icon, x.rounded(.down), y.rounded(.down))
+      cairo_paint(context)
+    }
+    let textLeft = Self.padding + (icon == nil ? 0 : Double(IconImage.cardSize) + Self.padding)
+    let blocks = textBlocks(card, context: context, width: textWidth(icon: icon != nil))
     defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
     var y = Self.padding
     for block in blocks {
@@ -86,7 +102,7 @@ public final class CardPainter {
       var colour = colours.foreground
       colour.alpha *= block.dim ? 0.65 : 1
       setSource(context, colour)
-      cairo_move_to(context, Self.padding, y)
+      cairo_move_to(context, textLeft, y)
       pango_cairo_show_layout(context, block.layout)
       y += block.height
     }
@@ -142,16 +158,22 @@ public final class CardPainter {
     var dim: Bool
   }
 
+  /// The width inside the padding: the text's, and the progress bar's.
   private var textWidth: Double { Double(settings.width) - 2 * Self.padding }
 
-  private func textBlocks(_ card: Card, context: OpaquePointer) -> [TextBlock] {
+  /// The text's width beside an icon, or without one.
+  private func textWidth(icon: Bool) -> Double {
+    icon ? max(textWidth - Double(IconImage.cardSize) - Self.padding, 1) : textWidth
+  }
+
+  private func textBlocks(_ card: Card, context: OpaquePointer, width: Double) -> [TextBlock] {
     var blocks: [TextBlock] = []
     func add(
       _ text: String, font: OpaquePointer, lines: Int32, attributes: OpaquePointer? = nil, dim: Bool = false
     ) {
       let layout = pango_cairo_create_layout(context)!
       pango_layout_set_font_description(layout, font)
-      pango_layout_set_width(layout, Int32(textWidth * Double(PANGO_SCALE)))
+      pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
       pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
       pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
       pango_layout_set_height(layout, -lines)
@@ -174,11 +196,47 @@ public final class CardPainter {
     return blocks
   }
 
-  private func layoutHeight(_ card: Card, _ blocks: [TextBlock]) -> Double {
-    var height = 2 * Self.padding
-    for block in blocks { height += block.spaceBefore + block.height }
+  private func layoutHeight(_ card: Card, _ blocks: [TextBlock], icon: Bool) -> Double {
+    var text = 0.0
+    for block in blocks { text += block.spaceBefore + block.height }
+    var height = 2 * Self.padding + max(text, icon ? Double(IconImage.cardSize) : 0)
     if card.kind == .progress { height += 8 + Self.barHeight }
     return height
+  }
+
+  // MARK: - Icons
+
+  /// What identifies a file's contents without reading it: device, inode, size, modification time.
+  struct FileStamp: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int
+    var nanoseconds: Int
+
+    init?(path: String) {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return nil }
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      seconds = info.st_mtim.tv_sec
+      nanoseconds = info.st_mtim.tv_nsec
+    }
+  }
+
+  /// The card's icon scaled to `IconImage.cardSize`, read again only when its file changed; nil
+  /// when the card has none or its file is not a readable PNG within bounds.
+  private func icon(_ card: Card) -> OpaquePointer? {
+    guard let path = card.icon, let stamp = FileStamp(path: path) else { return nil }
+    if let kept = icons[path], kept.stamp == stamp { return kept.surface }
+    if let kept = icons.removeValue(forKey: path) { kept.surface.map { cairo_surface_destroy($0) } }
+    if icons.count >= Self.iconsKept, let victim = icons.keys.first {
+      icons.removeValue(forKey: victim)?.surface.map { cairo_surface_destroy($0) }
+    }
+    let surface = IconImage.load(path: path, fitting: IconImage.cardSize)
+    icons[path] = (stamp, surface)
+    return surface
   }
 
   /// Plain text for a layout: control characters other than newline and tab shown as U+FFFD, so

@@ -60,8 +60,8 @@ public enum Interface {
 
     type Notice (
       id: int, kind: Kind, title: string, body: ?string, app: ?string,
-      urgency: Urgency, style: Style, tag: ?string, key: ?string, value: ?int,
-      delay: float, fadeIn: float, hold: float, fadeOut: float,
+      urgency: Urgency, style: Style, icon: ?string, tag: ?string, key: ?string,
+      value: ?int, delay: float, fadeIn: float, hold: float, fadeOut: float,
       easeIn: Easing, easeOut: Easing, timeout: ?float, after: ?int,
       actions: ?[]Action, invoked: ?string,
       phase: Phase, opacity: float, outcome: ?Outcome, message: ?string,
@@ -75,14 +75,14 @@ public enum Interface {
 
     method Show(
       title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
-      tag: ?string, key: ?string, delay: ?float, fadeIn: ?float, hold: ?float,
+      icon: ?string, tag: ?string, key: ?string, delay: ?float, fadeIn: ?float, hold: ?float,
       fadeOut: ?float, easeIn: ?Easing, easeOut: ?Easing, after: ?int,
       actions: ?[]Action
     ) -> (id: int)
 
     method Progress(
       title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
-      tag: ?string, key: ?string, value: ?int, timeout: ?float, delay: ?float,
+      icon: ?string, tag: ?string, key: ?string, value: ?int, timeout: ?float, delay: ?float,
       fadeIn: ?float, fadeOut: ?float
     ) -> (id: int, existing: bool)
 

@@ -10,6 +10,8 @@ public struct ShowParameters: Codable, Sendable, Equatable {
   public var app: String?
   public var urgency: Urgency?
   public var style: Style?
+  /// An image file (PNG, an absolute path) the popups draw beside the text.
+  public var icon: String?
   public var tag: String?
   public var key: String?
   public var delay: Double?
@@ -23,7 +25,7 @@ public struct ShowParameters: Codable, Sendable, Equatable {
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
-    style: Style? = nil, tag: String? = nil, key: String? = nil, delay: Double? = nil,
+    style: Style? = nil, icon: String? = nil, tag: String? = nil, key: String? = nil, delay: Double? = nil,
     fadeIn: Double? = nil, hold: Double? = nil, fadeOut: Double? = nil, easeIn: Easing? = nil,
     easeOut: Easing? = nil, after: Int? = nil, actions: [Action]? = nil
   ) {
@@ -32,6 +34,7 @@ public struct ShowParameters: Codable, Sendable, Equatable {
     self.app = app
     self.urgency = urgency
     self.style = style
+    self.icon = icon
     self.tag = tag
     self.key = key
     self.delay = delay
@@ -52,6 +55,8 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
   public var app: String?
   public var urgency: Urgency?
   public var style: Style?
+  /// An image file (PNG, an absolute path) the popups draw beside the text.
+  public var icon: String?
   public var tag: String?
   public var key: String?
   public var value: Int?
@@ -62,7 +67,7 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
-    style: Style? = nil, tag: String? = nil, key: String? = nil, value: Int? = nil,
+    style: Style? = nil, icon: String? = nil, tag: String? = nil, key: String? = nil, value: Int? = nil,
     timeout: Double? = nil, delay: Double? = nil, fadeIn: Double? = nil, fadeOut: Double? = nil
   ) {
     self.title = title
@@ -70,6 +75,7 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
     self.app = app
     self.urgency = urgency
     self.style = style
+    self.icon = icon
     self.tag = tag
     self.key = key
     self.value = value

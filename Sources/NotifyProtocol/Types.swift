@@ -66,6 +66,8 @@ public struct Notice: Codable, Sendable, Equatable {
   public var app: String?
   public var urgency: Urgency
   public var style: Style
+  /// An image file (PNG, an absolute path) the popups draw beside the text.
+  public var icon: String?
   public var tag: String?
   public var key: String?
   public var value: Int?
@@ -89,8 +91,9 @@ public struct Notice: Codable, Sendable, Equatable {
 
   public init(
     id: Int, kind: Kind, title: String, body: String? = nil, app: String? = nil,
-    urgency: Urgency = .normal, style: Style = .clear, tag: String? = nil, key: String? = nil,
-    value: Int? = nil, delay: Double = 0, fadeIn: Double = 1, hold: Double = 5, fadeOut: Double = 1,
+    urgency: Urgency = .normal, style: Style = .clear, icon: String? = nil, tag: String? = nil,
+    key: String? = nil, value: Int? = nil, delay: Double = 0, fadeIn: Double = 1, hold: Double = 5,
+    fadeOut: Double = 1,
     easeIn: Easing = .easeOut, easeOut: Easing = .easeIn, timeout: Double? = nil, after: Int? = nil,
     actions: [Action]? = nil, invoked: String? = nil, phase: Phase = .waiting, opacity: Double = 0,
     outcome: Outcome? = nil, message: String? = nil, created: Double = 0, shown: Double? = nil,
@@ -103,6 +106,7 @@ public struct Notice: Codable, Sendable, Equatable {
     self.app = app
     self.urgency = urgency
     self.style = style
+    self.icon = icon
     self.tag = tag
     self.key = key
     self.value = value

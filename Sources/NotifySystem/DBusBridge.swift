@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NotifyCore
+import NotifyDisplay
 import NotifyProtocol
 
 /// The desktop bridge (`[DBus] Mode=`): connects to the session bus and runs the forwarder or the
@@ -27,6 +28,8 @@ public final class DBusBridge: @unchecked Sendable {
   private let store: NoticeStore?
   private let log: Logger
   private let environment: [String: String]
+  /// Where the server keeps icons that come as pixels; made when the first arrives.
+  private lazy var icons = IconCache(directory: Self.iconDirectory(environment: environment))
   /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
   private let busQueue = DispatchQueue(label: "notifyd.dbus")
   private var connection: DBusConnection?
@@ -60,6 +63,12 @@ public final class DBusBridge: @unchecked Sendable {
     self.store = store
     self.log = log
     self.environment = environment
+  }
+
+  /// `$XDG_CACHE_HOME/notifyd/icons`, else `~/.cache/notifyd/icons`.
+  static func iconDirectory(environment: [String: String]) -> String {
+    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/notifyd/icons" }
+    return (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/notifyd/icons"
   }
 
   /// Connects in the background; returns at once.
@@ -162,7 +171,8 @@ public final class DBusBridge: @unchecked Sendable {
   }
 
   private func startServer(on connection: DBusConnection) throws(DBusError) {
-    let server = DBusNotificationServer(connection: connection, queue: queue, store: store, log: log)
+    let server = DBusNotificationServer(
+      connection: connection, queue: queue, store: store, icons: icons, log: log)
     do {
       try server.start()
     } catch .system(_, let errno) where errno == EEXIST {

@@ -1,4 +1,5 @@
 import CNotifyBus
+import NotifyDisplay
 
 /// One value of a hint dictionary (`a{sv}`), as far as notifyd reads or sends it.
 enum DBusHint: Sendable, Equatable {
@@ -10,7 +11,9 @@ enum DBusHint: Sendable, Equatable {
   /// Any other integer type (`n`, `q`, `u`, `x`, `t`).
   case integer(Int64)
   case boolean(Bool)
-  /// A type notifyd skips (image data, arrays, …), with its signature.
+  /// `(iiibiiay)`: raw pixels (`image-data`).
+  case image(IconImage.Pixels)
+  /// A type notifyd skips (arrays, dictionaries, …), with its signature.
   case other(String)
 
   /// The value of an integer hint of any width.
@@ -152,6 +155,7 @@ struct DBusMessage {
     var contents: UnsafePointer<CChar>? = nil
     try DBusError.check(sd_bus_message_peek_type(pointer, &type, &contents), "sd_bus_message_peek_type")
     let signature = contents.map { String(cString: $0) } ?? ""
+    if type == Self.type("v"), signature == "(iiibiiay)" { return .image(try readImage()) }
     guard type == Self.type("v"), signature.utf8.count == 1, let scalar = signature.unicodeScalars.first,
       "synqiuxtb".unicodeScalars.contains(scalar)
     else {
@@ -186,6 +190,30 @@ struct DBusMessage {
       try readBasic("t", into: &value)
       return .integer(Int64(clamping: value))
     }
+  }
+
+  /// Reads the variant of an image hint, `(iiibiiay)`: width, height, rowstride, has_alpha,
+  /// bits_per_sample, channels, data. The bytes are copied out of the message (wraps
+  /// `sd_bus_message_read_array(3)`), and checked by the icon cache.
+  private func readImage() throws(DBusError) -> IconImage.Pixels {
+    _ = try enter("v", "(iiibiiay)")
+    _ = try enter("r", "iiibiiay")
+    let width = try readInt32()
+    let height = try readInt32()
+    let rowStride = try readInt32()
+    let hasAlpha = try readBool()
+    let bitsPerSample = try readInt32()
+    let channels = try readInt32()
+    var bytes: UnsafeRawPointer? = nil
+    var size = 0
+    try DBusError.check(
+      sd_bus_message_read_array(pointer, Self.type("y"), &bytes, &size), "sd_bus_message_read_array")
+    let data = bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+    try exit()
+    try exit()
+    return IconImage.Pixels(
+      width: Int(width), height: Int(height), rowStride: Int(rowStride), hasAlpha: hasAlpha,
+      bitsPerSample: Int(bitsPerSample), channels: Int(channels), data: data)
   }
 
   // MARK: - Appending
@@ -250,6 +278,17 @@ struct DBusMessage {
       case .boolean(let boolean):
         try open("v", "b")
         try appendBasic("b", Int32(boolean ? 1 : 0))
+      case .image(let pixels):
+        try open("v", "(iiibiiay)")
+        try open("r", "iiibiiay")
+        for field in [pixels.width, pixels.height, pixels.rowStride] { try append(Int32(clamping: field)) }
+        try appendBasic("b", Int32(pixels.hasAlpha ? 1 : 0))
+        for field in [pixels.bitsPerSample, pixels.channels] { try append(Int32(clamping: field)) }
+        let result = pixels.data.withUnsafeBytes {
+          sd_bus_message_append_array(pointer, Self.type("y"), $0.baseAddress, $0.count)
+        }
+        try DBusError.check(result, "sd_bus_message_append_array")
+        try close()
       case .other(let signature):
         throw .malformed("cannot send a hint of type \(signature)")
       }

@@ -30,6 +30,10 @@ enum DBusNames {
     static let urgency = "urgency"
     /// Int32 0…100: a progress value.
     static let value = "value"
+    /// `(iiibiiay)`: the notice's image as raw pixels (spec 1.2; `image_data` in 1.1, `icon_data` in 1.0).
+    static let imageData = ["image-data", "image_data", "icon_data"]
+    /// String: the notice's image as a file path or `file://` URI (spec 1.2; `image_path` in 1.1).
+    static let imagePath = ["image-path", "image_path"]
     /// String: notices with the same tag replace each other (dunst's name).
     static let dunstStackTag = "x-dunst-stack-tag"
     /// String: notices with the same tag replace each other (Ubuntu's name).

@@ -1,4 +1,6 @@
+import Foundation
 import NotifyCore
+import NotifyDisplay
 import NotifyProtocol
 
 /// The arguments of `org.freedesktop.Notifications.Notify` (`susssasa{sv}i`), read from a call
@@ -80,6 +82,38 @@ struct DBusNotification: Equatable {
     return nil
   }
 
+  /// The notice's icon as a file, by the specification's order: `image-data` (kept as a PNG file
+  /// in `icons`), else `image-path`, else `app_icon`, when they name a file (an absolute path or a
+  /// `file://` URI; icon names from a theme are not looked up). Pixels that do not describe an
+  /// image throw, naming the hint; a cache that cannot be written is logged and the notice goes on
+  /// without its icon.
+  func icon(storingPixelsIn icons: IconCache?, log: Logger) throws(QueueError) -> String? {
+    for name in DBusNames.Hint.imageData {
+      guard case .image(let pixels)? = hints[name] else { continue }
+      guard let icons else { break }
+      do {
+        return try icons.store(pixels)
+      } catch .invalid(let problem) {
+        throw .invalidArgument(field: "hints: \(name)", reason: problem.description)
+      } catch {
+        log.warning("dbus: an icon of \(appName.isEmpty ? "a client" : appName) is not kept: \(error)")
+        break
+      }
+    }
+    for name in DBusNames.Hint.imagePath {
+      if let path = hints[name]?.stringValue.flatMap(Self.filePath) { return path }
+    }
+    return Self.filePath(appIcon)
+  }
+
+  /// The file an icon string names: an absolute path, or a `file://` URI (percent-decoded); nil
+  /// for an icon name or anything else.
+  static func filePath(_ icon: String) -> String? {
+    if icon.hasPrefix("/") { return icon }
+    guard icon.hasPrefix("file:///") else { return nil }
+    return String(icon.dropFirst("file://".count)).removingPercentEncoding
+  }
+
   /// The actions as pairs; a trailing key without a label, and empty keys, are dropped.
   var actionPairs: [Action] {
     stride(from: 0, to: actions.count - 1, by: 2).compactMap { index in
@@ -109,6 +143,7 @@ struct DBusNotification: Equatable {
       }
     var hints: [String: DBusHint] = [DBusNames.Hint.urgency: .byte(urgency)]
     if let value = notice.value { hints[DBusNames.Hint.value] = .int32(Int32(clamping: value)) }
+    if let icon = notice.icon { hints[DBusNames.Hint.imagePath[0]] = .string(icon) }
     self.init(
       appName: notice.app ?? "notifyd", replacesID: replacesID, summary: notice.title,
       body: escapesMarkup ? Self.escapingMarkup(text) : text,

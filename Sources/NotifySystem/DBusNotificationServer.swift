@@ -1,6 +1,7 @@
 import CNotifyBus
 import Dispatch
 import NotifyCore
+import NotifyDisplay
 import NotifyProtocol
 
 /// `[DBus] Mode=server`: serves `org.freedesktop.Notifications` (spec 1.2) on the queue, so that
@@ -19,6 +20,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   private let connection: DBusConnection
   private let queue: NoticeQueue
   private let store: NoticeStore?
+  private let icons: IconCache?
   private let log: Logger
   private var object: DBusConnection.Slot?
   /// Unfinished notices that came through `Notify`: only they get signals.
@@ -36,10 +38,11 @@ final class DBusNotificationServer: @unchecked Sendable {
     let message: DBusMessage
   }
 
-  init(connection: DBusConnection, queue: NoticeQueue, store: NoticeStore?, log: Logger) {
+  init(connection: DBusConnection, queue: NoticeQueue, store: NoticeStore?, icons: IconCache?, log: Logger) {
     self.connection = connection
     self.queue = queue
     self.store = store
+    self.icons = icons
     self.log = log
   }
 
@@ -168,6 +171,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   private func submitNew(_ request: DBusNotification) throws(QueueError) -> Int {
     let body = request.body.isEmpty ? nil : request.body
     let app = request.appName.isEmpty ? nil : request.appName
+    let icon = try request.icon(storingPixelsIn: icons, log: log)
     if let value = request.value {
       // A D-Bus client cannot End an indicator: -1 means the hold a notice would get, not the
       // 30 s an indicator waits for news.
@@ -178,15 +182,15 @@ final class DBusNotificationServer: @unchecked Sendable {
         ).hold
       return try queue.progress(
         ProgressParameters(
-          title: request.summary, body: body, app: app, urgency: request.urgency, key: request.stackTag,
-          value: value, timeout: timeout)
+          title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon,
+          key: request.stackTag, value: value, timeout: timeout)
       ).id
     }
     let actions = request.actionPairs
     return try queue.show(
       ShowParameters(
-        title: request.summary, body: body, app: app, urgency: request.urgency, key: request.stackTag,
-        hold: request.hold, actions: actions.isEmpty ? nil : actions))
+        title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon,
+        key: request.stackTag, hold: request.hold, actions: actions.isEmpty ? nil : actions))
   }
 
   /// Answers `Notify` with `id` once the store has committed the notice; a notice the store could

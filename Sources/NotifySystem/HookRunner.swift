@@ -79,6 +79,7 @@ public final class HookRunner: @unchecked Sendable {
       "NOTIFYD_BODY": clean(notice.body),
       "NOTIFYD_APP": clean(notice.app),
       "NOTIFYD_TAG": clean(notice.tag),
+      "NOTIFYD_ICON": clean(notice.icon),
       "NOTIFYD_URGENCY": notice.urgency.rawValue,
       "NOTIFYD_OUTCOME": notice.outcome?.rawValue ?? "",
       "NOTIFYD_ACTION": clean(notice.invoked),

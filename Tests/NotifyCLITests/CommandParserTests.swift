@@ -36,6 +36,16 @@ struct CommandParserTests {
         == .show(ShowParameters(title: "Backup done", body: "42 files"), wait: false))
   }
 
+  @Test func icon_relative_isMadeAbsoluteAgainstTheWorkingDirectory() throws {
+    #expect(
+      try CommandParser.parse(["show", "t", "--icon", "img/a.png"], workingDirectory: "/home/ann").command
+        == .show(ShowParameters(title: "t", icon: "/home/ann/img/a.png"), wait: false))
+    #expect(
+      try CommandParser.parse(["progress", "t", "--icon=/x/b.png"], workingDirectory: "/home/ann").command
+        == .progress(ProgressParameters(title: "t", icon: "/x/b.png")))
+    #expect(usageError("show", "t", "--icon", "") != nil)
+  }
+
   @Test func show_withEqualsForm_parsesHold() throws {
     #expect(
       try command("show", "t", "--hold=2.5s") == .show(ShowParameters(title: "t", hold: 2.5), wait: false))

@@ -655,6 +655,23 @@ struct NoticeQueueTests {
     }
   }
 
+  @Test func icon_isKept_andReplacedInPlaceWithTheRest_butOnlyAsAnAbsolutePath() throws {
+    let h = QueueHarness()
+    let id = try h.queue.show(ShowParameters(title: "t", icon: "/usr/share/pixmaps/a.png", key: "k"))
+    #expect(try h.queue.get(id).icon == "/usr/share/pixmaps/a.png")
+    let progress = try h.queue.progress(ProgressParameters(title: "p", icon: "/tmp/b.png")).id
+    #expect(try h.queue.get(progress).icon == "/tmp/b.png")
+    for bad in ["a.png", "", "file:///a.png"] {
+      #expect(
+        throws: QueueError.invalidArgument(field: "icon", reason: "must be an absolute path to an image file")
+      ) { try h.queue.show(ShowParameters(title: "t", icon: bad)) }
+    }
+    #expect(throws: QueueError.self) {
+      try h.queue.show(ShowParameters(title: "t", icon: "/" + String(repeating: "a", count: 4096)))
+    }
+    #expect(throws: QueueError.self) { try h.queue.progress(ProgressParameters(title: "t", icon: "/a\0b")) }
+  }
+
   // MARK: - Capacity and urgency
 
   @Test func capacity_refusesPastIt_withQueueFull() throws {

@@ -1,4 +1,6 @@
+import Foundation
 import NotifyCore
+import NotifyDisplay
 import NotifyProtocol
 import Testing
 
@@ -29,6 +31,46 @@ struct DBusNotificationTests {
     #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .integer(250)]).value == 100)
     #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .int32(-3)]).value == 0)
     #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .string("50")]).value == nil)
+  }
+
+  @Test func icon_followsTheSpecsOrder_andTakesOnlyFiles() throws {
+    let log = Logger(level: .error, sink: DiscardingSink())
+    func icon(_ appIcon: String = "", _ hints: [String: DBusHint] = [:], cache: IconCache? = nil) throws
+      -> String?
+    {
+      try DBusNotification(appName: "a", appIcon: appIcon, summary: "s", hints: hints)
+        .icon(storingPixelsIn: cache, log: log)
+    }
+    #expect(try icon() == nil)
+    #expect(try icon("dialog-information") == nil)  // a theme's name: not looked up
+    #expect(try icon("/usr/share/pixmaps/a.png") == "/usr/share/pixmaps/a.png")
+    #expect(try icon("file:///home/ann/my%20icon.png") == "/home/ann/my icon.png")
+    #expect(try icon("/a.png", ["image-path": .string("file:///b.png")]) == "/b.png")
+    #expect(try icon("/a.png", ["image_path": .string("/c.png")]) == "/c.png")
+    #expect(try icon("/a.png", ["image-path": .string("name-only")]) == "/a.png")
+
+    let directory = NSTemporaryDirectory() + "notifyd-dbus-icons-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let cache = IconCache(directory: directory)
+    let pixels = IconImage.Pixels(
+      width: 2, height: 2, rowStride: 8, hasAlpha: true, bitsPerSample: 8, channels: 4,
+      data: Array(repeating: 0x80, count: 16))
+    for name in ["image-data", "image_data", "icon_data"] {
+      let kept = try #require(
+        try icon("/a.png", [name: .image(pixels), "image-path": .string("/b.png")], cache: cache))
+      #expect(kept.hasPrefix(directory + "/"))
+    }
+    var short = pixels
+    short.data = [1, 2, 3]
+    #expect(
+      throws: QueueError.invalidArgument(
+        field: "hints: image-data", reason: "data holds 3 bytes; 2×2 needs 16")
+    ) {
+      try icon("/a.png", ["image-data": .image(short)], cache: cache)
+    }
+    // A cache that cannot be written: the notice goes on with the next icon there is.
+    let unwritable = IconCache(directory: "/proc/notifyd-icons")
+    #expect(try icon("/a.png", ["image-data": .image(pixels)], cache: unwritable) == "/a.png")
   }
 
   @Test func stackTag_prefersDunstsThenCanonicals() {

@@ -1,0 +1,118 @@
+import CPangoCairo
+import Glibc
+
+/// Icons that arrive as pixels (D-Bus `image-data`), kept as PNG files named by their content in
+/// one directory (`$XDG_CACHE_HOME/notifyd/icons`), so that a notice refers to its icon by path
+/// like any other, in the store and over Varlink.
+///
+/// Bounds: each file holds the icon scaled to fit `storedSize` pixels (a few KiB); at most
+/// `capacity` files, the least recently stored removed first. A notice whose file was removed is
+/// drawn without an icon.
+///
+/// - Important: not thread-safe; one owner queue.
+public final class IconCache {
+  public let directory: String
+  public let capacity: Int
+  /// The edge icons are scaled to fit when stored: twice a card's, for scaled outputs.
+  public static let storedSize = 2 * IconImage.cardSize
+  /// The files this cache holds by name, least recently stored first; read from the directory
+  /// (by modification time) when first needed, kept in memory after that (timestamps are too coarse
+  /// to order files stored in the same few milliseconds).
+  private var order: [String]?
+
+  public init(directory: String, capacity: Int = 256) {
+    self.directory = directory
+    self.capacity = capacity
+  }
+
+  /// Why an icon could not be kept.
+  public enum Failure: Error, CustomStringConvertible {
+    /// The client's pixels are not an image: the client should be told.
+    case invalid(IconImage.Problem)
+    /// The cache directory could not be written: the notice goes on without its icon.
+    case unwritable(String)
+
+    public var description: String {
+      switch self {
+      case .invalid(let problem): return problem.description
+      case .unwritable(let reason): return reason
+      }
+    }
+  }
+
+  /// Stores `pixels` as a PNG file and returns its path; the same pixels give the same path.
+  public func store(_ pixels: IconImage.Pixels) throws(Failure) -> String {
+    let surface: OpaquePointer
+    do {
+      surface = try IconImage.surface(of: pixels, fitting: Self.storedSize)
+    } catch {
+      throw .invalid(error)
+    }
+    defer { cairo_surface_destroy(surface) }
+    guard let png = IconImage.pngBytes(of: surface) else {
+      throw .unwritable("could not encode the icon as PNG")
+    }
+    let name = "\(Self.name(of: png)).png"
+    let path = "\(directory)/\(name)"
+    var order = self.order ?? files().map(\.name)
+    defer { self.order = order }
+    if utimensat(AT_FDCWD, path, nil, 0) == 0 {
+      // Kept already: now the most recently stored.
+      order.removeAll { $0 == name }
+      order.append(name)
+      return path
+    }
+    try makeDirectory()
+    let temporary = "\(directory)/.\(getpid())-\(name).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw .unwritable("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+    let written = png.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    guard written == png.count, rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw .unwritable("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    order.removeAll { $0 == name }
+    order.append(name)
+    while order.count > capacity { unlink("\(directory)/\(order.removeFirst())") }
+    return path
+  }
+
+  /// A name from the PNG's bytes: 64-bit FNV-1a, in hex.
+  static func name(of bytes: [UInt8]) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+      hash ^= UInt64(byte)
+      hash &*= 0x0000_0100_0000_01B3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  private func makeDirectory() throws(Failure) {
+    var path = ""
+    for component in directory.split(separator: "/") {
+      path += "/" + component
+      if mkdir(path, 0o700) != 0, errno != EEXIST {
+        throw .unwritable("cannot create \(path): \(String(cString: strerror(errno)))")
+      }
+    }
+  }
+
+  /// The cache's files (`*.png`) with their modification times, oldest first.
+  private func files() -> [(name: String, modified: timespec)] {
+    guard let stream = opendir(directory) else { return [] }
+    defer { closedir(stream) }
+    var found: [(String, timespec)] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard name.hasSuffix(".png"), !name.hasPrefix(".") else { continue }
+      var info = stat()
+      guard stat("\(directory)/\(name)", &info) == 0 else { continue }
+      found.append((name, info.st_mtim))
+    }
+    return found.sorted { ($0.1.tv_sec, $0.1.tv_nsec, $0.0) < ($1.1.tv_sec, $1.1.tv_nsec, $1.0) }
+  }
+}

@@ -1,0 +1,218 @@
+import CPangoCairo
+import Glibc
+
+/// A card's icon: a PNG file read within bounds, or raw pixels (D-Bus `image-data`) written as a
+/// PNG file into a cache, so that a notice carries its icon as a path either way.
+public enum IconImage {
+  /// The most bytes read from an icon file.
+  public static let maximumFileBytes = 8 << 20
+  /// The largest width or height of an icon, as a file or as pixels.
+  public static let maximumDimension = 4096
+  /// The edge of the square a card draws its icon in, in pixels.
+  public static let cardSize = 48
+
+  /// Why pixels cannot be an icon: said to the client that sent them.
+  public enum Problem: Error, Equatable, CustomStringConvertible {
+    case invalid(String)
+
+    public var description: String {
+      switch self {
+      case .invalid(let reason): return reason
+      }
+    }
+  }
+
+  /// Raw pixels as the notification specification's `image-data` hint carries them: rows of
+  /// RGB or RGBA bytes, `rowStride` bytes apart.
+  public struct Pixels: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var rowStride: Int
+    public var hasAlpha: Bool
+    public var bitsPerSample: Int
+    public var channels: Int
+    public var data: [UInt8]
+
+    public init(
+      width: Int, height: Int, rowStride: Int, hasAlpha: Bool, bitsPerSample: Int, channels: Int,
+      data: [UInt8]
+    ) {
+      self.width = width
+      self.height = height
+      self.rowStride = rowStride
+      self.hasAlpha = hasAlpha
+      self.bitsPerSample = bitsPerSample
+      self.channels = channels
+      self.data = data
+    }
+
+    /// Checks that the fields describe the bytes: 8 bits per sample, 3 channels (4 with alpha),
+    /// sizes within `maximumDimension`, every row inside `data`.
+    public func validate() throws(Problem) {
+      guard (1...IconImage.maximumDimension).contains(width),
+        (1...IconImage.maximumDimension).contains(height)
+      else {
+        throw .invalid(
+          "width and height must be from 1 to \(IconImage.maximumDimension), not \(width)×\(height)")
+      }
+      guard bitsPerSample == 8 else { throw .invalid("bits_per_sample must be 8, not \(bitsPerSample)") }
+      guard channels == (hasAlpha ? 4 : 3) else {
+        throw .invalid("channels must be \(hasAlpha ? 4 : 3) when has_alpha is \(hasAlpha), not \(channels)")
+      }
+      guard rowStride >= width * channels else {
+        throw .invalid("rowstride \(rowStride) is less than width × channels (\(width * channels))")
+      }
+      let needed = rowStride * (height - 1) + width * channels
+      guard data.count >= needed else {
+        throw .invalid("data holds \(data.count) bytes; \(width)×\(height) needs \(needed)")
+      }
+    }
+  }
+
+  // MARK: - Reading files
+
+  /// The PNG at `path` as an image surface scaled to fit `size`×`size` (never scaled up); nil when the path is not a regular file, is larger than `maximumFileBytes` or
+  /// `maximumDimension`, or is not a PNG. Opens without blocking, so a FIFO or a device cannot
+  /// stall the display thread. The caller owns the surface.
+  public static func load(path: String, fitting size: Int) -> OpaquePointer? {
+    guard let bytes = readFile(path), let (width, height) = pngSize(bytes),
+      (1...maximumDimension).contains(width), (1...maximumDimension).contains(height),
+      let image = decodePNG(bytes)
+    else { return nil }
+    defer { cairo_surface_destroy(image) }
+    return scaled(image, fitting: size)
+  }
+
+  /// The file's bytes, when it is a regular file of at most `maximumFileBytes`.
+  static func readFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= maximumFileBytes else {
+      return nil
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var filled = 0
+    while filled < bytes.count {
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+      }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      filled += count
+    }
+    return filled == bytes.count ? bytes : nil
+  }
+
+  /// Width and height from a PNG's header (signature, then the `IHDR` chunk), read before any
+  /// decoding so that a huge image is refused without allocating for it.
+  static func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    guard bytes.count >= 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8)
+    else { return nil }
+    func bigEndian(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+    return (bigEndian(16), bigEndian(20))
+  }
+
+  /// Reads the PNG from memory (`cairo_image_surface_create_from_png_stream`).
+  private static func decodePNG(_ bytes: [UInt8]) -> OpaquePointer? {
+    final class Reader {
+      let bytes: [UInt8]
+      var offset = 0
+      init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
+    let reader = Reader(bytes)
+    let surface = withExtendedLifetime(reader) {
+      cairo_image_surface_create_from_png_stream(
+        { closure, data, length in
+          let reader = Unmanaged<Reader>.fromOpaque(closure!).takeUnretainedValue()
+          let length = Int(length)
+          guard let data, reader.bytes.count - reader.offset >= length else { return CAIRO_STATUS_READ_ERROR }
+          reader.bytes.withUnsafeBytes { buffer in
+            UnsafeMutableRawPointer(data).copyMemory(
+              from: buffer.baseAddress! + reader.offset, byteCount: length)
+          }
+          reader.offset += length
+          return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(reader).toOpaque())
+    }
+    guard let surface else { return nil }
+    guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+      cairo_surface_destroy(surface)
+      return nil
+    }
+    return surface
+  }
+
+  /// `image` scaled to fit `size`×`size`, keeping its proportions; never scaled up.
+  static func scaled(_ image: OpaquePointer, fitting size: Int) -> OpaquePointer? {
+    let width = Double(cairo_image_surface_get_width(image))
+    let height = Double(cairo_image_surface_get_height(image))
+    let scale = min(1, Double(size) / max(width, height))
+    let target = cairo_image_surface_create(
+      CAIRO_FORMAT_ARGB32, Int32(max(1, (width * scale).rounded())), Int32(max(1, (height * scale).rounded()))
+    )!
+    guard cairo_surface_status(target) == CAIRO_STATUS_SUCCESS else {
+      cairo_surface_destroy(target)
+      return nil
+    }
+    let context = cairo_create(target)!
+    defer { cairo_destroy(context) }
+    cairo_scale(context, scale, scale)
+    cairo_set_source_surface(context, image, 0, 0)
+    cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+    cairo_paint(context)
+    cairo_surface_flush(target)
+    return target
+  }
+
+  // MARK: - Pixels to a surface
+
+  /// The pixels as a premultiplied ARGB surface scaled to fit `size`×`size`; the caller owns it.
+  static func surface(of pixels: Pixels, fitting size: Int) throws(Problem) -> OpaquePointer {
+    try pixels.validate()
+    let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixels.width), Int32(pixels.height))!
+    defer { cairo_surface_destroy(image) }
+    guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS, let base = cairo_image_surface_get_data(image)
+    else { throw .invalid("no memory for a \(pixels.width)×\(pixels.height) image") }
+    cairo_surface_flush(image)
+    let stride = Int(cairo_image_surface_get_stride(image))
+    pixels.data.withUnsafeBufferPointer { source in
+      for row in 0..<pixels.height {
+        let line = UnsafeMutableRawPointer(base + row * stride).assumingMemoryBound(to: UInt32.self)
+        var at = row * pixels.rowStride
+        for column in 0..<pixels.width {
+          let alpha = pixels.hasAlpha ? UInt32(source[at + 3]) : 255
+          func premultiplied(_ value: UInt8) -> UInt32 { (UInt32(value) * alpha + 127) / 255 }
+          line[column] =
+            alpha << 24 | premultiplied(source[at]) << 16 | premultiplied(source[at + 1]) << 8
+            | premultiplied(source[at + 2])
+          at += pixels.channels
+        }
+      }
+    }
+    cairo_surface_mark_dirty(image)
+    guard let scaled = scaled(image, fitting: size) else {
+      throw .invalid("no memory for a \(size)×\(size) image")
+    }
+    return scaled
+  }
+
+  /// The surface encoded as PNG (`cairo_surface_write_to_png_stream`).
+  static func pngBytes(of surface: OpaquePointer) -> [UInt8]? {
+    final class Writer { var bytes: [UInt8] = [] }
+    let writer = Writer()
+    let status = withExtendedLifetime(writer) {
+      cairo_surface_write_to_png_stream(
+        surface,
+        { closure, data, length in
+          let writer = Unmanaged<Writer>.fromOpaque(closure!).takeUnretainedValue()
+          guard let data else { return CAIRO_STATUS_WRITE_ERROR }
+          writer.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+          return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(writer).toOpaque())
+    }
+    return status == CAIRO_STATUS_SUCCESS ? writer.bytes : nil
+  }
+}
