@@ -42,7 +42,18 @@ let package = Package(
     .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
-    .executableTarget(name: "notifyd", dependencies: ["NotifySystem"]),
+    // Release builds link the Swift runtime and Foundation statically: no relocation of shared
+    // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
+    .executableTarget(
+      name: "notifyd", dependencies: ["NotifySystem"],
+      linkerSettings: [
+        .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
+        .linkedLibrary("CoreFoundation", .when(configuration: .release)),
+        .linkedLibrary("_FoundationICU", .when(configuration: .release)),
+        .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
+        .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
+        .linkedLibrary("swiftSynchronization", .when(configuration: .release)),
+      ]),
     // Linked with the Swift runtime and FoundationEssentials statically: no dynamic symbol
     // resolution at start, so `notifyctl` starts as fast as a C tool (docs/PERFORMANCE.md).
     .executableTarget(

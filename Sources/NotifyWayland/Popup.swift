@@ -15,6 +15,8 @@ final class ShmBuffer {
   private let size: Int
   /// Between an attach and the compositor's `release`: the compositor may still read it.
   var busy = false
+  /// Called when the compositor lets go of the buffer.
+  var released: (() -> Void)?
 
   /// A buffer from `shm` (wraps `memfd_create(2)`, `mmap(2)`, `wl_shm.create_pool`); nil when
   /// memory or descriptors run out.
@@ -78,6 +80,11 @@ final class Popup {
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared: ContinuousClock.Instant
   private var buffers: [ShmBuffer] = []
+  /// The last frame asked for no next one (the card holds): buffers the compositor lets go of are
+  /// freed, so that a card on screen keeps only what the compositor still reads.
+  var still = false {
+    didSet { if still { freeIdleBuffers() } }
+  }
 
   init(
     owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
@@ -135,8 +142,14 @@ final class Popup {
     guard buffers.count < 3, let buffer = ShmBuffer(shm: shm, width: width, height: height) else {
       return nil
     }
+    buffer.released = { [unowned self] in if still { freeIdleBuffers() } }
     buffers.append(buffer)
     return buffer
+  }
+
+  /// Frees the buffers the compositor is not reading.
+  private func freeIdleBuffers() {
+    buffers.removeAll { !$0.busy }
   }
 
   /// Destroys the surface, its callback and buffers.
@@ -184,7 +197,9 @@ nonisolated(unsafe) private let bufferListener: UnsafeMutablePointer<wl_buffer_l
   let listener = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
   listener.initialize(to: wl_buffer_listener())
   listener.pointee.release = { data, _ in
-    Unmanaged<ShmBuffer>.fromOpaque(data!).takeUnretainedValue().busy = false
+    let buffer = Unmanaged<ShmBuffer>.fromOpaque(data!).takeUnretainedValue()
+    buffer.busy = false
+    buffer.released?()
   }
   return listener
 }()

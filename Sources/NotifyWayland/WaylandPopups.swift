@@ -223,6 +223,10 @@ public final class WaylandPopups: @unchecked Sendable {
     if moving { popup.requestFrame() }
     popup.dirty = false
     wl_surface_commit(popup.surface)
+    // A card that holds is drawn again only when it changes or starts to fade out: until then it
+    // keeps the one buffer on screen, and its image is rendered again when needed.
+    popup.still = !moving
+    if !moving { discardImage(popup) }
   }
 
   private func discardImage(_ popup: Popup) {
