@@ -28,8 +28,7 @@ let package = Package(
       name: "NotifySystem",
       dependencies: [
         "NotifyCore", "NotifyProtocol", "NotifyDisplay", "NotifyWayland", "CSystemd", "CInih", "CSQLite",
-        "CNotifyBus",
-        "CLinux",
+        "CNotifyBus", "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(

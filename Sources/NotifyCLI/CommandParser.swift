@@ -7,9 +7,9 @@ public enum CommandParser {
   /// `--socket PATH` may come before the verb or among its options; `--version` and `--help`
   /// before the verb stand alone; `-h`/`--help` among a verb's options asks for that verb's help.
   ///
+  /// - Parameter workingDirectory: what a relative path (`--icon`) is relative to; the daemon
+  ///   takes absolute paths only.
   /// - Throws: `UsageError`, naming the option or argument at fault.
-  ///   - workingDirectory: what a relative path (`--icon`) is relative to; the daemon takes
-  ///     absolute paths only.
   public static func parse(_ arguments: [String], workingDirectory: String = "/") throws(UsageError)
     -> Invocation
   {

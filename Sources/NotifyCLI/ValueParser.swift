@@ -16,13 +16,14 @@ enum ValueParser {
     return seconds
   }
 
-  /// Reads a decimal integer no less than `minimum`.
+  /// Reads a file path, made absolute against `workingDirectory`.
   static func path(_ text: String, option: String, workingDirectory: String) throws(UsageError) -> String {
     guard !text.isEmpty else { throw .invalidValue(option: option, value: text, reason: "a file path") }
     if text.hasPrefix("/") { return text }
     return workingDirectory.hasSuffix("/") ? workingDirectory + text : workingDirectory + "/" + text
   }
 
+  /// Reads a decimal integer no less than `minimum`.
   static func integer(_ text: String, option: String, minimum: Int = 0) throws(UsageError) -> Int {
     guard let value = Int(text), value >= minimum else {
       throw .invalidValue(option: option, value: text, reason: "an integer of at least \(minimum)")

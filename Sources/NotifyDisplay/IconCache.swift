@@ -1,4 +1,5 @@
 import CPangoCairo
+import Foundation
 import Glibc
 
 /// Icons that arrive as pixels (D-Bus `image-data`), kept as PNG files named by their content in
@@ -89,13 +90,13 @@ public final class IconCache {
     return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
+  /// Creates the directory (0700, with its parents), as the store does its own.
   private func makeDirectory() throws(Failure) {
-    var path = ""
-    for component in directory.split(separator: "/") {
-      path += "/" + component
-      if mkdir(path, 0o700) != 0, errno != EEXIST {
-        throw .unwritable("cannot create \(path): \(String(cString: strerror(errno)))")
-      }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .unwritable("cannot create \(directory): \((error as NSError).localizedDescription)")
     }
   }
 
