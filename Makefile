@@ -112,8 +112,9 @@ bench: deps
 
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz
-FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyProtocol/*.swift Sources/NotifyCore/*.swift) \
-	Sources/NotifySystem/ConfigLoader.swift
+FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyPosix/*.swift Sources/NotifyProtocol/*.swift \
+	Sources/NotifyCore/*.swift Sources/NotifyService/*.swift Sources/NotifyVarlink/*.swift) \
+	Sources/NotifyDaemon/ConfigLoader.swift
 FUZZ_SECONDS ?= 300
 
 $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config &: $(FUZZ_SOURCES)

@@ -9,26 +9,41 @@ let package = Package(
     .executable(name: "notifyctl", targets: ["notifyctl"]),
   ],
   targets: [
-    // The Varlink wire format, the message types and the client: FoundationEssentials only.
-    .target(name: "NotifyProtocol"),
+    // Linux calls glibc declares only under _GNU_SOURCE (accept4, pipe2, eventfd), epoll through
+    // functions that keep the packed `epoll_event` on the C side, and malloc.h: a module map.
+    .systemLibrary(name: "CLinux"),
+    // The one seam for system calls, daemon and client alike: thin wrappers naming the call they wrap.
+    .target(name: "NotifyPosix", dependencies: ["CLinux"]),
+    // The Varlink wire format (framing, the one-pass JSON reader and writer), the message types and
+    // the client: FoundationEssentials only.
+    .target(name: "NotifyProtocol", dependencies: ["NotifyPosix"]),
     // The timeline, NotificationOperation and the queue engine: no C, no sockets.
     .target(name: "NotifyCore", dependencies: ["NotifyProtocol"]),
-    // libsystemd through a module map.
-    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-    // libinih (config tokenizing) through a module map.
-    .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
+    .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
+    // The Varlink transport: the event loop, the server and its connections, the method table, and
+    // io.notifyd.Queue bound to the service.
+    .target(name: "NotifyVarlink", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix"]),
     // libsqlite3 (the store) through a module map.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    // Linux calls glibc declares only under _GNU_SOURCE (accept4), through a module map.
-    .systemLibrary(name: "CLinux"),
+    // The durable store: SQLite rows, migrations, group commit on the loop's turn.
+    .target(name: "NotifyStore", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CSQLite"]),
+    // libsystemd through a module map.
+    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
     .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
-    // Sockets, signals, the Varlink server, systemd: everything that touches the OS.
+    // The desktop bridge over D-Bus (sd-bus): the forwarder and the freedesktop server.
     .target(
-      name: "NotifySystem",
+      name: "NotifyDBus",
+      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "CNotifyBus"]),
+    // libinih (config tokenizing) through a module map.
+    .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
+    .target(
+      name: "NotifyDaemon",
       dependencies: [
-        "NotifyCore", "NotifyProtocol", "NotifyDisplay", "NotifyWayland", "CSystemd", "CInih", "CSQLite",
-        "CNotifyBus", "CLinux",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyWayland", "NotifyService", "NotifyCore",
+        "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(
@@ -44,7 +59,7 @@ let package = Package(
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     .executableTarget(
-      name: "notifyd", dependencies: ["NotifySystem"],
+      name: "notifyd", dependencies: ["NotifyDaemon"],
       linkerSettings: [
         .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
         .linkedLibrary("CoreFoundation", .when(configuration: .release)),
@@ -66,7 +81,11 @@ let package = Package(
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
-    .testTarget(name: "NotifySystemTests", dependencies: ["NotifySystem", "NotifyDisplay"]),
+    .testTarget(name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService"]),
+    .testTarget(
+      name: "NotifyStoreTests", dependencies: ["NotifyStore"], exclude: ["Fixtures"]),
+    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus"]),
+    .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon"]),
     .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,12 +1,36 @@
-// libFuzzer target: Varlink framing and request decoding, as the daemon and notifyctl do them.
+// libFuzzer target: Varlink framing and call reading, as the daemon and notifyctl do them.
 //
 // The input is a byte stream as a client would send it. It goes through VarlinkFramer in two
 // chunks (cut where the first byte says, so that messages also straddle reads), and every whole
-// message is decoded as a call envelope and then as the parameters of the method it names (every
-// method of io.notifyd.Queue and org.varlink.service), or else as a reply of one of the reply
-// types. Whatever decodes must encode again and decode to the same value. Nothing may crash, and
-// the framer may never hold more than its limit.
+// message is read as the daemon reads it: one pass through `MethodTable.prepare`, with every method
+// of io.notifyd.Queue bound to its parameter type. Parameters the daemon's reader accepts must
+// survive the client's encoding (Codable) and the daemon's reader again, unchanged. Messages are
+// also decoded as notifyctl decodes replies. Nothing may crash, and the framer may never hold more
+// than its limit.
 import NotifyProtocol
+import NotifyVarlink
+
+/// Every method bound to its real parameter type; the handlers do nothing.
+let table: MethodTable = {
+  var table = MethodTable(vendor: "fuzz", product: "fuzz", version: "0", url: "https://example.org")
+  table.add(interface: Interface.name, description: Interface.description)
+  func bind<P: WireDecodable>(_ method: Interface.Method, _ type: P.Type) {
+    table.bind(method.qualifiedName, type) { _, _ in }
+  }
+  bind(.show, ShowParameters.self)
+  bind(.progress, ProgressParameters.self)
+  bind(.update, UpdateParameters.self)
+  bind(.end, EndParameters.self)
+  bind(.cancel, CancelParameters.self)
+  bind(.invoke, InvokeParameters.self)
+  bind(.suspend, SuspendParameters.self)
+  bind(.get, IDParameters.self)
+  bind(.wait, IDParameters.self)
+  bind(.history, HistoryParameters.self)
+  bind(.watch, WatchParameters.self)
+  for method in [Interface.Method.resume, .list, .status, .reload] { bind(method, NoParameters.self) }
+  return table
+}()
 
 /// The framer's limit here: small, so that the overflow path is reached.
 let maximumMessageSize = 4096
@@ -27,34 +51,32 @@ public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   return 0
 }
 
-/// Decodes `message` the way the daemon does (the call envelope, then the parameters of the method
-/// it names) and the way notifyctl does (a reply, then its parameters); a message that names no
-/// known method is decoded as one of the types, chosen by its length, so that every type is reached.
+/// Reads `message` the way the daemon does (`MethodTable.prepare`), then checks the typed
+/// parameters of the method it names through the client's encoding and back; reads it as a reply
+/// the way notifyctl does.
 func decode(_ message: [UInt8]) {
-  let method = (try? VarlinkCoding.decodeCall(message))?.method
-  switch method.map({ String($0.split(separator: ".").last ?? "") }) {
-  case "Show": roundTrip(ShowParameters.self, message)
-  case "Progress": roundTrip(ProgressParameters.self, message)
-  case "Update": roundTrip(UpdateParameters.self, message)
-  case "End": roundTrip(EndParameters.self, message)
-  case "Cancel": roundTrip(CancelParameters.self, message)
-  case "Invoke": roundTrip(InvokeParameters.self, message)
-  case "Suspend": roundTrip(SuspendParameters.self, message)
-  case "Get", "Wait": roundTrip(IDParameters.self, message)
-  case "History": roundTrip(HistoryParameters.self, message)
-  case "Watch": roundTrip(WatchParameters.self, message)
-  case "Resume", "List", "Status", "Reload", "GetInfo": roundTrip(NoParameters.self, message)
-  case "GetInterfaceDescription": roundTrip(InterfaceDescriptionParameters.self, message)
+  _ = table.prepare(message)
+  let call = envelope(message)
+  switch call?.method.split(separator: ".").last.map(String.init) {
+  case "Show": roundTrip(ShowParameters.self, message, call!.parameters)
+  case "Progress": roundTrip(ProgressParameters.self, message, call!.parameters)
+  case "Update": roundTrip(UpdateParameters.self, message, call!.parameters)
+  case "End": roundTrip(EndParameters.self, message, call!.parameters)
+  case "Cancel": roundTrip(CancelParameters.self, message, call!.parameters)
+  case "Invoke": roundTrip(InvokeParameters.self, message, call!.parameters)
+  case "Suspend": roundTrip(SuspendParameters.self, message, call!.parameters)
+  case "Get", "Wait": roundTrip(IDParameters.self, message, call!.parameters)
+  case "History": roundTrip(HistoryParameters.self, message, call!.parameters)
+  case "Watch": roundTrip(WatchParameters.self, message, call!.parameters)
+  case "GetInterfaceDescription": roundTrip(InterfaceDescriptionParameters.self, message, call!.parameters)
   default:
     guard (try? VarlinkCoding.decodeReply(message)) != nil else { return }
     let decoders: [([UInt8]) -> Void] = [
-      { roundTrip(ShowReply.self, $0) }, { roundTrip(ProgressReply.self, $0) },
-      { roundTrip(NoticeReply.self, $0) }, { roundTrip(NoticesReply.self, $0) },
-      { roundTrip(CancelReply.self, $0) }, { roundTrip(SuspendReply.self, $0) },
-      { roundTrip(StatusReply.self, $0) }, { roundTrip(EventReply.self, $0) },
-      { roundTrip(ServiceInfo.self, $0) }, { roundTrip(InterfaceDescriptionReply.self, $0) },
-      { roundTrip(ShowParameters.self, $0) }, { roundTrip(ProgressParameters.self, $0) },
-      { roundTrip(HistoryParameters.self, $0) },
+      { decodeReply(ShowReply.self, $0) }, { decodeReply(ProgressReply.self, $0) },
+      { decodeReply(NoticeReply.self, $0) }, { decodeReply(NoticesReply.self, $0) },
+      { decodeReply(CancelReply.self, $0) }, { decodeReply(SuspendReply.self, $0) },
+      { decodeReply(StatusReply.self, $0) }, { decodeReply(EventReply.self, $0) },
+      { decodeReply(ServiceInfo.self, $0) }, { decodeReply(InterfaceDescriptionReply.self, $0) },
     ]
     decoders[message.count % decoders.count](message)
   }
@@ -63,21 +85,56 @@ func decode(_ message: [UInt8]) {
   }
 }
 
-/// Decodes `message`'s parameters as `type`; what decodes must survive encoding and decoding again.
-func roundTrip<T: Codable & Equatable>(_ type: T.Type, _ message: [UInt8]) {
-  let value: T
+/// The method a message names and where its parameters are, by the daemon's reader.
+func envelope(_ message: [UInt8]) -> (method: String, parameters: Range<Int>?)? {
+  message.withUnsafeBytes { raw in
+    var reader = JSONReader(raw)
+    var method: String?
+    var parameters: Range<Int>?
+    do {
+      try reader.readObject { reader, name throws(JSONReadError) in
+        switch name {
+        case "method": method = try reader.readString()
+        case "parameters": parameters = try reader.skipValue()
+        default: try reader.skipValue()
+        }
+      }
+    } catch {
+      return nil
+    }
+    return method.map { ($0, parameters) }
+  }
+}
+
+/// Reads parameters as the daemon does; what it accepts must come back unchanged from the client's
+/// encoding, read again.
+func roundTrip<T: WireDecodable & Codable & Equatable>(_ type: T.Type, _ message: [UInt8], _ range: Range<Int>?) {
+  guard let range, let value = read(type, from: message, at: range) else { return }
+  guard let encoded = try? VarlinkCoding.call("io.notifyd.Queue.Fuzz", value) else {
+    fatalError("\(type): a value the daemon read did not encode: \(value)")
+  }
+  guard let call = envelope(Array(encoded.dropLast())), let parameters = call.parameters,
+    let again = read(type, from: Array(encoded.dropLast()), at: parameters)
+  else {
+    fatalError("\(type): an encoded value was not read again: \(String(decoding: encoded, as: UTF8.self))")
+  }
+  precondition(again == value, "\(type): \(value) came back as \(again)")
+}
+
+func read<T: WireDecodable>(_ type: T.Type, from message: [UInt8], at range: Range<Int>) -> T? {
+  message.withUnsafeBytes { raw in
+    var reader = JSONReader(raw).reader(at: range)
+    return try? T(reading: &reader)
+  }
+}
+
+/// Decodes a reply's parameters as notifyctl does; an error must be a `VarlinkError`.
+func decodeReply<T: Decodable>(_ type: T.Type, _ message: [UInt8]) {
   do {
-    value = try VarlinkCoding.parameters(type, from: message)
+    _ = try VarlinkCoding.parameters(type, from: message)
   } catch is VarlinkError {
     return
   } catch {
     fatalError("\(type): parameters threw \(error), not a VarlinkError")
   }
-  guard let encoded = try? VarlinkCoding.call("io.notifyd.Queue.Fuzz", value) else {
-    fatalError("\(type): a decoded value did not encode: \(value)")
-  }
-  guard let again = try? VarlinkCoding.parameters(type, from: Array(encoded.dropLast())) else {
-    fatalError("\(type): an encoded value did not decode: \(String(decoding: encoded, as: UTF8.self))")
-  }
-  precondition(again == value, "\(type): \(value) came back as \(again)")
 }

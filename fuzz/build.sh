@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with the toolchain's own libFuzzer and AddressSanitizer:
-#   OUT/fuzz-varlink   Varlink framing + request decoding (fuzz/VarlinkFuzzTarget.swift)
+#   OUT/fuzz-varlink   Varlink framing + the daemon's one-pass call reading (fuzz/VarlinkFuzzTarget.swift)
 #   OUT/fuzz-config    the config file through libinih and ConfigParser (fuzz/ConfigFuzzTarget.swift)
 # Not through SwiftPM: each library the targets need is compiled here, instrumented, from the
 # files listed below. Usage: fuzz/build.sh [OUT]   (default .build/fuzz)
@@ -11,11 +11,15 @@ mkdir -p "$out/modules"
 swiftc=${SWIFTC:-swiftc}
 flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
 
-# The sources compiled into the targets. NotifyProtocol and NotifyCore are whole modules (they
-# depend on nothing but the toolchain); of NotifySystem only the config reader is needed.
+# The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
+# depend on nothing but the toolchain and CLinux's module map); of NotifyDaemon only the config reader.
+posix_sources=(Sources/NotifyPosix/*.swift)
 protocol_sources=(Sources/NotifyProtocol/*.swift)
 core_sources=(Sources/NotifyCore/*.swift)
-system_sources=(Sources/NotifySystem/ConfigLoader.swift)
+service_sources=(Sources/NotifyService/*.swift)
+varlink_sources=(Sources/NotifyVarlink/*.swift)
+daemon_sources=(Sources/NotifyDaemon/ConfigLoader.swift)
+flags+=(-I Sources/CLinux)
 
 # A static library and module for one Swift module. The linker's complaints about ASan's local
 # symbols are noise.
@@ -35,13 +39,16 @@ executable() {
 }
 
 rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config
+library NotifyPosix "${posix_sources[@]}"
 library NotifyProtocol "${protocol_sources[@]}"
-library NotifyCore "${core_sources[@]}" &
-core=$!
-executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "$out/libNotifyProtocol.a" &
+library NotifyCore "${core_sources[@]}"
+library NotifyService "${service_sources[@]}"
+library NotifyVarlink "${varlink_sources[@]}"
+modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore.a" "$out/libNotifyProtocol.a"
+  "$out/libNotifyPosix.a")
+executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "${modules[@]}" &
 varlink=$!
-wait "$core"
-executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "${system_sources[@]}" \
-  "$out/libNotifyCore.a" "$out/libNotifyProtocol.a" -linih
+executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "${daemon_sources[@]}" \
+  "${modules[@]}" -linih
 wait "$varlink"
 echo "fuzz: built $out/fuzz-varlink and $out/fuzz-config"

@@ -33,3 +33,9 @@ static inline int notifyd_epoll_wait(int epoll, uint64_t *tokens, uint32_t *even
   }
   return count;
 }
+
+/* pipe2(2): a pipe with O_CLOEXEC | O_NONBLOCK set atomically. */
+int pipe2(int fds[2], int flags);
+
+/* eventfd(2): a counter another thread bumps to wake the event loop. */
+#include <sys/eventfd.h>

@@ -19,8 +19,13 @@ public enum NotifyCtl {
       console.printError("notifyctl: \(error)")
       return ExitStatus.usage.rawValue
     }
+    // The config file is read only when neither --socket nor NOTIFYD_SOCKET says where to go.
+    let option = invocation.socketPath
+    let configured =
+      (option ?? "").isEmpty && (environment("NOTIFYD_SOCKET") ?? "").isEmpty
+      ? ConfigLocation.configuredSocketPath(environment: environment) : nil
     let socketPath = SocketPath.resolve(
-      option: invocation.socketPath, environment: environment, uid: getuid())
+      option: option, environment: environment, configured: configured, uid: getuid())
     do {
       var runner = CommandRunner(socketPath: socketPath, console: console)
       runner.environment = environment

@@ -11,6 +11,8 @@ public protocol NoticeJournal: AnyObject, Sendable {
   func recordUnfinished(_ notice: Notice)
   /// A notice finished and moved to history.
   func recordFinished(_ notice: Notice)
+  /// A finished notice left history (`[Queue] HistorySize=`): the journal may forget it.
+  func recordForgotten(_ id: Int)
   /// The queue was suspended (until a wall-clock time, or until resumed) or resumed.
   func recordSuspended(_ suspended: Bool, until: Double?)
   /// The next id to hand out, so that ids are never reused.

@@ -10,7 +10,8 @@ import Synchronization
 /// not-ready operation on each scheduling pass, so inside a lane every operation is ready.
 ///
 /// - Important: all state is owned by one lock (`Locked`). Events and `Wait` replies are delivered
-///   in order on a private serial queue, never while the lock is held, so a subscriber may call back in.
+///   in order by the thread that caused them (`EventOutbox`), never while the lock is held, so a
+///   subscriber may call back in.
 public final class NoticeQueue: Sendable {
   /// A lane: notices and progress indicators each have their own `OperationQueue`.
   enum Lane: Int, CaseIterable {
@@ -32,7 +33,7 @@ public final class NoticeQueue: Sendable {
     var frames: Bool
     var interval: Double
     var nextFrameAt: Double
-    var sink: @Sendable (Event) -> Void
+    var sink: EventOutbox.Sink
   }
 
   struct State {
@@ -60,6 +61,8 @@ public final class NoticeQueue: Sendable {
     /// How many unfinished notices are in each phase, kept as they move, so that `status()` does not
     /// walk every record (the daemon asks for it up to ten times a second).
     var phaseCounts: [Phase: Int] = [:]
+    /// The number the next event published gets (`EventOutbox.Sink`).
+    var nextEventNumber: UInt64 = 1
 
     /// Moves one notice from phase `old` to `new` in `phaseCounts`; `nil` is outside the queue.
     mutating func count(from old: Phase?, to new: Phase?) {
@@ -72,7 +75,7 @@ public final class NoticeQueue: Sendable {
   private let journal: (any NoticeJournal)?
   private let lanes: [OperationQueue]
   private let state: Locked<State>
-  private let delivery = DispatchQueue.daemonSerial("notifyd.events")
+  private let outbox = EventOutbox()
 
   /// A queue running on `scheduler`'s clock with `settings` in force, writing what must survive a
   /// crash to `journal`.
@@ -96,10 +99,16 @@ public final class NoticeQueue: Sendable {
   /// The settings in force.
   public var settings: QueueSettings { state.withLock { $0.settings } }
 
+  /// Changes the state under the lock, then delivers what the change published, off the lock.
+  private func mutate<Result, E: Error>(_ body: (inout State) throws(E) -> Result) throws(E) -> Result {
+    defer { outbox.deliver() }
+    return try state.withLock(body)
+  }
+
   /// Puts new settings in force for every notice accepted from now on; visible notices keep their
   /// timing.
   public func apply(_ settings: QueueSettings) {
-    state.withLock { state in
+    mutate { state in
       state.settings = settings
       lanes[Lane.notices.rawValue].maxConcurrentOperationCount = settings.maxVisible
       lanes[Lane.progress.rawValue].maxConcurrentOperationCount = settings.progressMaxVisible
@@ -109,9 +118,11 @@ public final class NoticeQueue: Sendable {
 
   // MARK: - Accepting notices
 
-  /// Accepts a notice, or with a `key` that an unfinished notice has, replaces it: in place when it
-  /// is visible (answering its id), else the old one finishes as `replaced`.
-  public func show(_ request: ShowParameters) throws(QueueError) -> Int {
+  /// Accepts a notice, or with a `key` that an unfinished notice has (or the id `replacing`, as
+  /// D-Bus `replaces_id` names it), replaces that one: in place when it is visible (answering its
+  /// id), else the old one finishes as `replaced`. A notice that is already closing is left to
+  /// finish; the new one takes its key.
+  public func show(_ request: ShowParameters, replacing replacedID: Int? = nil) throws(QueueError) -> Int {
     try Self.validate(title: request.title, body: request.body)
     let explicit = TimingOverrides(
       delay: request.delay, fadeIn: request.fadeIn, hold: request.hold, fadeOut: request.fadeOut,
@@ -125,11 +136,11 @@ public final class NoticeQueue: Sendable {
     if let actions = request.actions { try Self.validate(actions) }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
-    return try state.withLock { state throws(QueueError) -> Int in
+    return try mutate { state throws(QueueError) -> Int in
       var events: [Event] = []
       defer { publish(events, &state) }
-      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID],
-        !(existing.operation?.isClosing ?? false)
+      if let existingID = Self.replaced(replacedID, key: request.key, state),
+        var existing = state.records[existingID], !(existing.operation?.isClosing ?? false)
       {
         // A notice with the key that is already closing (ended or cancelled) goes its way; the new
         // notice takes the key.
@@ -172,7 +183,10 @@ public final class NoticeQueue: Sendable {
 
   /// Accepts a progress indicator, or with a `key` that an unfinished one has, answers its id with
   /// `existing: true`, applies the new title, body and value, and restarts its timeout.
-  public func progress(_ request: ProgressParameters) throws(QueueError) -> (id: Int, existing: Bool) {
+  /// `replacing` names an indicator by id, as D-Bus `replaces_id` does.
+  public func progress(_ request: ProgressParameters, replacing replacedID: Int? = nil) throws(QueueError) -> (
+    id: Int, existing: Bool
+  ) {
     try Self.validate(title: request.title, body: request.body)
     let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
     try Self.validate(explicit)
@@ -181,11 +195,11 @@ public final class NoticeQueue: Sendable {
     if let timeout = request.timeout { try Self.validate(duration: timeout, field: "timeout") }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
-    return try state.withLock { state throws(QueueError) -> (id: Int, existing: Bool) in
+    return try mutate { state throws(QueueError) -> (id: Int, existing: Bool) in
       var events: [Event] = []
       defer { publish(events, &state) }
-      if let key = request.key, let existingID = state.keys[key], var existing = state.records[existingID],
-        !(existing.operation?.isClosing ?? false)
+      if let existingID = Self.replaced(replacedID, key: request.key, state),
+        var existing = state.records[existingID], !(existing.operation?.isClosing ?? false)
       {
         if existing.notice.kind == .progress {
           existing.notice.title = request.title
@@ -224,6 +238,12 @@ public final class NoticeQueue: Sendable {
         &events)
       return (notice.id, false)
     }
+  }
+
+  /// The unfinished notice a new one replaces: the one named by id, else the one with its key.
+  private static func replaced(_ id: Int?, key: String?, _ state: State) -> Int? {
+    if let id, state.records[id] != nil { return id }
+    return key.flatMap { state.keys[$0] }
   }
 
   /// Records a new notice and sends it on its way: suppressed to history, delayed to the heap,
@@ -265,7 +285,7 @@ public final class NoticeQueue: Sendable {
   public func restore(_ saved: JournalState) {
     let now = scheduler.now
     let wallTime = scheduler.wallTime
-    state.withLock { state in
+    mutate { state in
       var events: [Event] = []
       defer { publish(events, &state) }
       state.nextID = max(state.nextID, saved.nextID)
@@ -346,7 +366,7 @@ public final class NoticeQueue: Sendable {
   public func update(_ request: UpdateParameters) throws(QueueError) -> Notice {
     if let title = request.title { try Self.validate(title: title, body: request.body) }
     if let body = request.body { try Self.validate(title: "", body: body) }
-    return try state.withLock { state throws(QueueError) -> Notice in
+    return try mutate { state throws(QueueError) -> Notice in
       var events: [Event] = []
       defer { publish(events, &state) }
       var record = try unfinished(request.id, state)
@@ -369,7 +389,7 @@ public final class NoticeQueue: Sendable {
   public func end(_ request: EndParameters) throws(QueueError) -> Notice {
     if let message = request.message { try Self.validate(title: "", body: message, field: "message") }
     if let hold = request.hold { try Self.validate(duration: hold, field: "hold") }
-    return try state.withLock { state throws(QueueError) -> Notice in
+    return try mutate { state throws(QueueError) -> Notice in
       var events: [Event] = []
       defer { publish(events, &state) }
       if let finished = state.history[request.id] { return finished }
@@ -400,7 +420,7 @@ public final class NoticeQueue: Sendable {
     guard chosen == 1 else {
       throw .invalidArgument(field: "id", reason: "give exactly one of id, tag and all")
     }
-    return try state.withLock { state throws(QueueError) -> [Int] in
+    return try mutate { state throws(QueueError) -> [Int] in
       var events: [Event] = []
       defer { publish(events, &state) }
       let ids: [Int]
@@ -428,7 +448,7 @@ public final class NoticeQueue: Sendable {
 
   /// Chooses action `action` of a visible notice; the notice then fades out with outcome `completed`.
   public func invoke(_ request: InvokeParameters) throws(QueueError) -> Notice {
-    try state.withLock { state throws(QueueError) -> Notice in
+    try mutate { state throws(QueueError) -> Notice in
       var events: [Event] = []
       defer { publish(events, &state) }
       var record = try unfinished(request.id, state)
@@ -451,7 +471,7 @@ public final class NoticeQueue: Sendable {
 
   /// Finishes a visible notice at once with `outcome`, as when a person closed it on the desktop.
   public func dismiss(_ id: Int, outcome: Outcome = .dismissed) throws(QueueError) {
-    try state.withLock { state throws(QueueError) in
+    try mutate { state throws(QueueError) in
       var events: [Event] = []
       defer { publish(events, &state) }
       let record = try unfinished(id, state)
@@ -473,7 +493,7 @@ public final class NoticeQueue: Sendable {
     if let duration { try Self.validate(duration: duration, field: "duration") }
     let now = scheduler.now
     let wallTime = scheduler.wallTime
-    state.withLock { state in
+    mutate { state in
       var events: [Event] = []
       defer { publish(events, &state) }
       state.resumeTimer?.cancel()
@@ -495,7 +515,7 @@ public final class NoticeQueue: Sendable {
   /// Lets held notices show again, in order. Answers `false` (not suspended).
   @discardableResult
   public func resume() -> Bool {
-    state.withLock { state in
+    mutate { state in
       var events: [Event] = []
       defer { publish(events, &state) }
       state.resumeTimer?.cancel()
@@ -561,9 +581,9 @@ public final class NoticeQueue: Sendable {
   @discardableResult
   public func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError) -> Subscription
   {
-    let waiter = try state.withLock { state throws(QueueError) -> Int? in
+    let waiter = try mutate { state throws(QueueError) -> Int? in
       if let notice = state.history[id] {
-        delivery.async { reply(notice) }
+        outbox.post(.call { reply(notice) })
         return nil
       }
       guard state.records[id] != nil else { throw .noSuchNotice(id: id) }
@@ -601,11 +621,20 @@ public final class NoticeQueue: Sendable {
   public func watch(
     frames: Bool = false, fps: Int? = nil, sink: @escaping @Sendable (Event) -> Void
   ) throws(QueueError) -> Subscription {
+    try watch(frames: frames, fps: fps, numbered: { event, _ in sink(event) })
+  }
+
+  /// `watch(frames:fps:sink:)` whose sink also gets each event's number: every sink that is handed
+  /// one event gets the same number, so subscribers that encode events (the Varlink watchers) encode
+  /// each once however many of them there are. The snapshot's number is 0.
+  public func watch(
+    frames: Bool = false, fps: Int? = nil, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
+  ) throws(QueueError) -> Subscription {
     if let fps, !(1...240).contains(fps) {
       throw .invalidArgument(field: "fps", reason: "must be between 1 and 240")
     }
     let now = scheduler.now
-    let id = state.withLock { state in
+    let id = mutate { state in
       let id = state.nextWatcherID
       state.nextWatcherID += 1
       let interval = 1 / Double(fps ?? state.settings.frameRate)
@@ -614,7 +643,7 @@ public final class NoticeQueue: Sendable {
         kind: .snapshot, at: scheduler.wallTime,
         notices: state.records.keys.sorted().map { current(state.records[$0]!) },
         suspended: state.suspended)
-      delivery.async { sink(snapshot) }
+      outbox.post(.call { sink(snapshot, 0) })
       armFrameTimer(&state)
       return id
     }
@@ -639,7 +668,7 @@ public final class NoticeQueue: Sendable {
 
   /// Returns once every event and `Wait` reply published so far has been handed to its subscriber.
   public func flushEvents() {
-    delivery.sync {}
+    outbox.waitUntilDelivered()
   }
 
   /// Whether a frame timer is armed; with nothing fading or nobody asking for frames, none is.
@@ -741,7 +770,7 @@ public final class NoticeQueue: Sendable {
     _ operation: NotificationOperation, didReport transition: NotificationOperation.Transition
   ) {
     let id = operation.noticeID
-    state.withLock { state in
+    mutate { state in
       var events: [Event] = []
       defer { publish(events, &state) }
       guard var record = state.records[id], record.operation === operation else { return }
@@ -782,7 +811,7 @@ public final class NoticeQueue: Sendable {
     journal?.recordFinished(notice)
     events.append(Event(kind: .finished, at: notice.finished!, id: id, notice: notice))
     if let waiters = state.waiters.removeValue(forKey: id) {
-      delivery.async { for reply in waiters.values { reply(notice) } }
+      outbox.post(.call { for reply in waiters.values { reply(notice) } })
     }
     if let blocked = state.blockedOn.removeValue(forKey: id) {
       for waitingID in blocked where state.records[waitingID] != nil {
@@ -794,7 +823,8 @@ public final class NoticeQueue: Sendable {
   private func trimHistory(_ state: inout State) {
     let limit = max(state.settings.historySize, 0)
     while state.historyOrder.count - state.historyStart > limit {
-      state.history.removeValue(forKey: state.historyOrder[state.historyStart])
+      let id = state.historyOrder[state.historyStart]
+      if state.history.removeValue(forKey: id) != nil { journal?.recordForgotten(id) }
       state.historyStart += 1
     }
     if state.historyStart > 1024 && state.historyStart * 2 > state.historyOrder.count {
@@ -819,7 +849,7 @@ public final class NoticeQueue: Sendable {
   /// Moves every notice whose due time has come on: into its lane, or to wait for its `after`.
   private func releaseDueNotices() {
     let now = scheduler.now
-    state.withLock { state in
+    mutate { state in
       var events: [Event] = []
       defer { publish(events, &state) }
       state.dueTimer = nil
@@ -851,7 +881,7 @@ public final class NoticeQueue: Sendable {
 
   private func sendFrames() {
     let now = scheduler.now
-    state.withLock { state in
+    mutate { state in
       state.frameTimer = nil
       let frameWatchers = state.watchers.filter { $0.value.frames }
       guard !state.fading.isEmpty, let interval = frameWatchers.values.map(\.interval).min() else { return }
@@ -864,13 +894,15 @@ public final class NoticeQueue: Sendable {
           Event(kind: .frame, at: wallTime, id: id, phase: appearance.phase, opacity: appearance.opacity))
       }
       let batch = frames
+      let first = state.nextEventNumber
+      state.nextEventNumber += UInt64(batch.count)
       // Small tolerance, so a watcher at the timer's own pace is not skipped for a late microsecond.
       for (watcherID, watcher) in frameWatchers where watcher.nextFrameAt <= now + interval / 4 {
         var next = watcher.nextFrameAt + watcher.interval
         if next < now { next = now + watcher.interval }
         state.watchers[watcherID]!.nextFrameAt = next
         let sink = watcher.sink
-        delivery.async { for frame in batch { sink(frame) } }
+        if !batch.isEmpty { outbox.post(.frames(batch, first: first, sink: watcher.sink)) }
       }
       // Keep the pace from the previous tick, not from now, so frames do not drift.
       var tick = state.nextFrameTick + interval
@@ -880,15 +912,12 @@ public final class NoticeQueue: Sendable {
     }
   }
 
-  /// Sends events to every watcher, in order, off the lock.
+  /// Hands events to every watcher, in order; they are delivered once the lock is released.
   private func publish(_ events: [Event], _ state: inout State) {
     guard !events.isEmpty, !state.watchers.isEmpty else { return }
     let sinks = state.watchers.values.map(\.sink)
-    delivery.async {
-      for event in events {
-        for sink in sinks { sink(event) }
-      }
-    }
+    outbox.post(.events(events, first: state.nextEventNumber, sinks: sinks))
+    state.nextEventNumber += UInt64(events.count)
   }
 }
 

@@ -82,11 +82,6 @@ public final class NotificationOperation: Operation, @unchecked Sendable {
     }
   }
 
-  /// The timeline as it stands, with the monotonic instant it started at (`nil` before start).
-  public var timelineSnapshot: (timeline: Timeline, startedAt: Double?) {
-    state.withLock { ($0.timeline, $0.started ? $0.startedAt : nil) }
-  }
-
   // MARK: - Operation
 
   public override func start() {

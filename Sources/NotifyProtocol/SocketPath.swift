@@ -1,18 +1,29 @@
-/// Where the daemon's socket is, by default: one rule for `notifyd` and `notifyctl`.
+import NotifyPosix
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where the daemon's socket is: one rule for `notifyd` and `notifyctl`.
 public enum SocketPath {
   /// The file name of the socket in the runtime directory.
   public static let fileName = "notifyd.sock"
 
-  /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else `$XDG_RUNTIME_DIR/notifyd.sock`,
-  /// else `/run/user/<uid>/notifyd.sock`. Empty variables count as unset.
+  /// The socket path: `--socket`, else `NOTIFYD_SOCKET`, else the config's `[Socket] Path=`, else
+  /// `$XDG_RUNTIME_DIR/notifyd.sock`, else `/run/user/<uid>/notifyd.sock`. Empty values (an empty
+  /// `--socket`, an empty variable) count as unset; `~/` in the configured path is the home directory.
   ///
   /// - Parameters:
   ///   - option: the value of `--socket`, if given.
   ///   - environment: looks up an environment variable.
+  ///   - configured: `[Socket] Path=` of the config in force, if set.
   ///   - uid: the real user id, for the last fallback.
-  public static func resolve(option: String?, environment: (String) -> String?, uid: UInt32) -> String {
+  public static func resolve(
+    option: String?, environment: (String) -> String?, configured: String? = nil, uid: UInt32
+  ) -> String {
     if let option, !option.isEmpty { return option }
     if let path = environment("NOTIFYD_SOCKET"), !path.isEmpty { return path }
+    if let configured, !configured.isEmpty { return expandingHome(configured, environment: environment) }
     return runtimeDefault(environment: environment, uid: uid)
   }
 
@@ -22,5 +33,81 @@ public enum SocketPath {
       return runtime.hasSuffix("/") ? runtime + fileName : "\(runtime)/\(fileName)"
     }
     return "/run/user/\(uid)/\(fileName)"
+  }
+
+  /// `~/x` with the home directory in front; any other path as it is.
+  public static func expandingHome(_ path: String, environment: (String) -> String?) -> String {
+    guard path.hasPrefix("~/") else { return path }
+    return ConfigLocation.home(environment: environment) + path.dropFirst()
+  }
+}
+
+/// Where the config file is, for the daemon and for `notifyctl` (which reads only `[Socket] Path=`).
+public enum ConfigLocation {
+  /// `--config`, else the first of `$XDG_CONFIG_HOME/notifyd/notifyd.conf` (default
+  /// `~/.config/…`) and `notifyd/notifyd.conf` in each dir of `$XDG_CONFIG_DIRS` (default
+  /// `/etc/xdg`) that exists; `nil` for the built-in defaults.
+  public static func locate(explicit: String?, environment: (String) -> String?) -> String? {
+    if let explicit { return explicit }
+    let configHome = environment("XDG_CONFIG_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? home(environment: environment) + "/.config"
+    var candidates = [configHome + "/notifyd/notifyd.conf"]
+    let dirs = environment("XDG_CONFIG_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
+    candidates += dirs.split(separator: ":").map { "\($0)/notifyd/notifyd.conf" }
+    return candidates.first { Posix.exists($0) }
+  }
+
+  /// `$HOME`, else the password database's home of the real user.
+  public static func home(environment: (String) -> String?) -> String {
+    if let home = environment("HOME"), !home.isEmpty { return home }
+    guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+    return String(cString: directory)
+  }
+
+  /// `[Socket] Path=` of the config text, as systemd-style INI reads it: the last assignment in a
+  /// `[Socket]` section wins; comments (`#`, `;`) and other sections are skipped. `notifyd` reads
+  /// the whole file with libinih; `notifyctl` needs only this key, and stays free of it.
+  public static func socketPath(inConfig text: String) -> String? {
+    var section = ""
+    var path: String?
+    for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+      let line = rawLine.trimmingSpaces
+      if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+      if line.hasPrefix("["), line.hasSuffix("]") {
+        section = String(line.dropFirst().dropLast()).trimmingSpaces
+        continue
+      }
+      guard section == "Socket", let equals = line.firstIndex(of: "=") else { continue }
+      guard line[..<equals].trimmingSpaces == "Path" else { continue }
+      let value = line[line.index(after: equals)...].trimmingSpaces
+      path = value.isEmpty ? nil : value
+    }
+    return path
+  }
+
+  /// `[Socket] Path=` of the config file `notifyd` would read, for `notifyctl`; `nil` when there is
+  /// no such file or key (or it cannot be read).
+  public static func configuredSocketPath(explicit: String? = nil, environment: (String) -> String?) -> String? {
+    guard let file = locate(explicit: explicit, environment: environment) else { return nil }
+    guard let fd = try? Posix.open(file, O_RDONLY) else { return nil }
+    defer { Posix.close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16384)
+    // A config file is small; the cap keeps a mistaken path (a device) from being read for ever.
+    while bytes.count < 1 << 20 {
+      guard case .bytes(let count) = (try? chunk.withUnsafeMutableBytes { try Posix.read(fd, into: $0) }) ?? .endOfFile
+      else { break }
+      bytes += chunk[0..<count]
+    }
+    return socketPath(inConfig: String(decoding: bytes, as: UTF8.self))
+  }
+}
+
+extension StringProtocol {
+  /// The text without spaces and tabs at either end.
+  fileprivate var trimmingSpaces: String {
+    var slice = Substring(self)
+    while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+    while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+    return String(slice)
   }
 }

@@ -128,6 +128,10 @@ public struct VarlinkFramer: Sendable {
     var index = scanned
     while index < buffer.count {
       if buffer[index] == 0 {
+        guard index - start <= maximumMessageSize else {
+          output.overflowed = true
+          break
+        }
         output.messages.append(Array(buffer[start..<index]))
         start = index + 1
       }

@@ -1,6 +1,7 @@
 import Foundation
 import NotifyProtocol
-import NotifySystem
+import NotifyCore
+import NotifyDaemon
 
 // notifyd: parse the command line, then run the daemon; map errors to exit statuses.
 let usage = """

@@ -10,6 +10,7 @@ final class MemoryJournal: NoticeJournal {
     var finished: [Notice] = []
     var suspended: [(Bool, Double?)] = []
     var nextID = 1
+    var forgotten: [Int] = []
   }
   let contents = Protected(Contents())
 
@@ -24,6 +25,7 @@ final class MemoryJournal: NoticeJournal {
     contents.withLock { $0.suspended.append((suspended, until)) }
   }
   func recordNextID(_ nextID: Int) { contents.withLock { $0.nextID = nextID } }
+  func recordForgotten(_ id: Int) { contents.withLock { $0.forgotten.append(id) } }
   func sync(_ completion: @escaping @Sendable ((any Error)?) -> Void) { completion(nil) }
 
   var snapshot: Contents { contents.withLock { $0 } }
@@ -51,6 +53,21 @@ struct NoticeQueueJournalTests {
     #expect(finished.map(\.id) == [id])
     #expect(finished.first?.outcome == .cancelled)
     #expect(journal.snapshot.unfinished.isEmpty)
+  }
+
+  @Test func journal_forgetsWhatLeavesHistory_oldestFirst() throws {
+    let journal = MemoryJournal()
+    var settings = QueueSettings()
+    settings.historySize = 2
+    let queue = NoticeQueue(settings: settings, scheduler: ManualScheduler(), journal: journal)
+    var ids: [Int] = []
+    for title in ["a", "b", "c", "d"] {
+      let id = try queue.show(ShowParameters(title: title, delay: 5))
+      _ = try queue.cancel(CancelParameters(id: id))
+      ids.append(id)
+    }
+    #expect(journal.snapshot.forgotten == [ids[0], ids[1]])
+    #expect(queue.history().map(\.id) == [ids[3], ids[2]])
   }
 
   @Test func journal_recordsSuspendAndResume() throws {

@@ -1,0 +1,388 @@
+import Foundation
+import NotifyCore
+import NotifyDBus
+import NotifyPosix
+import NotifyProtocol
+import NotifyService
+import NotifyStore
+import NotifyVarlink
+import NotifyWayland
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How the daemon was asked to run, from its command line and environment.
+public struct DaemonOptions: Sendable {
+  public var socketPath: String?
+  /// `--config PATH`: the only file read; else the XDG lookup of `ConfigLoader.locate`.
+  public var configPath: String?
+  public var logLevel: LogLevel = .info
+
+  public init() {}
+
+  /// The store: `[Store] Path=`, else `$XDG_STATE_HOME/notifyd/notifyd.db`, else
+  /// `~/.local/state/notifyd/notifyd.db`.
+  public func resolvedStorePath(
+    config: Config, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    if let path = config.storePath { return expandingHome(path, environment: environment) }
+    if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/notifyd/notifyd.db" }
+    return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/notifyd/notifyd.db"
+  }
+
+  /// The socket path, by the rule `notifyctl` follows too (`SocketPath.resolve`).
+  public func resolvedSocketPath(
+    config: Config = Config(), environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    SocketPath.resolve(
+      option: socketPath, environment: { environment[$0] }, configured: config.socketPath, uid: getuid())
+  }
+}
+
+/// `~/x` with the home directory in front.
+func expandingHome(_ path: String, environment: [String: String]) -> String {
+  SocketPath.expandingHome(path, environment: { environment[$0] })
+}
+
+/// The daemon: makes the queue, serves the socket, tells systemd how it is doing, and stops
+/// cleanly on SIGTERM or SIGINT.
+///
+/// One `EventLoop` thread serves every client, runs the store's commits and the daemon's own
+/// timers (status, watchdog); signals are taken with `sigwait(3)` on the main thread and handed to it.
+public final class Daemon: @unchecked Sendable {
+  // @unchecked: mutable state is set up before the loop starts and then touched only on the loop.
+  private let options: DaemonOptions
+  private let log: Logger
+  private var loop: EventLoop!
+  private var lastStatus = ""
+  /// Set while a `STATUS=` update is due: changes in between share it.
+  private let statusDue = Atomic<Bool>(false)
+  private var server: VarlinkServer?
+  private var socket: ListeningSocket?
+  private var queue: NoticeQueue?
+  private var store: NoticeStore?
+  /// The timer of the next commit attempt after a failed one.
+  private var commitRetry: EventLoop.Timer?
+  private var subscription: NoticeQueue.Subscription?
+  private var hookSubscription: NoticeQueue.Subscription?
+  private var hooks: HookRunner?
+  private var bridge: DBusBridge?
+  private var popups: WaylandPopups? {
+    get { currentPopups.withLock { $0 } }
+    set { currentPopups.withLock { $0 = newValue } }
+  }
+  /// The popups in force, for the bus's queue to reach across a reload.
+  private let currentPopups = Locked<WaylandPopups?>(nil)
+  private var config = Config()
+  private var configSource: String?
+  private var memory: MemoryReclaimer!
+
+  public init(options: DaemonOptions, log: Logger) {
+    self.options = options
+    self.log = log
+  }
+
+  /// Starts everything, reports `READY=1`, and serves until a signal stops it. Never returns.
+  public func run() throws -> Never {
+    MemoryReclaimer.configure()
+    // Before any file is made: the store, its journal files and the socket hold notices.
+    Posix.umask(0o077)
+    Posix.ignoreSIGPIPE()
+    let openFileLimit = Posix.raiseOpenFileLimit()
+    // Block the stop and reload signals before any thread exists, so that every thread inherits
+    // the block and they stay pending until `serveSignals()` takes them.
+    var handled = Self.handledSignals
+    pthread_sigmask(SIG_BLOCK, &handled, nil)
+    let environment = ProcessInfo.processInfo.environment
+    configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
+    config = try ConfigLoader.load(configSource)
+    log.info("config: \(configSource ?? "built-in defaults")")
+    loop = try EventLoop(name: "notifyd.server")
+    memory = MemoryReclaimer(loop: loop)
+    // The socket first: a second daemon must find the first one before it touches the store,
+    // restores the queue or runs a hook.
+    let socket = try openSocket()
+    self.socket = socket
+    do {
+      try serve(on: socket, openFileLimit: openFileLimit, environment: environment)
+    } catch {
+      socket.removeOwnedPath()
+      throw error
+    }
+    log.info("listening on \(socket.displayPath)")
+    loop.start()
+    Systemd.notify("READY=1\nSTATUS=\(queue.map { statusText($0.status()) } ?? "")")
+    serveSignals()
+  }
+
+  /// Opens the store, restores the queue, starts hooks, the bus and the Varlink server on `socket`;
+  /// the loop is not running yet, so what is registered here needs no hop to it.
+  private func serve(on socket: ListeningSocket, openFileLimit: Int, environment: [String: String]) throws {
+    let storePath = options.resolvedStorePath(config: config, environment: environment)
+    let loop = loop!
+    let (store, saved) = try NoticeStore.open(path: storePath, sync: config.storeSync, log: log) {
+      // A change from another thread (a timer finishing a notice, the bus): commit it this turn.
+      loop.execute {}
+    }
+    self.store = store
+    log.info(
+      "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.suspended ? ", suspended" : ""))"
+    )
+    let queue = NoticeQueue(settings: config.queue, scheduler: DispatchScheduler(), journal: store)
+    queue.restore(saved)
+    self.queue = queue
+    let service = NoticeService(queue: queue, journal: store)
+    let hooks = HookRunner(hooks: config.hooks, log: log) { id in try? queue.get(id) }
+    self.hooks = hooks
+    hookSubscription = try? queue.watch { event in hooks.handle(event) }
+    let bridge = DBusBridge(mode: config.dbusMode, service: service, log: log)
+    self.bridge = bridge
+    let currentPopups = currentPopups
+    bridge.onForwardingChanged = { forwarding in
+      currentPopups.withLock { $0 }?.setSuppressed(forwarding)
+    }
+    startPopups(environment: environment)
+    bridge.start()
+    let table = QueueMethods.table(service: service) { [unowned self] in reload() }
+    let reclaimer = memory!
+    let server = VarlinkServer(
+      socket: socket, table: table, loop: loop, log: log,
+      maximumClients: VarlinkServer.maximumClients(openFileLimit: openFileLimit)
+    ) { reclaimer.memoryMayHaveBeenFreed() }
+    self.server = server
+    try server.start()
+    // The end of every turn: calls that waited start, the store commits what the turn accepted,
+    // and the replies that commit released go out, one write per connection.
+    loop.atEndOfTurn { server.takeUpPendingCalls() }
+    loop.atEndOfTurn { [unowned self] in commit() }
+    loop.atEndOfTurn { server.flushConnections() }
+    subscription = try? queue.watch { [weak self] event in
+      guard let self else { return }
+      if event.kind == .finished, let notice = event.notice, let outcome = notice.outcome {
+        log.info(
+          "notice \(notice.id) finished: \(outcome.rawValue)",
+          fields: ["NOTICE_ID": "\(notice.id)", "OUTCOME": outcome.rawValue])
+        // What a finished notice held goes once it leaves history: trim now and then.
+        if notice.id % 256 == 0 { loop.execute { reclaimer.memoryMayHaveBeenFreed() } }
+      }
+      statusMayHaveChanged()
+    }
+    startWatchdog()
+  }
+
+  /// The store's group commit, at the end of the loop's turn; after a failed one, the next attempt
+  /// waits for its timer.
+  private func commit() -> Bool {
+    guard let store else { return false }
+    switch store.commitPending() {
+    case .idle: return false
+    case .committed: return true
+    case .failed(let delay), .waiting(let delay):
+      if commitRetry == nil {
+        commitRetry = loop.schedule(after: delay) { [unowned self] in commitRetry = nil }
+      }
+      return false
+    }
+  }
+
+  private func openSocket() throws -> ListeningSocket {
+    let passed = Systemd.listenedSockets()
+    if let chosen = passed.first(where: { $0.name == "varlink" }) ?? passed.first {
+      return ListeningSocket.inherited(
+        fd: chosen.fd, name: "\(Posix.socketPath(chosen.fd) ?? "socket \(chosen.fd)") (from systemd)")
+    }
+    return try ListeningSocket.create(at: options.resolvedSocketPath(config: config))
+  }
+
+  /// SIGTERM, SIGINT and SIGHUP: blocked in every thread from the start of `run()`.
+  private static var handledSignals: sigset_t {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signalNumber) }
+    return set
+  }
+
+  /// Takes SIGTERM, SIGINT and SIGHUP on the main thread with `sigwait(3)` and hands each to the
+  /// loop. Not Dispatch signal sources: on Linux, libdispatch drops a signal that comes before its
+  /// source is registered (SIGTERM just after READY=1).
+  private func serveSignals() -> Never {
+    var handled = Self.handledSignals
+    while true {
+      var signalNumber: Int32 = 0
+      guard sigwait(&handled, &signalNumber) == 0 else { continue }
+      loop.execute { [self, signalNumber] in
+        if signalNumber == SIGHUP {
+          _ = reload()
+        } else {
+          stop(signal: signalNumber)
+        }
+      }
+    }
+  }
+
+  /// Re-reads the config file and puts it in force for every notice accepted from now on; a bad
+  /// file is refused and the old config stays. Tells systemd `RELOADING=1` … `READY=1`. On the loop.
+  func reload() -> Result<Void, VarlinkError> {
+    Systemd.notifyReloading()
+    defer {
+      let status = queue.map { statusText($0.status()) } ?? ""
+      Systemd.notify("READY=1\nSTATUS=\(status)")
+    }
+    let source = ConfigLoader.locate(
+      explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    let fresh: Config
+    do {
+      fresh = try ConfigLoader.load(source)
+    } catch {
+      log.error("reload refused, keeping the old config: \(error)")
+      return .failure(.invalidArgument("config", "\(error)"))
+    }
+    if fresh.socketPath != config.socketPath || fresh.storePath != config.storePath
+      || fresh.storeSync != config.storeSync || fresh.dbusMode != config.dbusMode
+    {
+      log.notice("[Socket], [Store] and [DBus] changes take effect when notifyd restarts")
+    }
+    queue?.apply(fresh.queue)
+    if fresh.display != config.display {
+      popups?.stop()
+      popups = nil
+      config.display = fresh.display
+      startPopups(environment: ProcessInfo.processInfo.environment)
+    }
+    hooks?.update(fresh.hooks)
+    config = fresh
+    configSource = source
+    log.info("reloaded config from \(source ?? "built-in defaults")")
+    return .success(())
+  }
+
+  /// Starts drawing popups when `[Display] Mode=` and the session allow it (DESIGN §9): `wayland`
+  /// always (connecting with a backoff until a compositor answers), `auto` when `WAYLAND_DISPLAY`
+  /// names one and notices are not forwarded to another server.
+  private func startPopups(environment: [String: String]) {
+    guard let queue else { return }
+    switch config.display.mode {
+    case .off:
+      log.debug("display: [Display] Mode=off, no popups")
+      return
+    case .auto:
+      guard environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true else {
+        log.info("display: no WAYLAND_DISPLAY, no popups ([Display] Mode=auto)")
+        return
+      }
+      guard config.dbusMode != .forward else {
+        log.info("display: notices are forwarded ([DBus] Mode=forward), no popups of our own")
+        return
+      }
+    case .wayland:
+      break
+    }
+    let log = self.log
+    let popups = WaylandPopups(settings: config.display, queue: queue) { message in log.info(message) }
+    // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
+    // the bus forwards to another server (Mode=wayland draws regardless).
+    if let bridge {
+      popups.onDrawable = { drawable in bridge.setPopupsDrawable(drawable) }
+      if config.display.mode == .auto { bridge.reportForwarding() }
+    }
+    self.popups = popups
+    popups.start()
+  }
+
+  /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem
+  /// as `file:line: Key: reason` on stderr and answers 1.
+  public static func checkConfig(_ options: DaemonOptions) -> Int32 {
+    let source = ConfigLoader.locate(
+      explicit: options.configPath, environment: ProcessInfo.processInfo.environment)
+    do {
+      let config = try ConfigLoader.load(source)
+      print("# effective configuration from \(source ?? "built-in defaults")")
+      print(config.rendered(), terminator: "")
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("notifyd: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  /// Stops serving, commits what is pending, removes the socket file the daemon made, and exits 0.
+  private func stop(signal: Int32) {
+    Systemd.notify("STOPPING=1")
+    log.info("\(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
+    subscription?.cancel()
+    server?.stop()
+    socket?.removeOwnedPath()
+    if let store {
+      // The last changes: a failed commit gets as many more tries as fit in 10 s.
+      let deadline = Posix.monotonicNow() + 10
+      while true {
+        let outcome = store.commitPending()
+        if case .committed = outcome { continue }
+        if case .idle = outcome { break }
+        if Posix.monotonicNow() > deadline {
+          log.error("the store could not be flushed within 10 s")
+          break
+        }
+        usleep(50_000)
+      }
+    }
+    exit(0)
+  }
+
+  // MARK: - systemd status and watchdog
+
+  /// A status line such as "2 queued, 1 visible" or "suspended until 14:05, 3 queued".
+  func statusText(_ status: StatusReply) -> String {
+    var parts: [String] = []
+    if status.suspended {
+      if let until = status.suspendedUntil {
+        let date = Date(timeIntervalSince1970: until)
+        var calendar = Calendar.current
+        calendar.timeZone = .current
+        let components = calendar.dateComponents([.hour, .minute], from: date)
+        parts.append(
+          String(format: "suspended until %02d:%02d", components.hour ?? 0, components.minute ?? 0))
+      } else {
+        parts.append("suspended")
+      }
+    }
+    if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
+    parts.append("\(status.queued) queued")
+    parts.append("\(status.visible) visible")
+    return parts.joined(separator: ", ")
+  }
+
+  /// How long changes gather before one `STATUS=` tells of them all.
+  static let statusDelay = 0.1
+
+  /// Called from any thread on every change; at most one `STATUS=` per `statusDelay`, and one task
+  /// for the loop per update, not per change.
+  private func statusMayHaveChanged() {
+    guard statusDue.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    else { return }
+    loop.execute { [self] in
+      loop.schedule(after: Self.statusDelay) { [self] in
+        statusDue.store(false, ordering: .releasing)
+        guard let queue else { return }
+        let text = statusText(queue.status())
+        if text != lastStatus {
+          lastStatus = text
+          Systemd.notify("STATUS=\(text)")
+        }
+      }
+    }
+  }
+
+  /// Pings the watchdog every half interval from the loop, so a stuck loop stops the pings.
+  private func startWatchdog() {
+    guard let usec = Systemd.watchdogInterval() else { return }
+    let interval = Double(usec) / 2e6
+    func ping() {
+      Systemd.notify("WATCHDOG=1")
+      loop.schedule(after: interval) { ping() }
+    }
+    loop.schedule(after: interval) { ping() }
+  }
+}

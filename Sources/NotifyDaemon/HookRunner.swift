@@ -1,0 +1,199 @@
+import CLinux
+import Dispatch
+import Foundation
+import NotifyCore
+import NotifyPosix
+import NotifyProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the `[Hooks]` commands through `sh -c` as notices are shown and finish, with the notice
+/// in `NOTIFYD_*` variables: asynchronously, a bounded number at a time, each with a timeout, so a
+/// hook never holds up the queue.
+///
+/// - Important: `OnComplete` runs only for outcome `completed`; a cancelled notice's never runs.
+///   Everything mutable is owned by `queue`.
+public final class HookRunner: @unchecked Sendable {
+  // @unchecked: all mutable state is touched only on `queue`.
+  private let queue = DispatchQueue.daemonSerial("notifyd.hooks")
+  private let log: Logger
+  private var hooks: Hooks
+  /// Which kinds of event the hooks in force need, readable from any thread: an event no hook
+  /// needs costs nothing, not even a hop to `queue`.
+  private let wanted: Locked<(shows: Bool, finishes: Bool)>
+  private let timeout: Double
+  private let maximumRunning: Int
+  private var shown: Set<Int> = []
+  private var running: [pid_t: (name: String, id: Int, timer: any DispatchSourceTimer)] = [:]
+  private var backlog: [(name: String, command: String, notice: Notice)] = []
+  private var childSignal: (any DispatchSourceSignal)?
+  private let lookup: @Sendable (Int) -> Notice?
+
+  /// A runner for `hooks`; `lookup` finds a notice by id when an event names only the id.
+  public init(
+    hooks: Hooks, log: Logger, timeout: Double = 30, maximumRunning: Int = 16,
+    lookup: @escaping @Sendable (Int) -> Notice?
+  ) {
+    self.hooks = hooks
+    self.wanted = Locked(Self.wanted(by: hooks))
+    self.log = log
+    self.timeout = timeout
+    self.maximumRunning = maximumRunning
+    self.lookup = lookup
+    queue.sync {
+      let source = DispatchSource.makeSignalSource(signal: SIGCHLD, queue: queue)
+      source.setEventHandler { [unowned self] in reapChildren() }
+      source.activate()
+      childSignal = source
+    }
+  }
+
+  /// Puts new hooks in force (after a reload).
+  public func update(_ hooks: Hooks) {
+    wanted.withLock { $0 = Self.wanted(by: hooks) }
+    queue.async { self.hooks = hooks }
+  }
+
+  private static func wanted(by hooks: Hooks) -> (shows: Bool, finishes: Bool) {
+    (hooks.onShow != nil, hooks.onFinish != nil || hooks.onComplete != nil || hooks.onShow != nil)
+  }
+
+  /// Feeds one queue event (from any thread); runs the hooks it calls for.
+  public func handle(_ event: Event) {
+    let wanted = wanted.withLock { $0 }
+    switch event.kind {
+    case .phase where wanted.shows: break
+    case .finished where wanted.finishes: break
+    default: return
+    }
+    queue.async { [self] in
+      switch event.kind {
+      case .phase:
+        guard let id = event.id, let phase = event.phase, phase.isVisible, !shown.contains(id) else { return }
+        shown.insert(id)
+        if let command = hooks.onShow, let notice = lookup(id) { run("OnShow", command, notice) }
+      case .finished:
+        guard let notice = event.notice else { return }
+        shown.remove(notice.id)
+        if let command = hooks.onFinish { run("OnFinish", command, notice) }
+        if let command = hooks.onComplete, notice.outcome == .completed { run("OnComplete", command, notice) }
+      default:
+        return
+      }
+    }
+  }
+
+  /// The variables a hook sees for `notice`.
+  static func environment(for notice: Notice) -> [String: String] {
+    func clean(_ text: String?) -> String { (text ?? "").replacingOccurrences(of: "\0", with: " ") }
+    return [
+      "NOTIFYD_ID": "\(notice.id)",
+      "NOTIFYD_KIND": notice.kind.rawValue,
+      "NOTIFYD_TITLE": clean(notice.title),
+      "NOTIFYD_BODY": clean(notice.body),
+      "NOTIFYD_APP": clean(notice.app),
+      "NOTIFYD_TAG": clean(notice.tag),
+      "NOTIFYD_ICON": clean(notice.icon),
+      "NOTIFYD_URGENCY": notice.urgency.rawValue,
+      "NOTIFYD_OUTCOME": notice.outcome?.rawValue ?? "",
+      "NOTIFYD_ACTION": clean(notice.invoked),
+      "NOTIFYD_MESSAGE": clean(notice.message),
+      "NOTIFYD_VALUE": notice.value.map { "\($0)" } ?? "",
+    ]
+  }
+
+  private func run(_ name: String, _ command: String, _ notice: Notice) {
+    guard running.count < maximumRunning else {
+      if backlog.count < 1000 {
+        backlog.append((name, command, notice))
+      } else {
+        log.warning("\(name) hook for notice \(notice.id) dropped: 1000 hooks are waiting to run, ignoring")
+      }
+      return
+    }
+    var environment = ProcessInfo.processInfo.environment
+    // What systemd handed the daemon is not for its hooks.
+    for key in [
+      "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+    ] {
+      environment.removeValue(forKey: key)
+    }
+    for (key, value) in Self.environment(for: notice) { environment[key] = value }
+    let pid: pid_t
+    do {
+      pid = try spawn(["/bin/sh", "-c", command], environment: environment)
+    } catch {
+      log.warning("\(name) hook for notice \(notice.id) could not start: \(error), ignoring")
+      return
+    }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + timeout)
+    timer.setEventHandler { [unowned self] in
+      guard running[pid] != nil else { return }
+      log.warning("\(name) hook for notice \(notice.id) ran over \(Int(timeout)) s; killing it")
+      kill(-pid, SIGKILL)
+    }
+    timer.activate()
+    running[pid] = (name, notice.id, timer)
+    log.debug(
+      "\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
+  }
+
+  /// `posix_spawn(3)` of `arguments` in a process group of its own, stdin from /dev/null, and no
+  /// descriptor of the daemon's but stdout and stderr (every one is close-on-exec too; this also
+  /// covers those a library opened without the flag).
+  private func spawn(_ arguments: [String], environment: [String: String]) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    posix_spawnattr_setpgroup(&attributes, 0)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signalNumber in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signalNumber) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    posix_spawnattr_setsigmask(&attributes, &mask)
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      for pointer in argv { free(pointer) }
+      for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+    guard result == 0 else { throw SystemError("posix_spawn", errno: result) }
+    return pid
+  }
+
+  private func reapChildren() {
+    for (pid, hook) in running {
+      var status: Int32 = 0
+      let result = waitpid(pid, &status, WNOHANG)
+      guard result == pid else { continue }
+      hook.timer.cancel()
+      running.removeValue(forKey: pid)
+      let exited = status & 0x7f == 0
+      let code = (status >> 8) & 0xff
+      if !exited {
+        log.warning("\(hook.name) hook for notice \(hook.id) was killed by signal \(status & 0x7f)")
+      } else if code != 0 {
+        log.warning("\(hook.name) hook for notice \(hook.id) failed with exit status \(code)")
+      }
+    }
+    while running.count < maximumRunning, !backlog.isEmpty {
+      let next = backlog.removeFirst()
+      run(next.name, next.command, next.notice)
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import CLinux
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Thin wrappers of the system calls notifyd makes, daemon and client alike: the one seam for
+/// their errors. Each names the C function it wraps; a call interrupted by a signal (`EINTR`) is
+/// made again.
+public enum Posix {
+  /// The outcome of a non-blocking `read(2)`, `recv(2)` or `send(2)`.
+  public enum Transfer: Equatable, Sendable {
+    case bytes(Int)
+    case wouldBlock
+    case endOfFile
+  }
+
+  // MARK: - Descriptors
+
+  /// `read(2)` into `buffer`.
+  public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Transfer
+  {
+    while true {
+      let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+      if count > 0 { return .bytes(count) }
+      if count == 0 { return .endOfFile }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK: return .wouldBlock
+      default: throw SystemError("read")
+      }
+    }
+  }
+
+  /// `write(2)` of `buffer`; answers how much the descriptor took.
+  public static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Transfer {
+    while true {
+      let count = Glibc.write(fd, buffer.baseAddress, buffer.count)
+      if count >= 0 { return .bytes(count) }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK: return .wouldBlock
+      default: throw SystemError("write")
+      }
+    }
+  }
+
+  /// `write(2)` until all of `bytes` is written, to a blocking descriptor (a terminal, a pipe, a file).
+  public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    var offset = 0
+    while offset < bytes.count {
+      switch try write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+      case .bytes(let count): offset += count
+      case .wouldBlock, .endOfFile: throw SystemError("write", errno: EAGAIN)
+      }
+    }
+  }
+
+  /// `close(2)`.
+  public static func close(_ fd: Int32) {
+    _ = Glibc.close(fd)
+  }
+
+  /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`, for a descriptor notifyd did
+  /// not open itself (one systemd passed, a pipe's ends).
+  public static func makeNonBlockingAndCloseOnExec(_ fd: Int32) throws(SystemError) {
+    let flags = fcntl(fd, F_GETFL)
+    guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw SystemError("fcntl F_SETFL") }
+    guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError("fcntl F_SETFD") }
+  }
+
+  /// `pipe2(2)` with `O_CLOEXEC | O_NONBLOCK`: the read end, then the write end.
+  public static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [-1, -1]
+    guard CLinux.pipe2(&ends, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError("pipe2") }
+    return (ends[0], ends[1])
+  }
+
+  /// `poll(2)` on `descriptors` for up to `timeout` milliseconds (-1: no limit); answers how many
+  /// are ready (0 when the time ran out or a signal came).
+  public static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(SystemError) -> Int {
+    let count = Glibc.poll(&descriptors, nfds_t(descriptors.count), timeout)
+    if count >= 0 { return Int(count) }
+    if errno == EINTR { return 0 }
+    throw SystemError("poll")
+  }
+
+  /// Whether the peer of a socket has closed its end altogether, not only its sending half: an
+  /// `AF_UNIX` stream reports `POLLHUP` only then (`shutdown(SHUT_WR)` gives `POLLRDHUP` alone).
+  /// Wraps `poll(2)` without waiting.
+  public static func peerHasClosed(_ fd: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: 0, revents: 0)
+    return Glibc.poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
+  }
+
+  /// The descriptors among `fds` whose peer has closed its end altogether (`POLLHUP`), in one
+  /// `poll(2)` that does not wait.
+  public static func hungUp(_ fds: [Int32]) -> [Int32] {
+    var descriptors = fds.map { pollfd(fd: $0, events: 0, revents: 0) }
+    guard Glibc.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { return [] }
+    return descriptors.filter { $0.revents & Int16(POLLHUP) != 0 }.map(\.fd)
+  }
+
+  // MARK: - Process
+
+  /// `getrlimit(RLIMIT_NOFILE)`, then `setrlimit` raising the soft limit to the hard one; answers
+  /// the soft limit now in force.
+  @discardableResult
+  public static func raiseOpenFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+    if limit.rlim_cur < limit.rlim_max {
+      var raised = limit
+      raised.rlim_cur = limit.rlim_max
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    return limit.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
+  }
+
+  /// `umask(2)`.
+  @discardableResult
+  public static func umask(_ mask: mode_t) -> mode_t { Glibc.umask(mask) }
+
+  /// `signal(SIGPIPE, SIG_IGN)`, so that writing to a vanished peer cannot kill the process.
+  public static func ignoreSIGPIPE() { _ = signal(SIGPIPE, SIG_IGN) }
+
+  /// `clock_gettime(CLOCK_MONOTONIC)` in seconds.
+  public static func monotonicNow() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
+  // MARK: - Files
+
+  /// `unlink(2)`; a missing file is not an error.
+  public static func unlink(_ path: String) throws(SystemError) {
+    guard Glibc.unlink(path) == 0 || errno == ENOENT else { throw SystemError("unlink \(path)") }
+  }
+
+  /// `chmod(2)`.
+  public static func chmod(_ path: String, _ mode: mode_t) throws(SystemError) {
+    guard Glibc.chmod(path, mode) == 0 else { throw SystemError("chmod \(path)") }
+  }
+
+  /// `open(2)` with `O_CREAT | O_CLOEXEC` and mode 0600, then `fchmod(2)` to 0600: the file at
+  /// `path` exists and only its owner may read it, whatever the umask and its old mode.
+  public static func createPrivateFile(_ path: String) throws(SystemError) {
+    let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw SystemError("open \(path)") }
+    defer { _ = Glibc.close(fd) }
+    guard fchmod(fd, 0o600) == 0 else { throw SystemError("fchmod \(path)") }
+  }
+
+  /// `open(2)` of `path` with `flags | O_CLOEXEC` (and `mode` when it creates the file).
+  public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SystemError) -> Int32 {
+    while true {
+      let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+      if fd >= 0 { return fd }
+      if errno == EINTR { continue }
+      throw SystemError("open \(path)")
+    }
+  }
+
+  /// `fstat(2)`.
+  public static func status(_ fd: Int32) throws(SystemError) -> stat {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw SystemError("fstat") }
+    return info
+  }
+
+  /// `rename(2)`.
+  public static func rename(_ from: String, to: String) throws(SystemError) {
+    guard Glibc.rename(from, to) == 0 else { throw SystemError("rename \(from)") }
+  }
+
+  /// `lstat(2)`: the file type bits of `path`, or `nil` when it does not exist.
+  public static func fileType(_ path: String) -> mode_t? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return info.st_mode & S_IFMT
+  }
+
+  /// `access(2)` with `F_OK`: whether something exists at `path`.
+  public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}

@@ -1,0 +1,253 @@
+// The daemon's replies and events written straight to JSON (`JSONWriter`): their shapes are fixed,
+// so no general-purpose encoder is needed. Absent optionals are left out, as `JSONEncoder` leaves
+// them out, so that clients decoding with Codable read the same values.
+
+/// A value the daemon writes without a general-purpose encoder.
+public protocol WireEncodable {
+  /// Writes the value at the writer's position.
+  func write(to writer: inout JSONWriter)
+}
+
+extension Action: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("key", key)
+    writer.key("label", label)
+    writer.endObject()
+  }
+}
+
+extension Notice: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("id", id)
+    writer.key("kind", kind)
+    writer.key("title", title)
+    writer.key("body", body)
+    writer.key("app", app)
+    writer.key("urgency", urgency)
+    writer.key("style", style)
+    writer.key("icon", icon)
+    writer.key("tag", tag)
+    writer.key("key", key)
+    writer.key("value", value)
+    writer.key("delay", delay)
+    writer.key("fadeIn", fadeIn)
+    writer.key("hold", hold)
+    writer.key("fadeOut", fadeOut)
+    writer.key("easeIn", easeIn)
+    writer.key("easeOut", easeOut)
+    writer.key("timeout", timeout)
+    writer.key("after", after)
+    if let actions {
+      writer.key("actions")
+      writer.write(actions)
+    }
+    writer.key("invoked", invoked)
+    writer.key("phase", phase)
+    writer.key("opacity", opacity)
+    writer.key("outcome", outcome)
+    writer.key("message", message)
+    writer.key("created", created)
+    writer.key("shown", shown)
+    writer.key("finished", finished)
+    writer.endObject()
+  }
+}
+
+extension Event: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writeMembers(to: &writer)
+    if let notices {
+      writer.key("notices")
+      writer.write(notices)
+    }
+    writer.endObject()
+  }
+
+  /// Every member but `notices`, which a long snapshot streams after them.
+  public func writeMembers(to writer: inout JSONWriter) {
+    writer.key("kind", kind)
+    writer.key("at", at)
+    writer.key("id", id)
+    if let notice {
+      writer.key("notice")
+      notice.write(to: &writer)
+    }
+    writer.key("phase", phase)
+    writer.key("opacity", opacity)
+    writer.key("suspended", suspended)
+  }
+}
+
+extension JSONWriter {
+  /// An array of values.
+  public mutating func write(_ values: [some WireEncodable]) {
+    beginArray()
+    for value in values { value.write(to: &self) }
+    endArray()
+  }
+}
+
+extension ShowReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("id", id)
+    writer.endObject()
+  }
+}
+
+extension ProgressReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("id", id)
+    writer.key("existing", existing)
+    writer.endObject()
+  }
+}
+
+extension NoticeReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("notice")
+    notice.write(to: &writer)
+    writer.endObject()
+  }
+}
+
+extension CancelReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("cancelled")
+    writer.beginArray()
+    for id in cancelled { writer.integer(id) }
+    writer.endArray()
+    writer.endObject()
+  }
+}
+
+extension SuspendReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("suspended", suspended)
+    writer.endObject()
+  }
+}
+
+extension StatusReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("version", version)
+    writer.key("suspended", suspended)
+    writer.key("suspendedUntil", suspendedUntil)
+    writer.key("waiting", waiting)
+    writer.key("queued", queued)
+    writer.key("visible", visible)
+    writer.key("finished", finished)
+    writer.endObject()
+  }
+}
+
+extension EventReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("event")
+    event.write(to: &writer)
+    writer.endObject()
+  }
+}
+
+extension NoParameters: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.endObject()
+  }
+}
+
+extension ServiceInfo: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("vendor", vendor)
+    writer.key("product", product)
+    writer.key("version", version)
+    writer.key("url", url)
+    writer.key("interfaces")
+    writer.beginArray()
+    for interface in interfaces { writer.string(interface) }
+    writer.endArray()
+    writer.endObject()
+  }
+}
+
+extension InterfaceDescriptionReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("description", description)
+    writer.endObject()
+  }
+}
+
+extension VarlinkError: WireEncodable {
+  /// The whole error reply's envelope: `{"error":NAME,"parameters":{…}}`.
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("error", name)
+    writer.key("parameters")
+    JSONValue.object(parameters).write(to: &writer)
+    writer.endObject()
+  }
+}
+
+extension JSONValue: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    switch self {
+    case .null: writer.null()
+    case .bool(let value): writer.bool(value)
+    case .number(let value): writer.number(value)
+    case .string(let value): writer.string(value)
+    case .array(let values):
+      writer.beginArray()
+      for value in values { value.write(to: &writer) }
+      writer.endArray()
+    case .object(let members):
+      writer.beginObject()
+      for name in members.keys.sorted() {
+        writer.dynamicKey(name)
+        members[name]!.write(to: &writer)
+      }
+      writer.endObject()
+    }
+  }
+}
+
+/// One whole Varlink message, framed: the envelope of a reply around its parameters, and the NUL.
+public enum VarlinkReplyFrame {
+  /// `{"parameters":…}\0`, with `"continues":true` when the call goes on.
+  public static func encode(_ parameters: some WireEncodable, continues: Bool = false) -> [UInt8] {
+    var writer = JSONWriter()
+    append(parameters, continues: continues, to: &writer)
+    return writer.bytes
+  }
+
+  /// The same, appended to `writer`'s bytes.
+  public static func append(_ parameters: some WireEncodable, continues: Bool = false, to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("parameters")
+    parameters.write(to: &writer)
+    if continues {
+      writer.key("continues")
+      writer.bool(true)
+    }
+    writer.endObject()
+    writer.bytes.append(0)
+  }
+
+  /// An error reply, framed.
+  public static func encode(_ error: VarlinkError) -> [UInt8] {
+    var writer = JSONWriter()
+    error.write(to: &writer)
+    writer.bytes.append(0)
+    return writer.bytes
+  }
+}

@@ -1,0 +1,125 @@
+import NotifyCore
+import NotifyProtocol
+
+/// Why a change was not acknowledged.
+public enum ServiceError: Error, Sendable, Equatable {
+  /// The engine refused it (a bad field, an unknown id, a full queue); nothing changed.
+  case queue(QueueError)
+  /// The store could not commit it: it was withdrawn, as far as it can be (a new notice is
+  /// cancelled at once), and the caller must not take it as done.
+  case storeFailed(reason: String)
+}
+
+/// The one path every front end (Varlink, D-Bus) takes into the engine: each change is carried out
+/// on the queue, and its caller hears of it only once the journal has committed it; a new notice
+/// the journal could not keep is withdrawn. Reads (`get`, `list`, `history`, `status`) answer from
+/// the engine, which also keeps the history: the store only mirrors it.
+///
+/// - Important: `done` runs on the thread that commits the journal (the server's event loop), in
+///   the order the changes were made, or at once on the caller's thread when the engine refused the
+///   change or there is no journal.
+public final class NoticeService: Sendable {
+  public let queue: NoticeQueue
+  private let journal: (any NoticeJournal)?
+
+  public init(queue: NoticeQueue, journal: (any NoticeJournal)?) {
+    self.queue = queue
+    self.journal = journal
+  }
+
+  /// Carries out `change` and calls `done` with its value once it is durable. `withdrawing` names
+  /// the new notice the change made, if any: it is cancelled at once when the commit fails. Answers
+  /// the value at once too (`nil` when the engine refused), for a caller that must know it before
+  /// the commit (the D-Bus server holds back signals for a notice it has not answered yet).
+  @discardableResult
+  public func commit<Value: Sendable>(
+    _ change: () throws(QueueError) -> Value, withdrawing: (Value) -> Int? = { _ in nil },
+    done: @escaping @Sendable (Result<Value, ServiceError>) -> Void
+  ) -> Value? {
+    let value: Value
+    do {
+      value = try change()
+    } catch {
+      done(.failure(.queue(error)))
+      return nil
+    }
+    guard let journal else {
+      done(.success(value))
+      return value
+    }
+    let withdrawn = withdrawing(value)
+    journal.sync { [queue] error in
+      guard let error else {
+        done(.success(value))
+        return
+      }
+      if let withdrawn { _ = try? queue.cancel(CancelParameters(id: withdrawn, now: true)) }
+      done(.failure(.storeFailed(reason: "\(error)")))
+    }
+    return value
+  }
+
+  // MARK: - Changes
+
+  /// `Show`; with `replacing`, D-Bus `replaces_id`. Answers the id at once (`nil` if refused).
+  @discardableResult
+  public func show(
+    _ request: ShowParameters, replacing: Int? = nil, done: @escaping @Sendable (Result<Int, ServiceError>) -> Void
+  ) -> Int? {
+    commit({ () throws(QueueError) in try queue.show(request, replacing: replacing) }, withdrawing: { $0 }, done: done)
+  }
+
+  /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
+  @discardableResult
+  public func progress(
+    _ request: ProgressParameters, replacing: Int? = nil,
+    done: @escaping @Sendable (Result<ProgressReply, ServiceError>) -> Void
+  ) -> ProgressReply? {
+    commit(
+      { () throws(QueueError) in
+        let result = try queue.progress(request, replacing: replacing)
+        return ProgressReply(id: result.id, existing: result.existing)
+      }, withdrawing: { $0.existing ? nil : $0.id }, done: done)
+  }
+
+  public func update(_ request: UpdateParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in try queue.update(request) }, done: done)
+  }
+
+  public func end(_ request: EndParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in try queue.end(request) }, done: done)
+  }
+
+  public func cancel(_ request: CancelParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in try queue.cancel(request) }, done: done)
+  }
+
+  public func invoke(_ request: InvokeParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in try queue.invoke(request) }, done: done)
+  }
+
+  /// A person closed notice `id` (a click on a popup), or the desktop's server reported so.
+  public func dismiss(
+    _ id: Int, outcome: Outcome = .dismissed, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.dismiss(id, outcome: outcome) }, done: done)
+  }
+
+  public func suspend(for duration: Double?, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in try queue.suspend(for: duration) }, done: done)
+  }
+
+  public func resume(done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {
+    commit({ () throws(QueueError) in queue.resume() }, done: done)
+  }
+
+  // MARK: - Reads
+
+  /// Finished notices, newest first, from the one history there is: the engine's.
+  public func history(_ request: HistoryParameters) throws(QueueError) -> [Notice] {
+    if let limit = request.limit, limit < 0 {
+      throw .invalidArgument(field: "limit", reason: "must not be negative")
+    }
+    return queue.history(request)
+  }
+}

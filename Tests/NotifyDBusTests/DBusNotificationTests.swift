@@ -1,0 +1,133 @@
+import Foundation
+import NotifyCore
+import NotifyDisplay
+import NotifyProtocol
+import Testing
+
+@testable import NotifyDBus
+
+@Suite("DBusNotification: Notify arguments to and from notices")
+struct DBusNotificationTests {
+  @Test(arguments: [(UInt8(0), Urgency.low), (1, .normal), (2, .critical)])
+  func urgencyHint_mapsToUrgency(byte: UInt8, urgency: Urgency) {
+    let call = DBusNotification(appName: "a", summary: "s", hints: ["urgency": .byte(byte)])
+    #expect(call.urgency == urgency)
+  }
+
+  @Test func urgencyHint_outOfRangeOrMissing_isNil() {
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["urgency": .byte(7)]).urgency == nil)
+    #expect(DBusNotification(appName: "a", summary: "s").urgency == nil)
+  }
+
+  static let expiries: [(Int32, Double?)] = [(-1, nil), (0, 0), (1500, 1.5), (Int32.max, 86_400)]
+
+  @Test(arguments: expiries)
+  func expireTimeout_mapsToHold(expire: Int32, hold: Double?) {
+    #expect(DBusNotification(appName: "a", summary: "s", expireTimeout: expire).hold == hold)
+  }
+
+  @Test func valueHint_ofAnyIntegerWidth_isClampedToAPercentage() {
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .int32(50)]).value == 50)
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .integer(250)]).value == 100)
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .int32(-3)]).value == 0)
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["value": .string("50")]).value == nil)
+  }
+
+  @Test func icon_followsTheSpecsOrder_andTakesOnlyFiles() throws {
+    let log = Logger(level: .error, sink: DiscardingSink())
+    func icon(_ appIcon: String = "", _ hints: [String: DBusHint] = [:], cache: IconCache? = nil) throws
+      -> String?
+    {
+      try DBusNotification(appName: "a", appIcon: appIcon, summary: "s", hints: hints)
+        .icon(storingPixelsIn: cache, log: log)
+    }
+    #expect(try icon() == nil)
+    #expect(try icon("dialog-information") == nil)  // a theme's name: not looked up
+    #expect(try icon("/usr/share/pixmaps/a.png") == "/usr/share/pixmaps/a.png")
+    #expect(try icon("file:///home/ann/my%20icon.png") == "/home/ann/my icon.png")
+    #expect(try icon("/a.png", ["image-path": .string("file:///b.png")]) == "/b.png")
+    #expect(try icon("/a.png", ["image_path": .string("/c.png")]) == "/c.png")
+    #expect(try icon("/a.png", ["image-path": .string("name-only")]) == "/a.png")
+
+    let directory = NSTemporaryDirectory() + "notifyd-dbus-icons-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let cache = IconCache(directory: directory)
+    let pixels = IconImage.Pixels(
+      width: 2, height: 2, rowStride: 8, hasAlpha: true, bitsPerSample: 8, channels: 4,
+      data: Array(repeating: 0x80, count: 16))
+    for name in ["image-data", "image_data", "icon_data"] {
+      let kept = try #require(
+        try icon("/a.png", [name: .image(pixels), "image-path": .string("/b.png")], cache: cache))
+      #expect(kept.hasPrefix(directory + "/"))
+    }
+    var short = pixels
+    short.data = [1, 2, 3]
+    #expect(
+      throws: QueueError.invalidArgument(
+        field: "hints: image-data", reason: "data holds 3 bytes; 2×2 needs 16")
+    ) {
+      try icon("/a.png", ["image-data": .image(short)], cache: cache)
+    }
+    // A cache that cannot be written: the notice goes on with the next icon there is.
+    let unwritable = IconCache(directory: "/proc/notifyd-icons")
+    #expect(try icon("/a.png", ["image-data": .image(pixels)], cache: unwritable) == "/a.png")
+  }
+
+  @Test func stackTag_prefersDunstsThenCanonicals() {
+    let both = DBusNotification(
+      appName: "a", summary: "s",
+      hints: ["x-dunst-stack-tag": .string("dunst"), "x-canonical-private-synchronous": .string("canonical")])
+    #expect(both.stackTag == "dunst")
+    let canonical = DBusNotification(
+      appName: "a", summary: "s", hints: ["x-canonical-private-synchronous": .string("volume")])
+    #expect(canonical.stackTag == "volume")
+    #expect(
+      DBusNotification(appName: "a", summary: "s", hints: ["x-dunst-stack-tag": .string("")]).stackTag == nil)
+  }
+
+  @Test func actions_pairUpAndDropATrailingKeyOrEmptyKeys() {
+    let call = DBusNotification(
+      appName: "a", summary: "s", actions: ["yes", "Yes", "", "Empty", "no", "No", "lone"])
+    #expect(call.actionPairs == [Action(key: "yes", label: "Yes"), Action(key: "no", label: "No")])
+  }
+
+  @Test func forwarding_aNotice_carriesTitleBodyHintsActionsAndItsWholeLife() {
+    let notice = Notice(
+      id: 3, kind: .notice, title: "Backup <done>", body: "3 & 4", app: "restic", urgency: .critical,
+      fadeIn: 1, hold: 20, fadeOut: 1, actions: [Action(key: "open", label: "Open")])
+    let call = DBusNotification(forwarding: notice, replacesID: 9, firstShowing: true, escapesMarkup: true)
+    #expect(call.summary == "Backup <done>")
+    #expect(call.body == "3 &amp; 4")
+    #expect(call.appName == "restic")
+    #expect(call.replacesID == 9)
+    #expect(call.hints["urgency"] == .byte(2))
+    #expect(call.actions == ["open", "Open"])
+    #expect(call.expireTimeout == 22_000)
+  }
+
+  @Test func forwarding_aNoticeThatHoldsUntilEnded_neverExpires() {
+    let notice = Notice(id: 1, kind: .notice, title: "t", hold: 0)
+    #expect(DBusNotification.expireTimeout(for: notice, firstShowing: true) == 0)
+  }
+
+  @Test func forwarding_anUpdate_leavesTheFadeInOut() {
+    let notice = Notice(id: 1, kind: .notice, title: "t", fadeIn: 2, hold: 3, fadeOut: 1)
+    #expect(DBusNotification.expireTimeout(for: notice, firstShowing: false) == 4000)
+  }
+
+  @Test func forwarding_anEndedProgress_showsItsMessageUntilClosed() {
+    let notice = Notice(id: 1, kind: .progress, title: "Build", body: "linking", value: 90, message: "done")
+    let call = DBusNotification(forwarding: notice, replacesID: 4, firstShowing: false, escapesMarkup: false)
+    #expect(call.body == "done")
+    #expect(call.hints["value"] == .int32(90))
+    #expect(call.expireTimeout == 0)
+  }
+
+  @Test(arguments: [
+    (Outcome?.some(.completed), DBusCloseReason.expired), (.timedOut, .expired), (.dismissed, .dismissed),
+    (.cancelled, .undefined), (.replaced, .undefined), (nil, .undefined),
+  ])
+  func closeReason_followsTheOutcome(outcome: Outcome?, reason: DBusCloseReason) {
+    #expect(DBusNotificationServer.closeReason(outcome) == reason)
+  }
+}

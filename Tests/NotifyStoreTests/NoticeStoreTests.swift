@@ -1,0 +1,167 @@
+import Foundation
+import NotifyCore
+import NotifyProtocol
+import Synchronization
+import Testing
+
+@testable import NotifyStore
+
+/// The store against real SQLite files: a store the first release wrote migrates with nothing lost,
+/// what one turn noted is one commit, and a failed commit answers its callers and keeps its changes.
+@Suite("NoticeStore")
+struct NoticeStoreTests {
+  let log = Logger(level: .error, sink: DiscardingSink())
+
+  /// A fresh directory for one test's store.
+  func directory() -> String {
+    var template = Array("/tmp/notifyd-store-test-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+  }
+
+  /// Collects the errors `sync` answers with, in order (`nil` for a commit).
+  final class Answers: Sendable {
+    private let values = Mutex<[String?]>([])
+    var all: [String?] { values.withLock { $0 } }
+    func record(_ error: (any Error)?) { values.withLock { $0.append(error.map { "\($0)" }) } }
+  }
+
+  // MARK: - Migration
+
+  /// `Fixtures/store-v1.db` was written by the release before this schema (a JSON document per
+  /// notice): eight notices with every field a client can set, one of them finished, the queue
+  /// suspended for two hours, next id 9.
+  @Test func aStoreOfTheFirstRelease_migrates_withNothingLost() throws {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/store-v1.db").path
+    let path = directory() + "/notifyd.db"
+    try FileManager.default.copyItem(atPath: fixture, toPath: path)
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+
+    #expect(state.unfinished.map(\.id) == [1, 2, 3, 4, 5, 6, 8])
+    #expect(state.history.map(\.id) == [7])
+    #expect(state.nextID == 9)
+    #expect(state.suspended)
+    #expect(state.suspendedUntil == 1_796_160_435.1441793)
+    let byID = Dictionary(uniqueKeysWithValues: (state.unfinished + state.history).map { ($0.id, $0) })
+
+    let backup = try #require(byID[1])
+    #expect(backup.title == "Backup done" && backup.body == "312 files, 1.2 GiB")
+    #expect(backup.app == "restic" && backup.tag == "backup" && backup.hold == 100)
+    #expect(backup.actions == [Action(key: "open", label: "Open"), Action(key: "skip", label: "Skip")])
+    #expect(backup.created == 1_796_153_234.5679924 && backup.shown == nil && backup.phase == .waiting)
+
+    let disk = try #require(byID[2])
+    #expect(disk.urgency == .critical && disk.key == "disk" && disk.style == .blur && disk.hold == 0)
+    #expect(disk.icon == "/usr/share/pixmaps/debian-logo.png")
+
+    let build = try #require(byID[3])
+    #expect(build.kind == .progress && build.value == 40 && build.timeout == 0 && build.key == "build")
+
+    let later = try #require(byID[4])
+    #expect(later.delay == 3600 && later.fadeIn == 0.5 && later.fadeOut == 2)
+    #expect(later.easeIn == .linear && later.easeOut == .easeInOut)
+
+    let after = try #require(byID[5])
+    #expect(after.after == 1 && after.hold == 7)
+
+    let text = try #require(byID[6])
+    #expect(text.title == #"Ünïcödé "quoted" \ back"#)
+    #expect(text.body == "line1\nline2\ttab" && text.app == "app with space")
+
+    let cancelled = try #require(byID[7])
+    #expect(cancelled.outcome == .cancelled && cancelled.phase == .finished && cancelled.app == "cron")
+    #expect(cancelled.finished == 1_796_153_234.611252)
+
+    let ended = try #require(byID[8])
+    #expect(ended.message == "finished ok" && ended.value == 10 && ended.timeout == 30)
+    #expect(ended.shown == 1_796_153_234.6223226)
+
+    // Opening it again finds the new schema and changes nothing.
+    let (_, again) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(again == state)
+  }
+
+  // MARK: - Committing
+
+  @Test func whatOneTurnNoted_isOneCommit_andEveryCallerHearsOfIt() throws {
+    let path = directory() + "/notifyd.db"
+    let woken = Locked(0)
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log) { woken.withLock { $0 += 1 } }
+    let answers = Answers()
+    for id in 1...100 {
+      store.recordNextID(id + 1)
+      store.recordUnfinished(Notice(id: id, kind: .notice, title: "n\(id)", body: "with a NUL\u{0}inside"))
+      store.sync(answers.record)
+    }
+    #expect(woken.withLock { $0 } == 1, "the committer is woken once for a batch, not per change")
+    #expect(store.commitPending() == .committed)
+    #expect(store.commitCount == 1)
+    #expect(answers.all == Array(repeating: nil, count: 100))
+    #expect(store.commitPending() == .idle)
+
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.unfinished.map(\.id) == Array(1...100))
+    #expect(state.unfinished.first?.body == "with a NUL\u{0}inside")
+    #expect(state.nextID == 101)
+  }
+
+  @Test func aFinishedNotice_isKept_untilTheEngineForgetsIt() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .full, log: log)
+    var notice = Notice(id: 1, kind: .notice, title: "done")
+    store.recordUnfinished(notice)
+    #expect(store.commitPending() == .committed)
+    notice.outcome = .completed
+    notice.phase = .finished
+    notice.finished = 1_800_000_000
+    store.recordFinished(notice)
+    #expect(store.commitPending() == .committed)
+    #expect(try NoticeStore.open(path: path, sync: .normal, log: log).state.history == [notice])
+    store.recordForgotten(1)
+    #expect(store.commitPending() == .committed)
+    #expect(try NoticeStore.open(path: path, sync: .normal, log: log).state.history.isEmpty)
+  }
+
+  @Test func aFailedCommit_answersWithTheError_keepsTheChanges_andWaitsBeforeTryingAgain() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    // A database that may not grow: the next page it needs is refused (SQLITE_FULL), as on a full disk.
+    let pages = try store.database.prepare("PRAGMA page_count")
+    _ = try pages.step()
+    try store.database.execute("PRAGMA max_page_count=\(pages.integer(0))")
+    pages.reset()
+    let answers = Answers()
+    let long = String(repeating: "x", count: 16 * 1024)
+    for id in 1...8 { store.recordUnfinished(Notice(id: id, kind: .notice, title: "n\(id)", body: long)) }
+    store.sync(answers.record)
+    guard case .failed(let delay) = store.commitPending() else {
+      Issue.record("the commit should have failed")
+      return
+    }
+    #expect(delay == NoticeStore.firstRetryDelay)
+    #expect(answers.all.count == 1 && answers.all[0]?.contains("full") == true)
+    // Within the wait nothing is tried; a caller meanwhile waits for the next attempt.
+    store.sync(answers.record)
+    guard case .waiting = store.commitPending() else {
+      Issue.record("the store should wait out its retry delay")
+      return
+    }
+    #expect(answers.all.count == 1)
+    try store.database.execute("PRAGMA max_page_count=1000000")
+    usleep(UInt32(delay * 1_000_000) + 10_000)
+    #expect(store.commitPending() == .committed)
+    #expect(answers.all.count == 2 && answers.all[1] == nil)
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.unfinished.map(\.id) == Array(1...8), "the changes of the failed commit were kept")
+  }
+
+  @Test func aDamagedFile_isMovedAside_andAFreshStoreStarted() throws {
+    let directory = directory()
+    let path = directory + "/notifyd.db"
+    try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.unfinished.isEmpty && state.nextID == 1)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    #expect(names.contains { $0.hasPrefix("notifyd.db.corrupt-") })
+  }
+}
