@@ -51,11 +51,11 @@ let package = Package(
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
     // The popups' painter and layout (cairo, pango), the same for every backend.
-    .target(name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "CPangoCairo"]),
+    .target(name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
-    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol"]),
+    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     .executableTarget(

@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 
 /// Where `notifyctl` writes: standard output for results, standard error for complaints.
 public protocol Console: AnyObject {
@@ -24,17 +25,9 @@ public final class StandardConsole: Console {
 
   public var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
-  /// Writes all of `text` to `fd` (wraps `write(2)`), retrying after signals and short writes.
-  /// A failed write is dropped: there is nowhere left to report it.
+  /// Writes all of `text` to `fd` (`Posix.writeAll`), after signals and short writes too. A
+  /// failed write is dropped: there is nowhere left to report it.
   private static func write(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        return
-      }
-      bytes = bytes.dropFirst(written)
-    }
+    Array(text.utf8).withUnsafeBytes { _ = try? Posix.writeAll(fd, $0) }
   }
 }

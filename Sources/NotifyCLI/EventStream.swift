@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 import NotifyProtocol
 
 /// The events of a `Watch` call, read without blocking, so that the terminal view can wait for
@@ -20,7 +21,7 @@ final class EventStream {
   /// The socket, for `poll(2)`.
   var fileDescriptor: Int32 { client.fileDescriptor }
 
-  /// The events that arrived whole since the last call (wraps `recv(2)` with `MSG_DONTWAIT`).
+  /// The events that arrived whole since the last call (`Posix.receive` without waiting).
   ///
   /// - Throws: `ClientError.connectionClosed` when the daemon closed the stream, other
   ///   `ClientError`s for a failed read or a malformed reply, `VarlinkError` for an error reply.
@@ -28,17 +29,17 @@ final class EventStream {
     var events: [Event] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-      let count = chunk.withUnsafeMutableBytes {
-        recv(fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+      let transfer = chunk.withUnsafeMutableBytes { buffer in
+        Result { () throws(SystemError) in try Posix.receive(fileDescriptor, into: buffer, wait: false) }
       }
-      if count < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK { return events }
-        throw ClientError.io(path: client.path, errno: errno)
-      }
-      if count == 0 {
+      let count: Int
+      switch transfer {
+      case .failure(let error): throw ClientError.io(path: client.path, errno: error.errno)
+      case .success(.wouldBlock): return events
+      case .success(.endOfFile):
         guard events.isEmpty else { return events }  // report the close on the next call
         throw ClientError.connectionClosed(path: client.path)
+      case .success(.bytes(let read)): count = read
       }
       let output = chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
       if output.overflowed {

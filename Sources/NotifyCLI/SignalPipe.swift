@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 
 /// The write end of the current `SignalPipe`, for its handler, which can reach nothing else.
 ///
@@ -19,17 +20,17 @@ final class SignalPipe {
   private let writeEnd: Int32
   private var previousActions: [(Int32, sigaction)] = []
 
-  /// Installs the handler for `signals` (wraps `pipe(2)`, `fcntl(2)` and `sigaction(2)`).
+  /// Installs the handler for `signals` (`Posix.pipe`, and `sigaction(2)`).
   init(signals: [Int32]) throws(TerminalError) {
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { throw .systemCall("pipe", errno: errno) }
-    for end in ends {
-      // Non-blocking, so that a burst of signals can never block the handler; not inherited by `run`'s children.
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+    // Non-blocking, so that a burst of signals can never block the handler; not inherited by `run`'s children.
+    let ends: (read: Int32, write: Int32)
+    do {
+      ends = try Posix.pipe()
+    } catch {
+      throw .systemCall("pipe2", errno: error.errno)
     }
-    fileDescriptor = ends[0]
-    writeEnd = ends[1]
+    fileDescriptor = ends.read
+    writeEnd = ends.write
     signalPipeWriteEnd = writeEnd
     for number in signals { install(number) }
   }
@@ -40,8 +41,8 @@ final class SignalPipe {
       sigaction(number, &previous, nil)
     }
     signalPipeWriteEnd = -1
-    close(fileDescriptor)
-    close(writeEnd)
+    Posix.close(fileDescriptor)
+    Posix.close(writeEnd)
   }
 
   /// The signals that arrived since the last call, oldest first.
@@ -49,9 +50,8 @@ final class SignalPipe {
     var signals: [Int32] = []
     var buffer = [UInt8](repeating: 0, count: 64)
     while true {
-      let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return signals }
+      let transfer = buffer.withUnsafeMutableBytes { try? Posix.read(fileDescriptor, into: $0) }
+      guard case .bytes(let count) = transfer else { return signals }
       signals += buffer[0..<count].map { Int32($0) }
     }
   }
@@ -62,6 +62,7 @@ final class SignalPipe {
     action.__sigaction_handler.sa_handler = { number in
       let saved = errno
       var byte = UInt8(truncatingIfNeeded: number)
+      // write(2) itself, not the Posix seam: only async-signal-safe calls belong in a handler.
       _ = write(signalPipeWriteEnd, &byte, 1)
       errno = saved
     }

@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 
 /// The terminal `watch` draws on: standard output for drawing, standard input for keys when it is
 /// a terminal too, the window size, and the input modes, which it changes and gives back.
@@ -28,18 +29,10 @@ final class TerminalDevice {
     return (Int(window.ws_col), Int(window.ws_row))
   }
 
-  /// Writes all of `text` (wraps `write(2)`), retrying after signals and short writes; a failed
-  /// write is dropped, as there is nowhere to report it.
+  /// Writes all of `text` (`Posix.writeAll`), after signals and short writes too; a failed write
+  /// is dropped, as there is nowhere to report it.
   func write(_ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        return
-      }
-      bytes = bytes.dropFirst(written)
-    }
+    Array(text.utf8).withUnsafeBytes { _ = try? Posix.writeAll(output, $0) }
   }
 
   /// Turns off echo and line editing on the input terminal (wraps `tcsetattr(3)`), so that keys
@@ -65,13 +58,14 @@ final class TerminalDevice {
     savedInputMode = nil
   }
 
-  /// The bytes typed so far (wraps `read(2)`); empty when nothing waits, `nil` at end of input.
+  /// The bytes typed so far (`Posix.read`); empty when nothing waits, `nil` at end of input.
   func readKeys() -> [UInt8]? {
     guard let input else { return [] }
     var buffer = [UInt8](repeating: 0, count: 64)
-    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-    if count < 0 { return errno == EINTR || errno == EAGAIN ? [] : nil }
-    if count == 0 { return nil }
-    return Array(buffer[0..<count])
+    switch buffer.withUnsafeMutableBytes({ try? Posix.read(input, into: $0) }) {
+    case .bytes(let count): return Array(buffer[0..<count])
+    case .wouldBlock: return []
+    case .endOfFile, nil: return nil
+    }
   }
 }

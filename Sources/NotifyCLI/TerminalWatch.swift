@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 import NotifyProtocol
 
 /// `notifyctl watch` on a terminal: a live view of the visible notices and their fades, redrawn
@@ -71,10 +72,11 @@ final class TerminalWatch {
         descriptors.append(pollfd(fd: stream.fileDescriptor, events: Int16(POLLIN), revents: 0))
       }
       if let input = device.input { descriptors.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
-      let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
-      if ready < 0 {
-        if errno == EINTR { continue }
-        throw TerminalError.systemCall("poll", errno: errno)
+      let ready: Int
+      do {
+        ready = try Posix.poll(&descriptors, timeout: pollTimeout())
+      } catch {
+        throw TerminalError.systemCall("poll", errno: error.errno)
       }
       if ready == 0 {
         // A countdown changed, or a reconnection is due.

@@ -1,6 +1,7 @@
 import CPangoCairo
 import Foundation
 import Glibc
+import NotifyPosix
 
 /// Icons that arrive as pixels (D-Bus `image-data`), kept as PNG files named by their content in
 /// one directory (`$XDG_CACHE_HOME/notifyd/icons`), so that a notice refers to its icon by path
@@ -65,13 +66,14 @@ public final class IconCache {
     }
     try makeDirectory()
     let temporary = "\(directory)/.\(getpid())-\(name).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { throw .unwritable("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-    let written = png.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-    guard written == png.count, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw .unwritable("cannot write \(path): \(String(cString: strerror(errno)))")
+    do throws(SystemError) {
+      let fd = try Posix.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600)
+      defer { Posix.close(fd) }
+      try png.withUnsafeBytes { bytes in Result { () throws(SystemError) in try Posix.writeAll(fd, bytes) } }.get()
+      try Posix.rename(temporary, to: path)
+    } catch {
+      try? Posix.unlink(temporary)
+      throw .unwritable("cannot write \(path): \(error)")
     }
     order.removeAll { $0 == name }
     order.append(name)

@@ -1,5 +1,6 @@
 import CPangoCairo
 import Glibc
+import NotifyPosix
 
 /// A card's icon: a PNG file read within bounds, or raw pixels (D-Bus `image-data`) written as a
 /// PNG file into a cache, so that a notice carries its icon as a path either way.
@@ -85,21 +86,17 @@ public enum IconImage {
 
   /// The file's bytes, when it is a regular file of at most `maximumFileBytes`.
   static func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= maximumFileBytes else {
-      return nil
-    }
+    guard let fd = try? Posix.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) else { return nil }
+    defer { Posix.close(fd) }
+    guard let info = try? Posix.status(fd), info.st_mode & S_IFMT == S_IFREG, info.st_size <= maximumFileBytes
+    else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
     var filled = 0
     while filled < bytes.count {
-      let count = bytes.withUnsafeMutableBytes { buffer in
-        read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+      let transfer = bytes.withUnsafeMutableBytes { buffer in
+        try? Posix.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
       }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
+      guard case .bytes(let count) = transfer else { break }
       filled += count
     }
     return filled == bytes.count ? bytes : nil

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NotifyPosix
 
 #if canImport(Glibc)
   import Glibc
@@ -47,54 +48,33 @@ public final class VarlinkClient {
   private var framer = VarlinkFramer(maximumMessageSize: Int.max)
   private var pending: [[UInt8]] = []
 
-  /// Connects to the socket at `path` (wraps `socket(2)` and `connect(2)`).
+  /// Connects to the socket at `path` (`Posix.unixStreamSocket`, `Posix.connect`).
   public init(path: String) throws(ClientError) {
     self.path = path
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .cannotConnect(path: path, errno: errno) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard bytes.count < capacity else {
-      close(fd)
-      throw .pathTooLong(path: path)
+    let fd: Int32
+    do {
+      fd = try Posix.unixStreamSocket(blocking: true)
+    } catch {
+      throw .cannotConnect(path: path, errno: error.errno)
     }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let code = errno
-      close(fd)
-      throw .cannotConnect(path: path, errno: code)
+    do {
+      try Posix.connect(fd, path: path)
+    } catch {
+      Posix.close(fd)
+      throw error.errno == ENAMETOOLONG ? .pathTooLong(path: path) : .cannotConnect(path: path, errno: error.errno)
     }
     self.fd = fd
   }
 
-  deinit { close(fd) }
+  deinit { Posix.close(fd) }
 
   /// The file descriptor of the connection, for `poll(2)`.
   public var fileDescriptor: Int32 { fd }
 
-  /// Sends raw bytes (wraps `send(2)` with `MSG_NOSIGNAL`).
+  /// Sends raw bytes (`Posix.sendAll`: `send(2)` with `MSG_NOSIGNAL`).
   public func send(raw bytes: [UInt8]) throws(ClientError) {
-    var offset = 0
-    while offset < bytes.count {
-      let sent = bytes.withUnsafeBytes { buffer in
-        Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-      }
-      if sent < 0 {
-        if errno == EINTR { continue }
-        throw .io(path: path, errno: errno)
-      }
-      offset += sent
-    }
+    let result = bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try Posix.sendAll(fd, buffer) } }
+    if case .failure(let error) = result { throw .io(path: path, errno: error.errno) }
   }
 
   /// Sends a call without waiting for its reply.
@@ -110,16 +90,20 @@ public final class VarlinkClient {
     try send(raw: bytes)
   }
 
-  /// Reads the next whole message (wraps `recv(2)`).
+  /// Reads the next whole message (`Posix.receive`: `recv(2)`).
   public func receiveMessage() throws(ClientError) -> [UInt8] {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while pending.isEmpty {
-      let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw .io(path: path, errno: errno)
+      let transfer = chunk.withUnsafeMutableBytes { buffer in
+        Result { () throws(SystemError) in try Posix.receive(fd, into: buffer) }
       }
-      if count == 0 { throw .connectionClosed(path: path) }
+      let count: Int
+      switch transfer {
+      case .failure(let error): throw .io(path: path, errno: error.errno)
+      case .success(.endOfFile): throw .connectionClosed(path: path)
+      case .success(.wouldBlock): continue
+      case .success(.bytes(let read)): count = read
+      }
       let output = chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
       pending.append(contentsOf: output.messages)
     }

@@ -1,26 +1,5 @@
 import FoundationEssentials
 
-/// The envelope of a Varlink call: which method, and how the caller wants it answered.
-public struct VarlinkCall: Codable, Sendable, Equatable {
-  public var method: String
-  public var parameters: JSONValue?
-  public var more: Bool?
-  public var oneway: Bool?
-  public var upgrade: Bool?
-
-  public init(method: String, parameters: JSONValue? = nil, more: Bool? = nil, oneway: Bool? = nil) {
-    self.method = method
-    self.parameters = parameters
-    self.more = more
-    self.oneway = oneway
-  }
-
-  /// Whether the caller asked for several replies.
-  public var wantsMore: Bool { more ?? false }
-  /// Whether the caller asked for no reply at all.
-  public var isOneway: Bool { oneway ?? false }
-}
-
 /// The envelope of a Varlink reply: parameters, or an error name with its parameters.
 public struct VarlinkReply: Codable, Sendable, Equatable {
   public var parameters: JSONValue?
@@ -149,30 +128,14 @@ public struct VarlinkFramer: Sendable {
   }
 }
 
-/// Encoding and decoding of Varlink messages.
+/// Encoding and decoding of Varlink messages with Codable, as clients do (the daemon reads calls
+/// with `JSONReader` and writes replies with `VarlinkReplyFrame`).
 public enum VarlinkCoding {
   /// Encodes a message as JSON followed by the NUL that ends it.
   public static func frame(_ message: some Encodable) throws -> [UInt8] {
     var bytes = [UInt8](try JSONEncoder().encode(message))
     bytes.append(0)
     return bytes
-  }
-
-  /// Encodes a reply carrying `parameters`.
-  public static func reply(_ parameters: some Encodable, continues: Bool = false) throws -> [UInt8] {
-    try frame(ReplyEnvelope(parameters: parameters, continues: continues ? true : nil))
-  }
-
-  /// Encodes an error reply.
-  public static func reply(_ error: VarlinkError) -> [UInt8] {
-    // Encoding a tree of strings and numbers cannot fail.
-    try! frame(VarlinkReply(parameters: .object(error.parameters), error: error.name))
-  }
-
-  /// A reply whose parameters are typed, so that they are encoded straight to JSON.
-  private struct ReplyEnvelope<Parameters: Encodable>: Encodable {
-    var parameters: Parameters
-    var continues: Bool?
   }
 
   /// A call whose parameters are typed.

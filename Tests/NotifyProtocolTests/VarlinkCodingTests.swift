@@ -29,18 +29,18 @@ struct VarlinkCodingTests {
   }
 
   @Test func reply_carriesParametersAndContinues_endedByNul() throws {
-    let bytes = try VarlinkCoding.reply(ShowReply(id: 12), continues: true)
+    let bytes = VarlinkReplyFrame.encode(ShowReply(id: 12), continues: true)
     #expect(bytes.last == 0)
     let reply = try VarlinkCoding.decodeReply(Array(bytes.dropLast()))
     #expect(reply.continues == true)
     #expect(reply.error == nil)
     #expect(reply.parameters == .object(["id": .number(12)]))
-    let last = try VarlinkCoding.decodeReply(Array(try VarlinkCoding.reply(ShowReply(id: 1)).dropLast()))
+    let last = try VarlinkCoding.decodeReply(Array(VarlinkReplyFrame.encode(ShowReply(id: 1)).dropLast()))
     #expect(last.continues == nil)
   }
 
   @Test func errorReply_carriesTheNameAndParameters() throws {
-    let bytes = VarlinkCoding.reply(.invalidArgument("title", "longer than 1 KiB"))
+    let bytes = VarlinkReplyFrame.encode(.invalidArgument("title", "longer than 1 KiB"))
     #expect(bytes.last == 0)
     let reply = try VarlinkCoding.decodeReply(Array(bytes.dropLast()))
     #expect(reply.error == "io.notifyd.Queue.InvalidArgument")

@@ -94,9 +94,9 @@ final class FakeDaemon: Sendable {
           let bytes: [UInt8]
           switch response {
           case .reply(let parameters, let continues):
-            bytes = try! VarlinkCoding.reply(parameters, continues: continues)
+            bytes = VarlinkReplyFrame.encode(parameters, continues: continues)
           case .error(let error):
-            bytes = VarlinkCoding.reply(error)
+            bytes = VarlinkReplyFrame.encode(error)
           case .close:
             return
           }
