@@ -15,8 +15,12 @@ let package = Package(
     // The one seam for system calls, daemon and client alike: thin wrappers naming the call they wrap.
     .target(name: "NotifyPosix", dependencies: ["CLinux"]),
     // The Varlink wire format (framing, the one-pass JSON reader and writer), the message types and
-    // the client: FoundationEssentials only.
-    .target(name: "NotifyProtocol", dependencies: ["NotifyPosix"]),
+    // the client: FoundationEssentials only. Optimized in debug builds too: every call and every
+    // event goes through its reader and writer, and the end-to-end load tests run the debug daemon
+    // (unoptimized, encoding events for 32 watchers took most of its time under load).
+    .target(
+      name: "NotifyProtocol", dependencies: ["NotifyPosix"],
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // The timeline, NotificationOperation and the queue engine: no C, no sockets.
     .target(name: "NotifyCore", dependencies: ["NotifyProtocol"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
@@ -81,6 +85,7 @@ let package = Package(
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
+    .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService"]),
     .testTarget(name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService"]),
     .testTarget(
       name: "NotifyStoreTests", dependencies: ["NotifyStore"], exclude: ["Fixtures"]),
