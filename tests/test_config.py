@@ -58,6 +58,25 @@ def test_a_bad_config_keeps_the_daemon_from_starting(runtime_dir):
     assert "notifyd.conf:2: MaxVisble: unknown key in [Queue]" in daemon.stderr()
 
 
+def test_socket_path_in_the_config_is_where_notifyd_listens_and_notifyctl_goes(runtime_dir):
+    """[Socket] Path= is one rule for both sides: notifyctl reads it from the same file."""
+    daemon = Daemon(runtime_dir)
+    elsewhere = runtime_dir / "elsewhere" / "n.sock"
+    write_config(daemon, f"[Socket]\nPath={elsewhere}\n")
+    daemon.socket_path = str(elsewhere)
+    daemon.start()
+    try:
+        assert not (runtime_dir / "notifyd.sock").exists()
+        unset = {"NOTIFYD_SOCKET": ""}  # empty counts as unset
+        shown = daemon.notifyctl("show", "found by the config", check=True, env=unset)
+        assert shown.stdout.strip().isdigit()
+        # --socket still comes first; an empty --socket counts as unset.
+        assert daemon.notifyctl("--socket", str(runtime_dir / "nowhere.sock"), "status", env=unset).returncode == 1
+        assert daemon.notifyctl("--socket=", "status", env=unset).returncode == 0
+    finally:
+        assert daemon.stop() == 0
+
+
 def test_timing_layers_resolve_in_order(runtime_dir):
     daemon = Daemon(runtime_dir)
     write_config(
