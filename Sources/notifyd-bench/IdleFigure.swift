@@ -46,6 +46,17 @@ enum IdleFigure {
           "\(ours.exited) daemon threads exited in the idle window (counted as a wakeup each)")
       }
       bench.report.add(row)
+      // Resident memory at rest, after the work above, beside dunst at rest in the same run.
+      let resident = ProcessStats.residentBytes(daemon.pid) ?? 0
+      var memory = Row(
+        figure: "RSS idle, after a notice (VmRSS)", value: "\(Format.fixed(Double(resident) / 1_048_576, 1)) MiB",
+        budget: "≤ dunst's idle RSS")
+      if let dunst = peerPIDs.first, let theirs = ProcessStats.residentBytes(dunst) {
+        memory.peer = "dunst \(Format.fixed(Double(theirs) / 1_048_576, 1)) MiB"
+        memory.ratio = Format.fixed(Double(resident) / Double(theirs), 2) + "×"
+        memory.verdict = resident <= theirs ? .met : .missed
+      }
+      bench.report.add(memory)
     }
 
     let starts = bench.runs(20)
