@@ -27,7 +27,8 @@ let package = Package(
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
     // The Varlink transport: the event loop, the server and its connections, the method table, and
     // io.notifyd.Queue bound to the service.
-    .target(name: "NotifyVarlink", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix"]),
+    .target(
+      name: "NotifyVarlink", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix"]),
     // libsqlite3 (the store) through a module map.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The durable store: SQLite rows, migrations, group commit on the loop's turn.
@@ -55,7 +56,8 @@ let package = Package(
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
     // The popups' painter and layout (cairo, pango), the same for every backend.
-    .target(name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
+    .target(
+      name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.

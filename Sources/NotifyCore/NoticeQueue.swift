@@ -1,6 +1,5 @@
 import Foundation
 import NotifyProtocol
-import Synchronization
 
 /// The queue engine: accepts notices, holds them until due and free, runs them on two lanes of
 /// `OperationQueue`s, and reports everything that happens as `Event`s.
@@ -184,9 +183,11 @@ public final class NoticeQueue: Sendable {
   /// Accepts a progress indicator, or with a `key` that an unfinished one has, answers its id with
   /// `existing: true`, applies the new title, body and value, and restarts its timeout.
   /// `replacing` names an indicator by id, as D-Bus `replaces_id` does.
-  public func progress(_ request: ProgressParameters, replacing replacedID: Int? = nil) throws(QueueError) -> (
-    id: Int, existing: Bool
-  ) {
+  public func progress(_ request: ProgressParameters, replacing replacedID: Int? = nil) throws(QueueError)
+    -> (
+      id: Int, existing: Bool
+    )
+  {
     try Self.validate(title: request.title, body: request.body)
     let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
     try Self.validate(explicit)

@@ -1,6 +1,5 @@
 import Foundation
 import NotifyProtocol
-import Synchronization
 
 /// An asynchronous `Operation` that shows one notice: it fades in, holds and fades out on timers
 /// from an injected scheduler, and finishes with an outcome.

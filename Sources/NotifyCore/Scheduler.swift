@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A source of time and timers, injected into everything that waits, so that tests can run on a
 /// manual clock.

@@ -364,7 +364,8 @@ public final class Daemon: @unchecked Sendable {
   /// Called from any thread on every change; at most one `STATUS=` per `statusDelay`, and one task
   /// for the loop per update, not per change.
   private func statusMayHaveChanged() {
-    guard statusDue.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    guard
+      statusDue.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     else { return }
     loop.execute { [self] in
       loop.schedule(after: Self.statusDelay) { [self] in

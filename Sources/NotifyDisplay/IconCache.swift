@@ -69,7 +69,8 @@ public final class IconCache {
     do throws(SystemError) {
       let fd = try Posix.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600)
       defer { Posix.close(fd) }
-      try png.withUnsafeBytes { bytes in Result { () throws(SystemError) in try Posix.writeAll(fd, bytes) } }.get()
+      try png.withUnsafeBytes { bytes in Result { () throws(SystemError) in try Posix.writeAll(fd, bytes) } }
+        .get()
       try Posix.rename(temporary, to: path)
     } catch {
       try? Posix.unlink(temporary)

@@ -60,7 +60,9 @@ extension Posix {
 
   /// `epoll_wait(2)` for up to `ReadyEvents.capacity` events and `timeout` milliseconds (-1: no
   /// limit), into `ready`; a signal counts as nothing ready.
-  public static func epollWait(_ epoll: Int32, into ready: inout ReadyEvents, timeout: Int32) throws(SystemError) {
+  public static func epollWait(_ epoll: Int32, into ready: inout ReadyEvents, timeout: Int32)
+    throws(SystemError)
+  {
     let count = notifyd_epoll_wait(epoll, &ready.tokens, &ready.events, timeout)
     ready.count = max(0, Int(count))
     if count < 0 && errno != EINTR { throw SystemError("epoll_wait") }

@@ -18,7 +18,8 @@ public enum Posix {
   // MARK: - Descriptors
 
   /// `read(2)` into `buffer`.
-  public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Transfer
+  public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError)
+    -> Transfer
   {
     while true {
       let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
@@ -233,7 +234,9 @@ extension Posix {
     var released = 0
     for mapping in mappings where mapping.droppable && mapping.anonymous == 0 && mapping.resident > 0 {
       let address = UnsafeMutableRawPointer(bitPattern: mapping.start)
-      if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 { released += mapping.resident }
+      if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
+        released += mapping.resident
+      }
     }
     return released
   }

@@ -73,7 +73,8 @@ public struct JSONReader {
 
   /// Reads an array, calling `body` with each element's index; `body` must read or skip it. A type
   /// error inside an element is reported under its index.
-  public mutating func readArray(_ body: (inout JSONReader, Int) throws(JSONReadError) -> Void) throws(JSONReadError)
+  public mutating func readArray(_ body: (inout JSONReader, Int) throws(JSONReadError) -> Void)
+    throws(JSONReadError)
   {
     guard try peekValue() == UInt8(ascii: "[") else { throw .invalid(field: "") }
     try enter()
@@ -336,10 +337,14 @@ public struct JSONReader {
       while position < bytes.count, Self.digit(bytes[position]) != nil { position += 1 }
       guard position > fraction else { throw .syntax("not a JSON number") }
     }
-    if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+    if position < bytes.count
+      && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E"))
+    {
       plain = false
       position += 1
-      if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+      if position < bytes.count
+        && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-"))
+      {
         position += 1
       }
       let exponent = position

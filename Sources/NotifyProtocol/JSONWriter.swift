@@ -164,7 +164,8 @@ public struct JSONWriter {
   }
 
   /// A member naming one of an enumeration's cases, if present.
-  public mutating func key<T: RawRepresentable>(_ name: StaticString, _ value: T?) where T.RawValue == String {
+  public mutating func key<T: RawRepresentable>(_ name: StaticString, _ value: T?)
+  where T.RawValue == String {
     guard let value else { return }
     key(name)
     string(value.rawValue)

@@ -49,7 +49,9 @@ public enum ConfigLocation {
   /// `/etc/xdg`) that exists; `nil` for the built-in defaults.
   public static func locate(explicit: String?, environment: (String) -> String?) -> String? {
     if let explicit { return explicit }
-    let configHome = environment("XDG_CONFIG_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? home(environment: environment) + "/.config"
+    let configHome =
+      environment("XDG_CONFIG_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? home(environment: environment)
+      + "/.config"
     var candidates = [configHome + "/notifyd/notifyd.conf"]
     let dirs = environment("XDG_CONFIG_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
     candidates += dirs.split(separator: ":").map { "\($0)/notifyd/notifyd.conf" }
@@ -69,7 +71,8 @@ public enum ConfigLocation {
   public static func socketPath(inConfig text: String) -> String? {
     var section = ""
     var path: String?
-    for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+    for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" })
+    {
       let line = rawLine.trimmingSpaces
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
       if line.hasPrefix("["), line.hasSuffix("]") {
@@ -86,7 +89,9 @@ public enum ConfigLocation {
 
   /// `[Socket] Path=` of the config file `notifyd` would read, for `notifyctl`; `nil` when there is
   /// no such file or key (or it cannot be read).
-  public static func configuredSocketPath(explicit: String? = nil, environment: (String) -> String?) -> String? {
+  public static func configuredSocketPath(explicit: String? = nil, environment: (String) -> String?)
+    -> String?
+  {
     guard let file = locate(explicit: explicit, environment: environment) else { return nil }
     guard let fd = try? Posix.open(file, O_RDONLY) else { return nil }
     defer { Posix.close(fd) }
@@ -94,7 +99,9 @@ public enum ConfigLocation {
     var chunk = [UInt8](repeating: 0, count: 16384)
     // A config file is small; the cap keeps a mistaken path (a device) from being read for ever.
     while bytes.count < 1 << 20 {
-      guard case .bytes(let count) = (try? chunk.withUnsafeMutableBytes { try Posix.read(fd, into: $0) }) ?? .endOfFile
+      guard
+        case .bytes(let count) = (try? chunk.withUnsafeMutableBytes { try Posix.read(fd, into: $0) })
+          ?? .endOfFile
       else { break }
       bytes += chunk[0..<count]
     }

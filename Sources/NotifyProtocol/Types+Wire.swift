@@ -231,7 +231,9 @@ public enum VarlinkReplyFrame {
   }
 
   /// The same, appended to `writer`'s bytes.
-  public static func append(_ parameters: some WireEncodable, continues: Bool = false, to writer: inout JSONWriter) {
+  public static func append(
+    _ parameters: some WireEncodable, continues: Bool = false, to writer: inout JSONWriter
+  ) {
     writer.beginObject()
     writer.key("parameters")
     parameters.write(to: &writer)

@@ -61,7 +61,8 @@ public final class VarlinkClient {
       try Posix.connect(fd, path: path)
     } catch {
       Posix.close(fd)
-      throw error.errno == ENAMETOOLONG ? .pathTooLong(path: path) : .cannotConnect(path: path, errno: error.errno)
+      throw error.errno == ENAMETOOLONG
+        ? .pathTooLong(path: path) : .cannotConnect(path: path, errno: error.errno)
     }
     self.fd = fd
   }
@@ -73,7 +74,9 @@ public final class VarlinkClient {
 
   /// Sends raw bytes (`Posix.sendAll`: `send(2)` with `MSG_NOSIGNAL`).
   public func send(raw bytes: [UInt8]) throws(ClientError) {
-    let result = bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try Posix.sendAll(fd, buffer) } }
+    let result = bytes.withUnsafeBytes { buffer in
+      Result { () throws(SystemError) in try Posix.sendAll(fd, buffer) }
+    }
     if case .failure(let error) = result { throw .io(path: path, errno: error.errno) }
   }
 

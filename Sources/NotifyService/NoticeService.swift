@@ -64,9 +64,12 @@ public final class NoticeService: Sendable {
   /// `Show`; with `replacing`, D-Bus `replaces_id`. Answers the id at once (`nil` if refused).
   @discardableResult
   public func show(
-    _ request: ShowParameters, replacing: Int? = nil, done: @escaping @Sendable (Result<Int, ServiceError>) -> Void
+    _ request: ShowParameters, replacing: Int? = nil,
+    done: @escaping @Sendable (Result<Int, ServiceError>) -> Void
   ) -> Int? {
-    commit({ () throws(QueueError) in try queue.show(request, replacing: replacing) }, withdrawing: { $0 }, done: done)
+    commit(
+      { () throws(QueueError) in try queue.show(request, replacing: replacing) }, withdrawing: { $0 },
+      done: done)
   }
 
   /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
@@ -82,19 +85,26 @@ public final class NoticeService: Sendable {
       }, withdrawing: { $0.existing ? nil : $0.id }, done: done)
   }
 
-  public func update(_ request: UpdateParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+  public func update(
+    _ request: UpdateParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
     commit({ () throws(QueueError) in try queue.update(request) }, done: done)
   }
 
-  public func end(_ request: EndParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+  public func end(_ request: EndParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void)
+  {
     commit({ () throws(QueueError) in try queue.end(request) }, done: done)
   }
 
-  public func cancel(_ request: CancelParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void) {
+  public func cancel(
+    _ request: CancelParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
+  ) {
     commit({ () throws(QueueError) in try queue.cancel(request) }, done: done)
   }
 
-  public func invoke(_ request: InvokeParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void) {
+  public func invoke(
+    _ request: InvokeParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
     commit({ () throws(QueueError) in try queue.invoke(request) }, done: done)
   }
 

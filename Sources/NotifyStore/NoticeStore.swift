@@ -320,7 +320,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       var reader = JSONReader(raw)
       var actions: [Action] = []
       do {
-        try reader.readArray { reader, _ throws(JSONReadError) in actions.append(try Action(reading: &reader)) }
+        try reader.readArray { reader, _ throws(JSONReadError) in actions.append(try Action(reading: &reader))
+        }
       } catch {
         return nil
       }

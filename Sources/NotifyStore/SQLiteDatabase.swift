@@ -99,7 +99,8 @@ final class SQLiteDatabase {
       guard var value else { return }
       value.withUTF8 { bytes in
         _ = sqlite3_bind_text(
-          statement, index, UnsafeRawPointer(bytes.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) },
+          statement, index,
+          UnsafeRawPointer(bytes.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) },
           Int32(bytes.count), notifyd_sqlite_transient)
       }
     }

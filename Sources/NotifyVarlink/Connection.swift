@@ -122,7 +122,6 @@ final class Connection: @unchecked Sendable {
 
   // MARK: - Reading
 
-
   private func readAvailable() {
     // A bounded amount per turn, so that one busy client cannot starve the others: what is left
     // is reported again next turn (the registration is level-triggered).
@@ -177,7 +176,9 @@ final class Connection: @unchecked Sendable {
     pendingBytes += message.count
     // Calls held back wait in memory: past a bound, stop reading until they drain, so one client
     // cannot grow the daemon without limit.
-    if pending.count - pendingStart >= limits.maximumPendingCalls || pendingBytes >= limits.maximumPendingBytes {
+    if pending.count - pendingStart >= limits.maximumPendingCalls
+      || pendingBytes >= limits.maximumPendingBytes
+    {
       readPaused = true
       updateInterest()
     }
@@ -223,7 +224,8 @@ final class Connection: @unchecked Sendable {
       nextCall += 1
       let number = nextCall
       let slot: Int? = call.oneway ? nil : takeSlot()
-      let responder = Responder(call: number, more: call.more, oneway: call.oneway, connection: self, loop: loop)
+      let responder = Responder(
+        call: number, more: call.more, oneway: call.oneway, connection: self, loop: loop)
       // A oneway call holds up nothing: nobody waits for its replies.
       let completion = call.oneway ? MethodTable.Completion.prompt : call.completion
       open[number] = (responder, slot, completion)

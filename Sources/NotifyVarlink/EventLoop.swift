@@ -304,7 +304,8 @@ private struct TimerHeap {
     while let first = heap.first, actions[first.id] == nil { pop() }
   }
 
-  private static func before(_ a: (deadline: Double, id: UInt64), _ b: (deadline: Double, id: UInt64)) -> Bool {
+  private static func before(_ a: (deadline: Double, id: UInt64), _ b: (deadline: Double, id: UInt64)) -> Bool
+  {
     (a.deadline, a.id) < (b.deadline, b.id)
   }
 

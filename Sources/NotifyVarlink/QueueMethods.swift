@@ -12,7 +12,8 @@ public enum QueueMethods {
     service: NoticeService, reload: @escaping @Sendable () -> Result<Void, VarlinkError>
   ) -> MethodTable {
     var table = MethodTable(
-      vendor: "notifyd", product: "notifyd", version: Interface.version, url: "https://github.com/notifyd/notifyd")
+      vendor: "notifyd", product: "notifyd", version: Interface.version,
+      url: "https://github.com/notifyd/notifyd")
     table.add(interface: Interface.name, description: Interface.description)
     let queue = service.queue
     let events = EncodedEvents()
@@ -78,7 +79,8 @@ public enum QueueMethods {
         return
       }
       do throws(QueueError) {
-        let subscription = try queue.watch(frames: request.frames ?? false, fps: request.fps) { event, number in
+        let subscription = try queue.watch(frames: request.frames ?? false, fps: request.fps) {
+          event, number in
           if event.kind == .snapshot, let notices = event.notices {
             // Every unfinished notice: as long as List, so encoded as the client reads.
             var rest = event

@@ -49,7 +49,8 @@ enum IdleFigure {
       // Resident memory at rest, after the work above, beside dunst at rest in the same run.
       let resident = ProcessStats.residentBytes(daemon.pid) ?? 0
       var memory = Row(
-        figure: "RSS idle, after a notice (VmRSS)", value: "\(Format.fixed(Double(resident) / 1_048_576, 1)) MiB",
+        figure: "RSS idle, after a notice (VmRSS)",
+        value: "\(Format.fixed(Double(resident) / 1_048_576, 1)) MiB",
         budget: "≤ dunst's idle RSS")
       if let dunst = peerPIDs.first, let theirs = ProcessStats.residentBytes(dunst) {
         memory.peer = "dunst \(Format.fixed(Double(theirs) / 1_048_576, 1)) MiB"

@@ -1,7 +1,7 @@
 import Foundation
-import NotifyProtocol
 import NotifyCore
 import NotifyDaemon
+import NotifyProtocol
 
 // notifyd: parse the command line, then run the daemon; map errors to exit statuses.
 let usage = """

@@ -8,11 +8,13 @@ import Testing
 @Suite("Wire coding")
 struct WireCodingTests {
   static let notice = Notice(
-    id: 42, kind: .progress, title: "Ünïcödé \"quoted\" \\ back/slash\u{0}nul\u{1}\u{1F}", body: "line1\nline2\ttab\r😀",
+    id: 42, kind: .progress, title: "Ünïcödé \"quoted\" \\ back/slash\u{0}nul\u{1}\u{1F}",
+    body: "line1\nline2\ttab\r😀",
     app: "app", urgency: .critical, style: .blur, icon: "/x/y.png", tag: "t", key: "k", value: 64, delay: 0.1,
     fadeIn: 1e-7, hold: 1e21, fadeOut: 2.5, easeIn: .linear, easeOut: .easeInOut, timeout: 30, after: 7,
     actions: [Action(key: "default", label: "Öffnen"), Action(key: "b", label: "")], invoked: "default",
-    phase: .holding, opacity: 0.3333333333333333, outcome: .dismissed, message: "done", created: 1_796_153_234.5679924,
+    phase: .holding, opacity: 0.3333333333333333, outcome: .dismissed, message: "done",
+    created: 1_796_153_234.5679924,
     shown: 1_796_153_235.1, finished: -0.5)
 
   func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
@@ -20,19 +22,27 @@ struct WireCodingTests {
   }
 
   @Test func aNoticeWritten_isReadBackByCodable_unchanged() throws {
-    #expect(try decode(NoticeReply.self, VarlinkReplyFrame.encode(NoticeReply(notice: Self.notice))).notice == Self.notice)
+    #expect(
+      try decode(NoticeReply.self, VarlinkReplyFrame.encode(NoticeReply(notice: Self.notice))).notice
+        == Self.notice)
     let bare = Notice(id: 1, kind: .notice, title: "")
     #expect(try decode(NoticeReply.self, VarlinkReplyFrame.encode(NoticeReply(notice: bare))).notice == bare)
   }
 
   @Test func eventsAndReplies_written_areReadBackByCodable() throws {
-    let event = Event(kind: .updated, at: 1_800_000_000.25, id: 42, notice: Self.notice, phase: .holding, opacity: 1)
-    #expect(try decode(EventReply.self, VarlinkReplyFrame.encode(EventReply(event: event), continues: true)).event == event)
+    let event = Event(
+      kind: .updated, at: 1_800_000_000.25, id: 42, notice: Self.notice, phase: .holding, opacity: 1)
+    #expect(
+      try decode(EventReply.self, VarlinkReplyFrame.encode(EventReply(event: event), continues: true)).event
+        == event)
     let status = StatusReply(
       version: "1", suspended: true, suspendedUntil: nil, waiting: 1, queued: 2, visible: 3, finished: 4)
     #expect(try decode(StatusReply.self, VarlinkReplyFrame.encode(status)) == status)
-    #expect(try decode(CancelReply.self, VarlinkReplyFrame.encode(CancelReply(cancelled: [1, -2, 3]))).cancelled == [1, -2, 3])
-    #expect(try decode(ProgressReply.self, VarlinkReplyFrame.encode(ProgressReply(id: 9, existing: true))).existing)
+    #expect(
+      try decode(CancelReply.self, VarlinkReplyFrame.encode(CancelReply(cancelled: [1, -2, 3]))).cancelled
+        == [1, -2, 3])
+    #expect(
+      try decode(ProgressReply.self, VarlinkReplyFrame.encode(ProgressReply(id: 9, existing: true))).existing)
   }
 
   @Test func wholeNumbers_areWrittenWithoutAFraction() {
@@ -53,7 +63,11 @@ struct WireCodingTests {
       var reader = JSONReader(UnsafeRawBufferPointer(rebasing: raw[...]))
       var result: ShowParameters?
       try reader.readObject { reader, name throws(JSONReadError) in
-        if name == "parameters" { result = try ShowParameters(reading: &reader) } else { try reader.skipValue() }
+        if name == "parameters" {
+          result = try ShowParameters(reading: &reader)
+        } else {
+          try reader.skipValue()
+        }
       }
       return result
     }
@@ -75,9 +89,11 @@ struct WireCodingTests {
     #expect(try read(#""\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#).get() == "\"\\/\u{8}\u{c}\n\r\té😀")
   }
 
-  @Test("malformed strings and numbers are syntax errors", arguments: [
-    #""\ud83d""#, #""\ude00x""#, "\"a\u{1}b\"", #""\q""#, #""open"#, #""\u12""#,
-  ])
+  @Test(
+    "malformed strings and numbers are syntax errors",
+    arguments: [
+      #""\ud83d""#, #""\ude00x""#, "\"a\u{1}b\"", #""\q""#, #""open"#, #""\u12""#,
+    ])
   func malformedStrings_areSyntaxErrors(json: String) {
     guard case .failure(.syntax) = read(json) else {
       Issue.record("\(json) was read")

@@ -100,7 +100,8 @@ struct NoticeServiceTests {
   @Test func aRefusedChange_isAnsweredAtOnce_withoutACommit() {
     let (service, journal) = make()
     let outcome = Outcome<Int>()
-    #expect(service.show(ShowParameters(title: String(repeating: "x", count: 2000)), done: outcome.record) == nil)
+    #expect(
+      service.show(ShowParameters(title: String(repeating: "x", count: 2000)), done: outcome.record) == nil)
     #expect(outcome.result == .failure(.queue(.invalidArgument(field: "title", reason: "longer than 1 KiB"))))
     #expect(journal.syncs == 0)
   }

@@ -107,7 +107,11 @@ final class ConnectionPair: @unchecked Sendable {
 
   /// Closes the client's end (once: the number may be reused by another test at once).
   func closeClient() {
-    guard !clientClosed.withLock({ closed in defer { closed = true }; return closed }) else { return }
+    guard
+      !clientClosed.withLock({ closed in
+        defer { closed = true }; return closed
+      })
+    else { return }
     Posix.close(client)
   }
 

@@ -26,30 +26,41 @@ struct MethodTableTests {
   }
 
   @Test func aBoundMethod_isPrepared_withItsFlagsAndCompletion() throws {
-    let show = try #require(call(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t"},"more":true}"#))
+    let show = try #require(
+      call(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t"},"more":true}"#))
     #expect(show.more && !show.oneway && show.completion == .prompt)
     let wait = try #require(call(#"{"oneway":true,"method":"io.notifyd.Queue.Wait","parameters":{"id":3}}"#))
     #expect(wait.oneway && wait.completion == .eventual)
   }
 
-  @Test("wrong parameters are InvalidParameter naming the field, wherever the method comes", arguments: [
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":5}}"#, "title"),
-    (#"{"parameters":{"title":5},"method":"io.notifyd.Queue.Show"}"#, "title"),
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{}}"#, "title"),
-    (#"{"method":"io.notifyd.Queue.Show"}"#, "title"),
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","actions":[{"key":"k"}]}}"#, "actions.0.label"),
-    (#"{"parameters":{"title":"t","actions":[{"key":1,"label":"l"}]},"method":"io.notifyd.Queue.Show"}"#, "actions.0.key"),
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","after":1.5}}"#, "after"),
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","hold":1e999}}"#, "hold"),
-    (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","urgency":"urgent"}}"#, "urgency"),
-    (#"{"method":"io.notifyd.Queue.Wait","parameters":[1]}"#, "parameters"),
-  ])
+  @Test(
+    "wrong parameters are InvalidParameter naming the field, wherever the method comes",
+    arguments: [
+      (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":5}}"#, "title"),
+      (#"{"parameters":{"title":5},"method":"io.notifyd.Queue.Show"}"#, "title"),
+      (#"{"method":"io.notifyd.Queue.Show","parameters":{}}"#, "title"),
+      (#"{"method":"io.notifyd.Queue.Show"}"#, "title"),
+      (
+        #"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","actions":[{"key":"k"}]}}"#,
+        "actions.0.label"
+      ),
+      (
+        #"{"parameters":{"title":"t","actions":[{"key":1,"label":"l"}]},"method":"io.notifyd.Queue.Show"}"#,
+        "actions.0.key"
+      ),
+      (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","after":1.5}}"#, "after"),
+      (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","hold":1e999}}"#, "hold"),
+      (#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","urgency":"urgent"}}"#, "urgency"),
+      (#"{"method":"io.notifyd.Queue.Wait","parameters":[1]}"#, "parameters"),
+    ])
   func wrongParameters_nameTheField(json: String, field: String) {
     #expect(refusal(json) == .invalidParameter(field))
   }
 
   @Test func parametersThatAreNull_readAsEmpty_andUnknownMembersAreSkipped() {
-    #expect(call(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","new":{"a":[1,{"b":null}]}}}"#) != nil)
+    #expect(
+      call(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t","new":{"a":[1,{"b":null}]}}}"#)
+        != nil)
     #expect(refusal(#"{"method":"io.notifyd.Queue.Show","parameters":null}"#) == .invalidParameter("title"))
   }
 
@@ -60,16 +71,18 @@ struct MethodTableTests {
         == VarlinkError(Interface.ErrorName.interfaceNotFound, ["interface": .string("org.example.Thing")]))
   }
 
-  @Test("messages that are not calls are InvalidArgument (message)", arguments: [
-    (#"{"method": "io.notifyd.Queue.Show", "#, "JSON"),
-    (#"[1, 2, 3]"#, "not a Varlink call object"),
-    (#""text""#, "not a Varlink call object"),
-    (#"{"parameters": {}}"#, "the call has no 'method'"),
-    (#"{"method": 5}"#, "not a Varlink call object"),
-    (#"{"method":"io.notifyd.Queue.Show","more":"yes"}"#, "not a Varlink call object"),
-    (#"{"method":"io.notifyd.Queue.Show"} trailing"#, "JSON"),
-    ("{\"method\":\"io.notifyd.Queue.Show\",\"parameters\":{\"title\":\"\u{1}\"}}", "JSON"),
-  ])
+  @Test(
+    "messages that are not calls are InvalidArgument (message)",
+    arguments: [
+      (#"{"method": "io.notifyd.Queue.Show", "#, "JSON"),
+      (#"[1, 2, 3]"#, "not a Varlink call object"),
+      (#""text""#, "not a Varlink call object"),
+      (#"{"parameters": {}}"#, "the call has no 'method'"),
+      (#"{"method": 5}"#, "not a Varlink call object"),
+      (#"{"method":"io.notifyd.Queue.Show","more":"yes"}"#, "not a Varlink call object"),
+      (#"{"method":"io.notifyd.Queue.Show"} trailing"#, "JSON"),
+      ("{\"method\":\"io.notifyd.Queue.Show\",\"parameters\":{\"title\":\"\u{1}\"}}", "JSON"),
+    ])
   func notACall_isInvalidArgumentOfTheMessage(json: String, reason: String) throws {
     let error = try #require(refusal(json))
     #expect(error.name == Interface.ErrorName.invalidArgument)
@@ -78,7 +91,8 @@ struct MethodTableTests {
   }
 
   @Test func invalidUTF8_isRefused() {
-    let bytes = Array(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":""#.utf8) + [0xff, 0xfe]
+    let bytes =
+      Array(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":""#.utf8) + [0xff, 0xfe]
       + Array(#""}}"#.utf8)
     guard case .refused(let error, _) = Self.table.prepare(bytes) else {
       Issue.record("invalid UTF-8 was read as a call")
@@ -96,8 +110,13 @@ struct MethodTableTests {
   @Test func theServiceInterface_isBuiltIn() throws {
     let info = try #require(call(#"{"method":"org.varlink.service.GetInfo"}"#))
     #expect(info.completion == .prompt)
-    #expect(call(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.notifyd.Queue"}}"#) != nil)
-    #expect(refusal(#"{"method":"org.varlink.service.GetInterfaceDescription"}"#) == .invalidParameter("interface"))
-    #expect(Self.table.methodNames == [Interface.Method.show.qualifiedName, Interface.Method.wait.qualifiedName])
+    #expect(
+      call(
+        #"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.notifyd.Queue"}}"#
+      ) != nil)
+    #expect(
+      refusal(#"{"method":"org.varlink.service.GetInterfaceDescription"}"#) == .invalidParameter("interface"))
+    #expect(
+      Self.table.methodNames == [Interface.Method.show.qualifiedName, Interface.Method.wait.qualifiedName])
   }
 }

@@ -1,9 +1,8 @@
 import Dispatch
 import Foundation
 import NotifyCore
-import NotifyProtocol
-
 import NotifyPosix
+import NotifyProtocol
 import NotifyService
 
 @testable import NotifyVarlink
