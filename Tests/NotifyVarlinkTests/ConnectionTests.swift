@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import NotifyCore
 import NotifyPosix
@@ -122,6 +123,16 @@ final class ConnectionPair: @unchecked Sendable {
   }
 
   private var buffer: [UInt8] = []
+  /// Why the last `receive` came back empty, for a failing test's message.
+  private(set) var lastMiss = ""
+
+  /// Whether the loop answers within a second: a test that waited in vain can say whether the
+  /// loop was stuck or had nothing to send.
+  var loopAnswers: Bool {
+    let done = DispatchSemaphore(value: 0)
+    loop.execute { done.signal() }
+    return done.wait(timeout: .now() + 1) == .success
+  }
 
   /// The next message from the server within `timeout` seconds, or `nil` (also at end of file).
   func receive(timeout: Double = 5) -> String? {
@@ -134,14 +145,22 @@ final class ConnectionPair: @unchecked Sendable {
         return message
       }
       let left = deadline - Posix.monotonicNow()
-      guard left > 0 else { return nil }
+      guard left > 0 else {
+        lastMiss = "nothing within \(timeout) s; the loop \(loopAnswers ? "answers" : "is stuck")"
+        return nil
+      }
       var descriptors = [pollfd(fd: client, events: Int16(POLLIN), revents: 0)]
       guard (try? Posix.poll(&descriptors, timeout: Int32(left * 1000) + 1)) ?? 0 > 0 else { continue }
       let transfer = try? chunk.withUnsafeMutableBytes { try Posix.receive(client, into: $0, wait: false) }
       switch transfer {
       case .bytes(let count): buffer += chunk[0..<count]
       case .wouldBlock: continue
-      default: return nil
+      case .endOfFile:
+        lastMiss = "the server closed the connection"
+        return nil
+      default:
+        lastMiss = "the client's recv failed (errno \(errno))"
+        return nil
       }
     }
   }
@@ -210,7 +229,8 @@ struct ConnectionTests {
     // Released last to first: the replies still come first to last, the echo's after them.
     let held = pair.held.withLock { $0 }
     for (index, call) in held.enumerated().reversed() { call.reply(ConnectionPair.Text(text: "r\(index)")) }
-    #expect((0..<16).map { _ in pair.receive() } == (0..<16).map { Self.reply("r\($0)") })
+    let replies = (0..<16).map { _ in pair.receive() }
+    #expect(replies == (0..<16).map { Self.reply("r\($0)") }, "\(pair.lastMiss)")
     #expect(pair.receive() == Self.reply("e"))
   }
 
@@ -255,7 +275,8 @@ struct ConnectionTests {
     let reply = try #require(pair.receive())
     #expect(reply.contains("io.notifyd.Queue.InvalidArgument") && reply.contains("longer than 1024 bytes"))
     #expect(pair.serverClosed())
-    #expect(pair.closed.withLock { $0 })
+    // The descriptor closes before the connection reports it: the client may see the end first.
+    #expect(pair.eventually { pair.closed.withLock { $0 } })
   }
 
   @Test func aClientThatReadsTooSlowly_isDropped() throws {

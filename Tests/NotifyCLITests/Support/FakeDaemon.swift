@@ -28,6 +28,9 @@ final class FakeDaemon: Sendable {
   private let directory: String
   private let listener: Int32
   private let received = Mutex<[Call]>([])
+  /// Whether `stop` was called, and whether the listener is closed: the accepting thread closes it,
+  /// under this lock, so that `stop` never touches a number another test may have been given.
+  private let listening = Mutex<(stopping: Bool, closed: Bool)>((false, false))
 
   /// Starts listening; `respond` answers each call, in order. The connection is closed after a
   /// call answered with no responses, or at a `.close` response.
@@ -50,14 +53,20 @@ final class FakeDaemon: Sendable {
       }
     }
     guard bound == 0, listen(listener, 8) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-    let listening = listener
+    let socket = listener
     Thread.detachNewThread { [self] in
       while true {
-        let connection = accept(listening, nil, nil)
+        let connection = accept(socket, nil, nil)
         if connection < 0 {
+          let failure = errno
+          // A signal (another test's SIGINT) interrupts the accept: only `stop` ends it.
+          if failure == EINTR && !listening.withLock({ $0.stopping }) { continue }
           // Closed here rather than in `stop`, so that no other test can be handed the same
           // descriptor number while this thread still accepts on it.
-          close(listening)
+          listening.withLock { state in
+            state.closed = true
+            close(socket)
+          }
           return
         }
         serve(connection, respond: respond)
@@ -68,7 +77,10 @@ final class FakeDaemon: Sendable {
 
   /// Stops listening and removes the socket.
   func stop() {
-    shutdown(listener, Int32(SHUT_RDWR))
+    listening.withLock { state in
+      state.stopping = true
+      if !state.closed { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
     unlink(path)
     rmdir(directory)
   }
