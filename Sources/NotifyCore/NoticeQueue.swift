@@ -921,52 +921,27 @@ public final class NoticeQueue: Sendable {
   }
 }
 
-/// A binary min-heap of due times, first come first served among equal times.
+/// Due times of notices not yet due, earliest first; first come first served among equal times.
 struct DueHeap {
-  struct Entry {
+  struct Entry: Comparable {
     var dueAt: Double
     var sequence: Int
     var id: Int
+
+    static func < (a: Entry, b: Entry) -> Bool { (a.dueAt, a.sequence) < (b.dueAt, b.sequence) }
   }
 
-  private var entries: [Entry] = []
+  private var heap = MinHeap<Entry>()
   private var sequence = 0
 
-  var count: Int { entries.count }
-  var peek: Entry? { entries.first }
-
-  private static func before(_ a: Entry, _ b: Entry) -> Bool {
-    (a.dueAt, a.sequence) < (b.dueAt, b.sequence)
-  }
+  var count: Int { heap.count }
+  var peek: Entry? { heap.first }
 
   mutating func push(dueAt: Double, id: Int) {
     sequence += 1
-    entries.append(Entry(dueAt: dueAt, sequence: sequence, id: id))
-    var child = entries.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard Self.before(entries[child], entries[parent]) else { break }
-      entries.swapAt(child, parent)
-      child = parent
-    }
+    heap.push(Entry(dueAt: dueAt, sequence: sequence, id: id))
   }
 
   @discardableResult
-  mutating func pop() -> Entry? {
-    guard !entries.isEmpty else { return nil }
-    entries.swapAt(0, entries.count - 1)
-    let top = entries.removeLast()
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < entries.count, Self.before(entries[left], entries[smallest]) { smallest = left }
-      if right < entries.count, Self.before(entries[right], entries[smallest]) { smallest = right }
-      if smallest == parent { break }
-      entries.swapAt(parent, smallest)
-      parent = smallest
-    }
-    return top
-  }
+  mutating func pop() -> Entry? { heap.pop() }
 }

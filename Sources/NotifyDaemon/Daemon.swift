@@ -116,8 +116,8 @@ public final class Daemon: @unchecked Sendable {
     Systemd.notify("READY=1\nSTATUS=\(queue.map { statusText($0.status()) } ?? "")")
     // Start-up ran code that serving never runs again (Foundation's and the libraries' set-up, the
     // config parser, the store's migrations): let its pages go; what serving needs comes back.
-    let released = Posix.releaseFilePages()
-    log.debug("released \(released >> 10) KiB of start-up code and read-only data")
+    let released = Posix.releaseCodePages()
+    log.debug("let the pages of \(released) code mappings go after start-up")
     serveSignals()
   }
 

@@ -9,7 +9,7 @@ import NotifyVarlink
 ///
 /// At start it limits the arenas to two and lets the main heap shrink as soon as 128 KiB at its
 /// top are free; then `memoryMayHaveBeenFreed()` arms one trim a second later: `malloc_trim(3)`,
-/// and the code and read-only data the work touched let go (`Posix.releaseFilePages`; they stay in
+/// and the code the work touched let go (`Posix.releaseCodePages`; its pages stay in
 /// the page cache, and the next call maps what it runs again, in about 0.1 ms). The trim runs at
 /// most once a second under steady churn and never while the daemon is idle.
 ///
@@ -40,7 +40,7 @@ final class MemoryReclaimer: @unchecked Sendable {
     loop.schedule(after: Self.delay) { [self] in
       armed = false
       _ = malloc_trim(0)
-      Posix.releaseFilePages()
+      Posix.releaseCodePages()
     }
   }
 }

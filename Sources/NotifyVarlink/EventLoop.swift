@@ -259,9 +259,17 @@ public final class EventLoop: @unchecked Sendable {
   }
 }
 
-/// The loop's timers: a min-heap of deadlines, with cancelled ones dropped when they come up.
+/// The loop's timers: deadlines in a `MinHeap`, their actions by id; a cancelled timer's deadline
+/// is dropped when it comes up.
 private struct TimerHeap {
-  private var heap: [(deadline: Double, id: UInt64)] = []
+  private struct Deadline: Comparable {
+    var at: Double
+    var id: UInt64
+
+    static func < (a: Deadline, b: Deadline) -> Bool { (a.at, a.id) < (b.at, b.id) }
+  }
+
+  private var deadlines = MinHeap<Deadline>()
   private var actions: [UInt64: () -> Void] = [:]
   private var nextID: UInt64 = 1
 
@@ -269,59 +277,31 @@ private struct TimerHeap {
     let id = nextID
     nextID += 1
     actions[id] = action
-    heap.append((deadline, id))
-    var child = heap.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard Self.before(heap[child], heap[parent]) else { break }
-      heap.swapAt(child, parent)
-      child = parent
-    }
+    deadlines.push(Deadline(at: deadline, id: id))
     return id
   }
 
   mutating func remove(_ id: UInt64) {
     actions.removeValue(forKey: id)
-    if actions.isEmpty { heap.removeAll(keepingCapacity: true) }
+    if actions.isEmpty { deadlines.removeAll() }
   }
 
   /// Milliseconds until the earliest live timer (rounded up), or -1 without one.
   mutating func timeout(now: Double) -> Int32 {
     dropCancelled()
-    guard let first = heap.first else { return -1 }
-    let milliseconds = ((first.deadline - now) * 1000).rounded(.up)
+    guard let first = deadlines.first else { return -1 }
+    let milliseconds = ((first.at - now) * 1000).rounded(.up)
     return Int32(max(0, min(milliseconds, Double(Int32.max))))
   }
 
   mutating func popDue(now: Double) -> (() -> Void)? {
     dropCancelled()
-    guard let first = heap.first, first.deadline <= now else { return nil }
-    pop()
+    guard let first = deadlines.first, first.at <= now else { return nil }
+    deadlines.pop()
     return actions.removeValue(forKey: first.id)
   }
 
   private mutating func dropCancelled() {
-    while let first = heap.first, actions[first.id] == nil { pop() }
-  }
-
-  private static func before(_ a: (deadline: Double, id: UInt64), _ b: (deadline: Double, id: UInt64)) -> Bool
-  {
-    (a.deadline, a.id) < (b.deadline, b.id)
-  }
-
-  private mutating func pop() {
-    heap.swapAt(0, heap.count - 1)
-    heap.removeLast()
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < heap.count, Self.before(heap[left], heap[smallest]) { smallest = left }
-      if right < heap.count, Self.before(heap[right], heap[smallest]) { smallest = right }
-      if smallest == parent { break }
-      heap.swapAt(parent, smallest)
-      parent = smallest
-    }
+    while let first = deadlines.first, actions[first.id] == nil { deadlines.pop() }
   }
 }
