@@ -586,6 +586,8 @@ struct NoticeQueueTests {
     #expect(h.waitUntilFinished(old))
     #expect(try h.queue.get(old).outcome == .cancelled)
     #expect(try h.queue.get(new).outcome == nil)
+    // Its lane starts it on a thread of its own: once it shows, the key updates it in place.
+    #expect(h.waitUntilShown(new))
     #expect(try h.show("three", key: "k") == new)
   }
 
