@@ -60,29 +60,53 @@ extension Action: WireDecodable {
   }
 }
 
-extension ShowParameters: WireDecodable {
+/// The members `Show` and `Progress` both take, read once for both.
+protocol NoticeRequest {
+  var body: String? { get set }
+  var app: String? { get set }
+  var urgency: Urgency? { get set }
+  var style: Style? { get set }
+  var icon: String? { get set }
+  var tag: String? { get set }
+  var key: String? { get set }
+  var delay: Double? { get set }
+  var fadeIn: Double? { get set }
+  var fadeOut: Double? { get set }
+}
+
+extension NoticeRequest {
+  /// Reads member `name` if it is one of the shared ones; answers whether it was.
+  mutating func readShared(_ name: String, from reader: inout JSONReader) throws(JSONReadError) -> Bool {
+    switch name {
+    case "body": body = try reader.readOptionalString()
+    case "app": app = try reader.readOptionalString()
+    case "urgency": urgency = try reader.readOptionalEnum(Urgency.self)
+    case "style": style = try reader.readOptionalEnum(Style.self)
+    case "icon": icon = try reader.readOptionalString()
+    case "tag": tag = try reader.readOptionalString()
+    case "key": key = try reader.readOptionalString()
+    case "delay": delay = try reader.readOptionalDouble()
+    case "fadeIn": fadeIn = try reader.readOptionalDouble()
+    case "fadeOut": fadeOut = try reader.readOptionalDouble()
+    default: return false
+    }
+    return true
+  }
+}
+
+extension ShowParameters: NoticeRequest, WireDecodable {
   public init(reading reader: inout JSONReader) throws(JSONReadError) {
     var title: String?
     self.init(title: "")
     try reader.readObject { reader, name throws(JSONReadError) in
       switch name {
       case "title": title = try reader.readString()
-      case "body": body = try reader.readOptionalString()
-      case "app": app = try reader.readOptionalString()
-      case "urgency": urgency = try reader.readOptionalEnum(Urgency.self)
-      case "style": style = try reader.readOptionalEnum(Style.self)
-      case "icon": icon = try reader.readOptionalString()
-      case "tag": tag = try reader.readOptionalString()
-      case "key": key = try reader.readOptionalString()
-      case "delay": delay = try reader.readOptionalDouble()
-      case "fadeIn": fadeIn = try reader.readOptionalDouble()
       case "hold": hold = try reader.readOptionalDouble()
-      case "fadeOut": fadeOut = try reader.readOptionalDouble()
       case "easeIn": easeIn = try reader.readOptionalEnum(Easing.self)
       case "easeOut": easeOut = try reader.readOptionalEnum(Easing.self)
       case "after": after = try reader.readOptionalInt()
       case "actions": actions = try reader.readOptionalActions()
-      default: try reader.skipValue()
+      default: if try !readShared(name, from: &reader) { try reader.skipValue() }
       }
     }
     guard let title else { throw missing("title") }
@@ -90,26 +114,16 @@ extension ShowParameters: WireDecodable {
   }
 }
 
-extension ProgressParameters: WireDecodable {
+extension ProgressParameters: NoticeRequest, WireDecodable {
   public init(reading reader: inout JSONReader) throws(JSONReadError) {
     var title: String?
     self.init(title: "")
     try reader.readObject { reader, name throws(JSONReadError) in
       switch name {
       case "title": title = try reader.readString()
-      case "body": body = try reader.readOptionalString()
-      case "app": app = try reader.readOptionalString()
-      case "urgency": urgency = try reader.readOptionalEnum(Urgency.self)
-      case "style": style = try reader.readOptionalEnum(Style.self)
-      case "icon": icon = try reader.readOptionalString()
-      case "tag": tag = try reader.readOptionalString()
-      case "key": key = try reader.readOptionalString()
       case "value": value = try reader.readOptionalInt()
       case "timeout": timeout = try reader.readOptionalDouble()
-      case "delay": delay = try reader.readOptionalDouble()
-      case "fadeIn": fadeIn = try reader.readOptionalDouble()
-      case "fadeOut": fadeOut = try reader.readOptionalDouble()
-      default: try reader.skipValue()
+      default: if try !readShared(name, from: &reader) { try reader.skipValue() }
       }
     }
     guard let title else { throw missing("title") }
