@@ -1,9 +1,9 @@
 import Dispatch
 
 extension DispatchQueue {
-  /// The serial queue under every `daemonSerial` queue: the daemon's work runs on one thread at a
-  /// time, and only a queue whose work can block (the store's writer waiting on `fsync`, the bus
-  /// waiting on a peer) has a thread of its own.
+  /// The serial queue under every `daemonSerial` queue (the timers, the lanes, the hooks): their
+  /// work runs on one thread at a time. The event loop that serves the socket, and the queues whose
+  /// work can block (the bus waiting on a peer, the display painting), have a thread of their own.
   ///
   /// Dispatch offers two pools of threads, and neither suits a daemon that should be small and
   /// asleep when idle. A queue made with `DispatchQueue(label:)` targets the *overcommit* pool,

@@ -537,6 +537,26 @@ struct NoticeQueueTests {
     #expect(!h.recorder.phases(of: old).contains { $0.isVisible })
   }
 
+  @Test func replacingById_visible_changesItInPlace_notYetShown_replacesIt_finished_startsANewOne() throws {
+    // D-Bus `replaces_id`: the rule of a key, by id, in one call.
+    let h = QueueHarness()
+    let shown = try h.show("first", fadeIn: 1, hold: 5, fadeOut: 1)
+    #expect(h.waitUntilShown(shown))
+    #expect(try h.queue.show(ShowParameters(title: "changed"), replacing: shown) == shown)
+    #expect(try h.queue.get(shown).title == "changed")
+    let waiting = try h.show("later", delay: 5)
+    let instead = try h.queue.show(ShowParameters(title: "instead"), replacing: waiting)
+    #expect(instead != waiting)
+    #expect(try h.queue.get(waiting).outcome == .replaced)
+    let gone = try h.queue.show(ShowParameters(title: "anew"), replacing: 999)
+    #expect(gone != 999 && gone > instead)
+    let indicator = try h.queue.progress(ProgressParameters(title: "p", value: 1))
+    #expect(h.waitUntilShown(indicator.id))
+    let updated = try h.queue.progress(ProgressParameters(title: "p", value: 50), replacing: indicator.id)
+    #expect(updated.id == indicator.id && updated.existing)
+    #expect(try h.queue.get(indicator.id).value == 50)
+  }
+
   @Test func replace_whenVisible_changesTextInPlace_sameId_noNewFadeIn_holdRestarts() throws {
     let h = QueueHarness()
     let id = try h.show("Downloading", fadeIn: 1, hold: 2, fadeOut: 1, key: "dl")
