@@ -377,8 +377,8 @@ final class Connection: @unchecked Sendable {
       return wrote
     }
     closeIfDone()
-    // The client has read what it was sent: calls that waited for that may start.
-    if pendingStart < pending.count { requestAttention() }
+    // The client has read what it was sent: calls that waited for that may start now.
+    if pendingStart < pending.count && mayTakeUpCall { requestAttention() }
     return wrote
   }
 

@@ -179,18 +179,18 @@ public final class VarlinkServer: @unchecked Sendable {
     return started
   }
 
-  /// Writes every connection's waiting replies; answers whether anything was written.
+  /// Writes every connection's waiting replies; answers whether anything was written or is left
+  /// to do. A connection whose writes let calls start again asks for attention while it is flushed:
+  /// it stays in `attention`, for the next round of the turn's end to take its calls up.
   public func flushConnections() -> Bool {
+    let batch = attention
+    attention.removeAll(keepingCapacity: true)
     var wrote = false
-    while !attention.isEmpty {
-      let batch = attention
-      attention.removeAll(keepingCapacity: true)
-      for connection in batch {
-        connection.isAttentionQueued = false
-        if connection.flush() { wrote = true }
-      }
+    for connection in batch {
+      connection.isAttentionQueued = false
+      if connection.flush() { wrote = true }
     }
-    return wrote
+    return wrote || !attention.isEmpty
   }
 
   private func needsAttention(_ connection: Connection) {

@@ -114,6 +114,22 @@ struct ConnectionBoundsTests {
     #expect(snapshot["parameters"]?["event"]?["suspended"] == .bool(true))
   }
 
+  @Test func aCallPipelinedBehindALongReply_isAnswered_onceTheLongReplyIsOut() throws {
+    let harness = try ServerHarness()
+    // A List short enough to leave in one write of the turn's end: the call behind it waited for
+    // that write, not for the socket to drain.
+    try harness.queue.suspend()
+    for index in 0..<4 { _ = try harness.queue.show(ShowParameters(title: "n\(index)")) }
+    let client = try harness.connect()
+    client.send(
+      bytes: Array(#"{"method":"io.notifyd.Queue.List"}"#.utf8) + [0]
+        + Array(#"{"method":"io.notifyd.Queue.Status"}"#.utf8) + [0])
+    let list = try #require(client.receiveObject())
+    #expect(list["parameters"]?["notices"]?.arrayValue?.count == 4)
+    let status = try #require(client.receiveObject(), "the call behind the List was never answered")
+    #expect(status["parameters"]?["version"] != nil)
+  }
+
   @Test func aClientThatReadsNothing_isDroppedAfterTheStallTimeout_andItsReplyReleased() throws {
     var limits = ConnectionLimits()
     limits.writeStallTimeout = 0.5
