@@ -19,10 +19,9 @@ final class EventOutbox: @unchecked Sendable {
   typealias Sink = @Sendable (Event, UInt64) -> Void
 
   enum Item {
-    /// Events for the sinks that were watching when they happened; the first event's number.
+    /// Events for the sinks that were watching when they happened (or frames for one watcher);
+    /// the first event's number.
     case events([Event], first: UInt64, sinks: [Sink])
-    /// Frames for one watcher.
-    case frames([Event], first: UInt64, sink: Sink)
     /// A `Wait` reply, a snapshot: anything that must come in order with the events.
     case call(@Sendable () -> Void)
   }
@@ -72,8 +71,6 @@ final class EventOutbox: @unchecked Sendable {
       for (offset, event) in events.enumerated() {
         for sink in sinks { sink(event, first + UInt64(offset)) }
       }
-    case .frames(let frames, let first, let sink):
-      for (offset, frame) in frames.enumerated() { sink(frame, first + UInt64(offset)) }
     case .call(let body):
       body()
     }

@@ -902,7 +902,7 @@ public final class NoticeQueue: Sendable {
         var next = watcher.nextFrameAt + watcher.interval
         if next < now { next = now + watcher.interval }
         state.watchers[watcherID]!.nextFrameAt = next
-        if !batch.isEmpty { outbox.post(.frames(batch, first: first, sink: watcher.sink)) }
+        if !batch.isEmpty { outbox.post(.events(batch, first: first, sinks: [watcher.sink])) }
       }
       // Keep the pace from the previous tick, not from now, so frames do not drift.
       var tick = state.nextFrameTick + interval

@@ -182,6 +182,22 @@ public enum Posix {
     return info.st_mode & S_IFMT
   }
 
+  /// The bytes of the file at `path`, read to its end (`open(2)`, `read(2)`) but at most `limit`
+  /// of them, so that a path that names a device cannot be read for ever; `nil` when it cannot be
+  /// opened.
+  public static func readFile(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
+    guard let fd = try? open(path, O_RDONLY) else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while bytes.count < limit,
+      case .bytes(let count)? = chunk.withUnsafeMutableBytes({ try? read(fd, into: $0) })
+    {
+      bytes += chunk[0..<min(count, limit - bytes.count)]
+    }
+    return bytes
+  }
+
   /// `access(2)` with `F_OK`: whether something exists at `path`.
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
@@ -195,13 +211,7 @@ extension Posix {
   /// Answers how many mappings were let go.
   @discardableResult
   public static func releaseCodePages() -> Int {
-    guard let fd = try? open("/proc/self/maps", O_RDONLY) else { return 0 }
-    var text: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while case .bytes(let count)? = chunk.withUnsafeMutableBytes({ try? read(fd, into: $0) }) {
-      text += chunk[0..<count]
-    }
-    close(fd)
+    guard let text = readFile("/proc/self/maps", limit: 16 << 20) else { return 0 }
     var released = 0
     // start-end perms offset device inode path
     for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {

@@ -248,10 +248,13 @@ public struct JSONReader {
     // Whether the next token must be a value (after '[', ':' or ','), else a close or a comma.
     var expectValue = true
     var expectKey = false
+    // Whether the object just opened, so that `}` may close it (`{}`, but not `{"a":1,}`).
+    var justOpened = false
     repeat {
       let byte = try skipWhitespaceAndPeek()
       if expectKey {
-        if byte == UInt8(ascii: "}"), open.last == UInt8(ascii: "{") {
+        if byte == UInt8(ascii: "}"), justOpened {
+          justOpened = false
           position += 1
           open.removeLast()
           depth -= 1
@@ -260,6 +263,7 @@ public struct JSONReader {
           continue
         }
         guard byte == UInt8(ascii: "\"") else { throw .syntax("expected a member name") }
+        justOpened = false
         _ = try readStringToken(keep: false)
         guard try skipWhitespaceAndPeek() == UInt8(ascii: ":") else { throw .syntax("expected ':'") }
         position += 1
@@ -274,6 +278,7 @@ public struct JSONReader {
           position += 1
           open.append(byte)
           expectKey = true
+          justOpened = true
         case UInt8(ascii: "["):
           try enter()
           position += 1

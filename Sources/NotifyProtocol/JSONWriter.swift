@@ -14,11 +14,6 @@ public struct JSONWriter {
     bytes.reserveCapacity(capacity)
   }
 
-  /// Writes what follows onto `bytes` (a connection's output, say).
-  public init(appendingTo bytes: [UInt8]) {
-    self.bytes = bytes
-  }
-
   // MARK: - Containers
 
   public mutating func beginObject() {
@@ -78,7 +73,7 @@ public struct JSONWriter {
 
   public mutating func null() {
     separate()
-    bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    literal("null")
   }
 
   public mutating func bool(_ value: Bool) {
@@ -124,10 +119,9 @@ public struct JSONWriter {
         case 0x08: bytes.append(UInt8(ascii: "b"))
         case 0x0c: bytes.append(UInt8(ascii: "f"))
         default:
-          let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-          bytes.append(hex[Int(byte >> 4)])
-          bytes.append(hex[Int(byte & 0xf)])
+          literal("u00")
+          bytes.append(Self.hexDigit(byte >> 4))
+          bytes.append(Self.hexDigit(byte & 0xf))
         }
       }
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
@@ -171,10 +165,8 @@ public struct JSONWriter {
     string(value.rawValue)
   }
 
-  /// Bytes that are already JSON (an element encoded earlier), as the next value.
-  public mutating func raw(_ json: some Sequence<UInt8>) {
-    separate()
-    bytes.append(contentsOf: json)
+  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 
   private mutating func literal(_ text: StaticString) {

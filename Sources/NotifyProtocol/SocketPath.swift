@@ -92,19 +92,9 @@ public enum ConfigLocation {
   public static func configuredSocketPath(explicit: String? = nil, environment: (String) -> String?)
     -> String?
   {
-    guard let file = locate(explicit: explicit, environment: environment) else { return nil }
-    guard let fd = try? Posix.open(file, O_RDONLY) else { return nil }
-    defer { Posix.close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16384)
-    // A config file is small; the cap keeps a mistaken path (a device) from being read for ever.
-    while bytes.count < 1 << 20 {
-      guard
-        case .bytes(let count) = (try? chunk.withUnsafeMutableBytes { try Posix.read(fd, into: $0) })
-          ?? .endOfFile
-      else { break }
-      bytes += chunk[0..<count]
-    }
+    // A config file is small; `readFile`'s cap keeps a mistaken path (a device) from being read for ever.
+    guard let file = locate(explicit: explicit, environment: environment), let bytes = Posix.readFile(file)
+    else { return nil }
     return socketPath(inConfig: String(decoding: bytes, as: UTF8.self))
   }
 }

@@ -188,17 +188,6 @@ extension InterfaceDescriptionReply: WireEncodable {
   }
 }
 
-extension VarlinkError: WireEncodable {
-  /// The whole error reply's envelope: `{"error":NAME,"parameters":{…}}`.
-  public func write(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.key("error", name)
-    writer.key("parameters")
-    JSONValue.object(parameters).write(to: &writer)
-    writer.endObject()
-  }
-}
-
 extension JSONValue: WireEncodable {
   public func write(to writer: inout JSONWriter) {
     switch self {
@@ -226,14 +215,6 @@ public enum VarlinkReplyFrame {
   /// `{"parameters":…}\0`, with `"continues":true` when the call goes on.
   public static func encode(_ parameters: some WireEncodable, continues: Bool = false) -> [UInt8] {
     var writer = JSONWriter()
-    append(parameters, continues: continues, to: &writer)
-    return writer.bytes
-  }
-
-  /// The same, appended to `writer`'s bytes.
-  public static func append(
-    _ parameters: some WireEncodable, continues: Bool = false, to writer: inout JSONWriter
-  ) {
     writer.beginObject()
     writer.key("parameters")
     parameters.write(to: &writer)
@@ -243,12 +224,17 @@ public enum VarlinkReplyFrame {
     }
     writer.endObject()
     writer.bytes.append(0)
+    return writer.bytes
   }
 
-  /// An error reply, framed.
+  /// An error reply, framed: `{"error":NAME,"parameters":{…}}\0`.
   public static func encode(_ error: VarlinkError) -> [UInt8] {
     var writer = JSONWriter()
-    error.write(to: &writer)
+    writer.beginObject()
+    writer.key("error", error.name)
+    writer.key("parameters")
+    JSONValue.object(error.parameters).write(to: &writer)
+    writer.endObject()
     writer.bytes.append(0)
     return writer.bytes
   }

@@ -105,20 +105,6 @@ final class SQLiteDatabase {
       }
     }
 
-    /// Binds values to `?1`, `?2`, …, after a reset.
-    func bind(_ values: [SQLiteValue]) {
-      reset()
-      for (index, value) in values.enumerated() {
-        let position = Int32(index + 1)
-        switch value {
-        case .null: break
-        case .integer(let number): bind(position, number)
-        case .real(let number): bind(position, number)
-        case .text(let text): bind(position, text)
-        }
-      }
-    }
-
     /// Advances to the next row (`true`) or the end (`false`); wraps `sqlite3_step`.
     func step() throws(SQLiteError) -> Bool {
       let code = sqlite3_step(statement)
@@ -137,12 +123,6 @@ final class SQLiteDatabase {
       while try step() {}
     }
 
-    /// Runs the statement to its end with `values` bound.
-    func run(_ values: [SQLiteValue]) throws(SQLiteError) {
-      bind(values)
-      while try step() {}
-    }
-
     func optionalInteger(_ column: Int32) -> Int? { isNull(column) ? nil : integer(column) }
     func optionalReal(_ column: Int32) -> Double? { isNull(column) ? nil : real(column) }
 
@@ -157,12 +137,4 @@ final class SQLiteDatabase {
       return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
   }
-}
-
-/// A value bound to a statement.
-enum SQLiteValue {
-  case null
-  case integer(Int)
-  case real(Double)
-  case text(String)
 }

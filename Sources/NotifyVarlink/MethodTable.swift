@@ -48,14 +48,14 @@ public struct MethodTable: Sendable {
   /// A table answering `GetInfo` with these.
   public init(vendor: String, product: String, version: String, url: String) {
     info = (vendor, product, version, url)
-    interfaces = [(Self.serviceInterface, Interface.serviceDescription)]
+    interfaces = [(Interface.service, Interface.serviceDescription)]
+    bindServiceInterface()
   }
-
-  static let serviceInterface = Interface.service
 
   /// Adds an interface `GetInfo` lists and `GetInterfaceDescription` describes.
   public mutating func add(interface name: String, description: String) {
     interfaces.append((name, description))
+    bindServiceInterface()
   }
 
   /// Binds `method` (qualified) to a handler of parameters of type `P`.
@@ -69,8 +69,10 @@ public struct MethodTable: Sendable {
     }
   }
 
-  /// The qualified names bound, for tests and introspection.
-  public var methodNames: [String] { bindings.keys.sorted() }
+  /// The qualified names bound, but for the built-in `org.varlink.service`: for tests and introspection.
+  public var methodNames: [String] {
+    bindings.keys.filter { !$0.hasPrefix(Interface.service + ".") }.sorted()
+  }
 
   // MARK: - Reading a call
 
@@ -94,7 +96,7 @@ public struct MethodTable: Sendable {
         case "method":
           let value = try reader.readString()
           method = value
-          binding = builtIn(value) ?? bindings[value]
+          binding = bindings[value]
         case "parameters":
           let start = reader.checkpoint
           if let binding {
@@ -134,7 +136,7 @@ public struct MethodTable: Sendable {
           var late = reader.reader(at: parameters)
           run = try Self.decode(&late, with: binding)
         } else {
-          run = try Self.decode(nil, with: binding)
+          run = try Self.decodeEmpty(with: binding)
         }
       } catch .invalid(let field) {
         return .refused(.invalidParameter(field.isEmpty ? "parameters" : field), oneway: oneway)
@@ -149,13 +151,13 @@ public struct MethodTable: Sendable {
   private static func decode(_ reader: inout JSONReader, with binding: Binding) throws(JSONReadError)
     -> @Sendable (Responder) -> Void
   {
-    if try reader.readNull() { return try decode(nil, with: binding) }
+    if try reader.readNull() { return try decodeEmpty(with: binding) }
     return try binding.prepare(&reader)
   }
 
   private static let emptyObject: [UInt8] = Array("{}".utf8)
 
-  private static func decode(_ none: Void?, with binding: Binding) throws(JSONReadError)
+  private static func decodeEmpty(with binding: Binding) throws(JSONReadError)
     -> @Sendable (Responder) -> Void
   {
     let result = emptyObject.withUnsafeBytes { raw in
@@ -179,31 +181,22 @@ public struct MethodTable: Sendable {
 
   // MARK: - org.varlink.service
 
-  private func builtIn(_ method: String) -> Binding? {
-    switch method {
-    case "org.varlink.service.GetInfo":
-      let reply = ServiceInfo(
-        vendor: info.vendor, product: info.product, version: info.version, url: info.url,
-        interfaces: interfaces.map(\.name))
-      return Binding(completion: .prompt) { reader throws(JSONReadError) in
-        _ = try NoParameters(reading: &reader)
-        return { responder in responder.reply(reply) }
+  /// Binds `GetInfo` and `GetInterfaceDescription` to what the table holds now; called again as
+  /// interfaces are added.
+  private mutating func bindServiceInterface() {
+    let reply = ServiceInfo(
+      vendor: info.vendor, product: info.product, version: info.version, url: info.url,
+      interfaces: interfaces.map(\.name))
+    bind("org.varlink.service.GetInfo", NoParameters.self) { _, responder in responder.reply(reply) }
+    let interfaces = interfaces
+    bind("org.varlink.service.GetInterfaceDescription", InterfaceDescriptionParameters.self) {
+      request, responder in
+      guard let found = interfaces.first(where: { $0.name == request.interface }) else {
+        responder.fail(
+          VarlinkError(Interface.ErrorName.interfaceNotFound, ["interface": .string(request.interface)]))
+        return
       }
-    case "org.varlink.service.GetInterfaceDescription":
-      let interfaces = interfaces
-      return Binding(completion: .prompt) { reader throws(JSONReadError) in
-        let request = try InterfaceDescriptionParameters(reading: &reader)
-        return { responder in
-          guard let found = interfaces.first(where: { $0.name == request.interface }) else {
-            responder.fail(
-              VarlinkError(Interface.ErrorName.interfaceNotFound, ["interface": .string(request.interface)]))
-            return
-          }
-          responder.reply(InterfaceDescriptionReply(description: found.description))
-        }
-      }
-    default:
-      return nil
+      responder.reply(InterfaceDescriptionReply(description: found.description))
     }
   }
 }

@@ -123,14 +123,17 @@ public enum QueueMethods {
 }
 
 extension Responder {
-  /// Replies with the value, or with the error the service or the engine gave.
-  fileprivate func answer<Value: WireEncodable, Failure: Error>(_ result: Result<Value, Failure>) {
+  /// Replies with the value, or with the error the service gave.
+  fileprivate func answer(_ result: Result<some WireEncodable, ServiceError>) {
     switch result {
     case .success(let value): reply(value)
-    case .failure(let error as ServiceError): fail(QueueMethods.varlinkError(error))
-    case .failure(let error as QueueError): fail(QueueMethods.varlinkError(error))
-    case .failure(let error): fail(.invalidArgument("(message)", "\(error)"))
+    case .failure(let error): fail(QueueMethods.varlinkError(error))
     }
+  }
+
+  /// Replies with the value, or with the error the engine gave.
+  fileprivate func answer(_ result: Result<some WireEncodable, QueueError>) {
+    answer(result.mapError(ServiceError.queue))
   }
 }
 

@@ -90,6 +90,13 @@ struct MethodTableTests {
     #expect(error.parameters["reason"]?.stringValue?.contains(reason) == true)
   }
 
+  @Test func aSkippedObjectWithATrailingComma_isNotJSON() throws {
+    let error = try #require(refusal(#"{"method":"io.notifyd.Queue.Show","extra":{"a":1,}}"#))
+    #expect(error.parameters["reason"]?.stringValue?.contains("JSON") == true)
+    #expect(
+      call(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":"t"},"extra":{"a":{},"b":[]}}"#) != nil)
+  }
+
   @Test func invalidUTF8_isRefused() {
     let bytes =
       Array(#"{"method":"io.notifyd.Queue.Show","parameters":{"title":""#.utf8) + [0xff, 0xfe]
