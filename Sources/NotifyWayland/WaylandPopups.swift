@@ -130,7 +130,23 @@ public final class WaylandPopups: @unchecked Sendable {
     case .frame, .invoked, .suspended, .resumed:
       return
     }
-    reconcile()
+    scheduleReconcile()
+  }
+
+  /// Whether a `reconcile()` is queued behind the events already handed to the display queue.
+  private var reconcileScheduled = false
+
+  /// Reconciles once the events queued so far are applied, not once per event: when the display
+  /// falls behind a burst, a notice that came and went meanwhile gets no surface at all, and the
+  /// compositor is not flooded with surfaces made and destroyed at once (a client that cannot read
+  /// the compositor's events as fast as they come is disconnected).
+  private func scheduleReconcile() {
+    guard !reconcileScheduled else { return }
+    reconcileScheduled = true
+    displayQueue.async { [self] in
+      reconcileScheduled = false
+      reconcile()
+    }
   }
 
   private func setPhase(_ phase: Phase, of id: Int) {
