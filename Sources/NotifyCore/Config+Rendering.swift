@@ -24,7 +24,8 @@ extension Config {
     section(
       "Queue",
       [
-        ("MaxVisible", "\(queue.maxVisible)"), ("Capacity", "\(queue.capacity)"),
+        ("MaxVisible", "\(queue.maxVisible)"), ("MaxSticky", "\(queue.maxSticky)"),
+        ("Capacity", "\(queue.capacity)"),
         ("HistorySize", "\(queue.historySize)"), ("FrameRate", "\(queue.frameRate)"),
       ])
     section("Timing", timing(queue.timing.over(QueueSettings.builtInTiming(for: .normal))))

@@ -18,6 +18,7 @@ public enum ConfigParser {
       case "Queue":
         switch entry.key {
         case "MaxVisible": config.queue.maxVisible = try integer(entry, in: 1...1000, invalid)
+        case "MaxSticky": config.queue.maxSticky = try integer(entry, in: 0...1000, invalid)
         case "Capacity": config.queue.capacity = try integer(entry, in: 1...10_000_000, invalid)
         case "HistorySize": config.queue.historySize = try integer(entry, in: 0...10_000_000, invalid)
         case "FrameRate": config.queue.frameRate = try integer(entry, in: 1...240, invalid)

@@ -78,8 +78,12 @@ public struct Rule: Sendable, Equatable {
 
 /// Everything the queue engine needs from the configuration, with the built-in defaults.
 public struct QueueSettings: Sendable, Equatable {
-  /// `[Queue] MaxVisible=`: notices visible at once.
-  public var maxVisible = 1
+  /// `[Queue] MaxVisible=`: notice slots, notices visible at once besides sticky ones. Popups
+  /// stack, so several show together (mako shows 5).
+  public var maxVisible = 5
+  /// `[Queue] MaxSticky=`: notices held until ended (hold 0, e.g. critical) that may show out of a
+  /// slot once they hold, so that they keep nobody waiting; past it, one keeps its slot.
+  public var maxSticky = 3
   /// `[Progress] MaxVisible=`: progress indicators visible at once.
   public var progressMaxVisible = 4
   /// `[Queue] Capacity=`: unfinished notices at most.

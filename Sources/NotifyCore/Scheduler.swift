@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// A source of time and timers, injected into everything that waits, so that tests can run on a
@@ -22,38 +21,6 @@ public final class ScheduledAction: Sendable {
 
   /// Calls the action off if it has not run yet.
   public func cancel() { onCancel() }
-}
-
-/// The real scheduler: monotonic time from `DispatchTime`, timers as strict Dispatch timer sources.
-public final class DispatchScheduler: Scheduler {
-  private let queue: DispatchQueue
-
-  /// Runs timer actions on `queue`, a concurrent or serial queue the caller chooses.
-  public init(queue: DispatchQueue = .daemonSerial("notifyd.timers", qos: .userInteractive)) {
-    self.queue = queue
-  }
-
-  public var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
-
-  public var wallTime: Double { Date().timeIntervalSince1970 }
-
-  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-    let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-    let delay = max(0, deadline - now)
-    timer.schedule(deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .microseconds(100))
-    timer.setEventHandler {
-      timer.cancel()
-      action()
-    }
-    timer.activate()
-    let handle = TimerHandle(source: timer)
-    return ScheduledAction { handle.source.cancel() }
-  }
-}
-
-/// A Dispatch timer source that may cross threads: `cancel()` on a source is thread-safe.
-private struct TimerHandle: @unchecked Sendable {
-  let source: any DispatchSourceTimer
 }
 
 /// A scheduler whose time moves only when told, for fast deterministic tests of timing logic.

@@ -134,7 +134,7 @@ public final class Daemon: @unchecked Sendable {
     log.info(
       "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.suspended ? ", suspended" : ""))"
     )
-    let queue = NoticeQueue(settings: config.queue, scheduler: DispatchScheduler(), journal: store)
+    let queue = NoticeQueue(settings: config.queue, scheduler: TimingThread(), journal: store)
     queue.restore(saved)
     self.queue = queue
     let service = NoticeService(queue: queue, journal: store)

@@ -51,7 +51,7 @@ struct NoticeQueueStressTests {
     settings.progressMaxVisible = 3
     settings.capacity = 100_000
     settings.historySize = 100_000
-    let queue = NoticeQueue(settings: settings, scheduler: DispatchScheduler())
+    let queue = NoticeQueue(settings: settings, scheduler: TimingThread())
     let ledger = StressLedger()
     let watcher = try queue.watch { event in
       if event.kind == .finished, let id = event.id {

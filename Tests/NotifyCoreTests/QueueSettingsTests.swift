@@ -13,7 +13,8 @@ struct QueueSettingsTests {
 
   @Test func builtInDefaults_matchTheDesign() {
     let settings = QueueSettings()
-    #expect(settings.maxVisible == 1)
+    #expect(settings.maxVisible == 5)
+    #expect(settings.maxSticky == 3)
     #expect(settings.progressMaxVisible == 4)
     #expect(settings.capacity == 10_000)
     #expect(settings.historySize == 1000)

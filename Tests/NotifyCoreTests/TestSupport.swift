@@ -21,30 +21,13 @@ func eventually(timeout: Double = 5, _ condition: () throws -> Bool) rethrows ->
   }
 }
 
-/// How long a lane takes, on this machine and now, from `show` until the notice's first visible
-/// phase has reached a watcher: the slowest of three notices, each on a queue of its own.
-func laneStartLatency() -> Double {
-  (0..<3).map { _ in
-    let queue = NoticeQueue(scheduler: ManualScheduler())
-    let shown = DispatchSemaphore(value: 0)
-    let subscription = try! queue.watch { event in
-      if event.kind == .phase, event.phase?.isVisible == true { shown.signal() }
-    }
-    defer { subscription.cancel() }
-    let start = DispatchTime.now().uptimeNanoseconds
-    _ = try! queue.show(ShowParameters(title: "probe"))
-    _ = shown.wait(timeout: .now() + 5)
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }.max()!
-}
-
-/// Lets real time pass for lanes that should *not* start anything, long enough that they would
-/// have: ten times what a lane takes to start a notice right now (`laneStartLatency`), at least
-/// 20 ms, measured first, so that on a loaded machine the wait grows with the lanes' slowness.
-/// Then every event published meanwhile has arrived.
+/// Waits until each lane has started every operation the engine handed it, then until every
+/// event published meanwhile has arrived. The engine hands a lane an operation only when the
+/// notice has a slot, so once this returns nothing more starts until the clock or a request says
+/// so: a test may then assert that something did *not* happen.
 func letLanesRun(_ queue: NoticeQueue) {
-  let wait = min(max(10 * laneStartLatency(), 0.02), 5)
-  usleep(useconds_t(wait * 1e6))
+  let started = eventually { queue.startingCount == 0 }
+  precondition(started, "a lane did not start its operations within 5 s")
   queue.flushEvents()
 }
 
@@ -132,7 +115,7 @@ final class QueueHarness: Sendable {
   let recorder = EventRecorder()
   private let subscription: NoticeQueue.Subscription
 
-  init(settings: QueueSettings = QueueSettings(), frames: Bool = false, fps: Int? = nil) {
+  init(settings: QueueSettings = QueueHarness.settings(), frames: Bool = false, fps: Int? = nil) {
     queue = NoticeQueue(settings: settings, scheduler: clock)
     let recorder = self.recorder
     subscription = try! queue.watch(frames: frames, fps: fps) { recorder.record($0) }

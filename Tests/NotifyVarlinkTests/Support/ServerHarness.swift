@@ -29,7 +29,7 @@ final class ServerHarness: @unchecked Sendable {
     var template = Array("/tmp/notifyd-server-test-XXXXXX".utf8CString)
     directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     path = directory + "/notifyd.sock"
-    queue = NoticeQueue(settings: settings, scheduler: DispatchScheduler())
+    queue = NoticeQueue(settings: settings, scheduler: TimingThread())
     socket = try ListeningSocket.create(at: path)
     loop = try EventLoop(name: "test.server")
     let table = QueueMethods.table(service: NoticeService(queue: queue, journal: nil)) { .success(()) }

@@ -1,0 +1,118 @@
+import NotifyProtocol
+
+/// A notice the queue has accepted and not yet finished, and where it stands.
+struct NoticeRecord {
+  /// Where a record is on its way to the screen.
+  enum Place: Equatable {
+    /// Not yet due (in the due schedule) or waiting for its `after`.
+    case pending
+    /// Due and free, in its lane's ready list, without an operation.
+    case ready
+    /// Given a slot and an operation, which its lane's `OperationQueue` has not started yet.
+    case granted
+    /// Shown (its operation runs), holding a slot of its lane.
+    case running
+    /// Shown and held until ended, out of its slot so that it blocks nobody (`[Queue] MaxSticky=`).
+    case sticky
+  }
+
+  var notice: Notice
+  /// Monotonic instant at which the notice is due.
+  var dueAt: Double
+  /// The hold the notice gets once shown: `nil` holds until ended.
+  var hold: Double?
+  var place: Place = .pending
+  /// Once shown: the timeline, started at `startedAt`.
+  var timeline: Timeline?
+  var startedAt: Double = 0
+  /// Bumped by every change to the timeline, so a boundary computed for an older one is stale.
+  var generation = 0
+  /// How it finishes once decided by an `end`, `cancel`, `dismiss` or invoked action; or, with
+  /// `closingIsExpiry`, only because its hold ran out (news takes that back).
+  var closing: Outcome?
+  var closingIsExpiry = false
+
+  var lane: Lane { notice.kind == .progress ? .progress : .notices }
+
+  /// The outcome when the hold runs out by itself: `timedOut` for a progress indicator.
+  var expiryOutcome: Outcome { notice.kind == .progress ? .timedOut : .completed }
+
+  /// Whether an `end`, `cancel` or `dismiss` has decided how it finishes: news no longer brings it
+  /// back, so a notice with its key is a new notice.
+  var isClosing: Bool { closing != nil && !closingIsExpiry }
+
+  /// Whether it is on screen.
+  var isShown: Bool { timeline != nil }
+
+  /// The timeline a notice starts with, from its timing and its hold.
+  var initialTimeline: Timeline {
+    Timeline(
+      Timeline.Timing(
+        fadeIn: notice.fadeIn, hold: hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
+        easeOut: notice.easeOut))
+  }
+
+  /// Phase and opacity at `now`; before it is shown, or past its end, what was last reported.
+  func appearance(at now: Double) -> (phase: Phase, opacity: Double) {
+    guard let timeline else { return (notice.phase, 0) }
+    let elapsed = now - startedAt
+    let phase = timeline.phase(at: elapsed)
+    if phase == .finished { return (notice.phase, 0) }
+    return (phase, timeline.opacity(at: elapsed))
+  }
+
+  /// The notice with its phase and opacity at `now`.
+  func current(at now: Double) -> Notice {
+    var notice = notice
+    (notice.phase, notice.opacity) = appearance(at: now)
+    return notice
+  }
+
+  /// A change of course for a shown notice: rewrites its timeline from `now` on and records the
+  /// outcome it then has. `outcome` is what the change decides (`nil` for news, which restarts the
+  /// hold); `overrides` lets a cancel or dismissal replace an outcome already decided. Answers
+  /// whether the timeline changed.
+  ///
+  /// Once ended or cancelled, news no longer brings the notice back and an end does not undo a
+  /// cancel; only another cancel or dismissal (or a second end) still changes the timeline.
+  mutating func rewrite(
+    outcome: Outcome?, overrides: Bool, at now: Double, _ change: (inout Timeline, Double) -> Void
+  ) -> Bool {
+    guard timeline != nil else { return false }
+    if let decided = closing, !closingIsExpiry {
+      if outcome == nil || (!overrides && outcome != decided) { return false }
+    }
+    if let outcome, overrides || closing == nil || closingIsExpiry {
+      closing = outcome
+      closingIsExpiry = false
+    } else if outcome == nil && closingIsExpiry {
+      closing = nil
+      closingIsExpiry = false
+    }
+    change(&timeline!, now - startedAt)
+    generation += 1
+    return true
+  }
+
+  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`.
+  mutating func restartHold(at now: Double) -> Bool {
+    let hold = self.hold
+    return rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: hold) }
+  }
+
+  /// Ends normally: holds `hold` seconds more (fading out at once when `nil`), then fades out.
+  mutating func end(hold: Double?, at now: Double) -> Bool {
+    rewrite(outcome: .completed, overrides: false, at: now) { timeline, elapsed in
+      if let hold {
+        timeline.restartHold(at: elapsed, hold: hold)
+      } else {
+        timeline.fadeOut(at: elapsed)
+      }
+    }
+  }
+
+  /// Closes with `outcome`: fades out from the opacity shown now, or vanishes when `immediately`.
+  mutating func close(_ outcome: Outcome, immediately: Bool, at now: Double) -> Bool {
+    rewrite(outcome: outcome, overrides: true, at: now) { $0.fadeOut(at: $1, immediately: immediately) }
+  }
+}

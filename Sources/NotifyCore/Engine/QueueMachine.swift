@@ -1,0 +1,693 @@
+import NotifyProtocol
+
+/// The queue engine's rules as a value: every request and every input (an operation started, the
+/// clock reached a deadline) changes the state and lists the effects its owner must carry out, in
+/// order (`effects`, taken with `takeEffects()`). No locks, threads, timers or `OperationQueue`s:
+/// `NoticeQueue` holds one under its lock and carries out what it asks; the rules are tested on
+/// the value alone.
+///
+/// A notice goes `pending` (not yet due, or waiting for its `after`) → `ready` (due and free, in its
+/// lane's list) → `granted` (it has a slot and an operation in its lane's `OperationQueue`) →
+/// running (the queue started the operation: it fades in, holds, fades out) → finished. Notices
+/// that cannot start yet have no operation at all. A notice held until ended leaves its slot once
+/// it holds (up to `[Queue] MaxSticky=` of them), so it blocks nobody.
+///
+/// Before anything else, every input brings the state up to its instant (`advance(to:)`): a
+/// boundary whose timer has not fired yet is not missed by a request that comes first.
+public struct QueueMachine {
+  public private(set) var settings: QueueSettings
+  var notices = NoticeTable()
+  var history = NoticeHistory()
+  var due = DueSchedule()
+  var lanes = [LaneSchedule](repeating: LaneSchedule(), count: Lane.allCases.count)
+  var hub = EventHub()
+  var keys: [String: Int] = [:]
+  public private(set) var nextID = 1
+  public private(set) var suspended = false
+  /// Wall-clock end of a suspension with a duration.
+  public private(set) var suspendedUntil: Double?
+  /// Monotonic instant of the timed resume.
+  var resumeAt: Double?
+  /// Phase boundaries of shown notices, earliest first.
+  var boundaries = MinHeap<Boundary>()
+  /// Shown notices now fading in or out.
+  var fading: Set<Int> = []
+  /// How many unfinished notices are in each phase, kept as they move.
+  var phaseCounts: [Phase: Int] = [:]
+  /// The deadline the owner's timer is armed for.
+  var armed: Double?
+  /// What the owner must carry out, in order.
+  public private(set) var effects: [QueueEffect] = []
+
+  struct Boundary: Comparable {
+    var at: Double
+    var id: Int
+    var generation: Int
+    static func < (a: Boundary, b: Boundary) -> Bool { (a.at, a.id) < (b.at, b.id) }
+  }
+
+  public init(settings: QueueSettings = QueueSettings()) {
+    self.settings = settings
+  }
+
+  /// The effects listed since the last call, in order; the list starts over.
+  public mutating func takeEffects() -> [QueueEffect] {
+    defer { effects.removeAll(keepingCapacity: true) }
+    return effects
+  }
+
+  /// Hands the effects to `body` one by one and starts the list over, keeping its storage.
+  public mutating func drainEffects(_ body: (QueueEffect) -> Void) {
+    for effect in effects { body(effect) }
+    effects.removeAll(keepingCapacity: true)
+  }
+
+  // MARK: - Settings and restart
+
+  /// Puts new settings in force for every notice accepted from now on; shown notices keep their
+  /// timing; more slots let waiting notices show.
+  public mutating func apply(_ settings: QueueSettings, at instant: Instant) {
+    advance(to: instant)
+    self.settings = settings
+    effects.append(.laneWidths(notices: laneWidth(.notices), progress: laneWidth(.progress)))
+    trimHistory()
+    fillSlots(at: instant)
+    rearm()
+  }
+
+  /// The width of a lane's `OperationQueue`: its slots, and for notices the sticky ones beside them.
+  public func laneWidth(_ lane: Lane) -> Int {
+    lane == .notices ? settings.maxVisible + settings.maxSticky : settings.progressMaxVisible
+  }
+
+  /// Brings back the queue a journal kept: history, the next id, the suspended state (with its
+  /// timed resume), then the unfinished notices with their absolute due times, in the order they
+  /// were accepted; one that was shown starts its fade-in again.
+  public mutating func restore(_ saved: JournalState, at instant: Instant) {
+    nextID = max(nextID, saved.nextID)
+    for notice in saved.history { history.append(notice) }
+    trimHistory()
+    if saved.suspended, saved.suspendedUntil.map({ $0 > instant.wall }) ?? true {
+      suspended = true
+      suspendedUntil = saved.suspendedUntil
+      resumeAt = saved.suspendedUntil.map { instant.now + ($0 - instant.wall) }
+      effects.append(.suspendLanes(true))
+    } else if saved.suspended {
+      effects.append(.journal(.suspended(false, until: nil)))
+    }
+    var restored: [Int] = []
+    for var notice in saved.unfinished {
+      notice.phase = .waiting
+      notice.opacity = 0
+      let hold: Double?
+      if notice.kind == .progress {
+        let timeout = notice.timeout ?? settings.progressTimeout
+        hold = notice.message != nil ? settings.endHold : (timeout > 0 ? timeout : nil)
+      } else {
+        hold = notice.hold > 0 ? notice.hold : nil
+      }
+      var record = NoticeRecord(
+        notice: notice, dueAt: instant.now + max(0, notice.created + notice.delay - instant.wall), hold: hold)
+      if notice.message != nil { record.closing = .completed }  // ended before it was shown
+      notices.insert(record)
+      count(from: nil, to: .waiting)
+      if let key = notice.key { keys[key] = notice.id }
+      nextID = max(nextID, notice.id + 1)
+      restored.append(notice.id)
+    }
+    for id in restored { place(id, at: instant) }
+    fillSlots(at: instant)
+    rearm()
+  }
+
+  // MARK: - Accepting notices
+
+  /// Accepts a notice, or with a `key` an unfinished notice has (or the id `replacing`, as D-Bus
+  /// `replaces_id` names it), replaces that one: in place when it is shown (answering its id),
+  /// else the old one finishes as `replaced`. A notice already closing is left to finish; the new
+  /// one takes its key.
+  public mutating func show(
+    _ request: ShowParameters, replacing replacedID: Int? = nil, at instant: Instant
+  ) throws(QueueError) -> Int {
+    let explicit = try Admission.validate(request)
+    advance(to: instant)
+    defer { rearm() }
+    if let existing = claim(replacing: replacedID, key: request.key, at: instant) {
+      if existing.isShown {
+        let id = existing.notice.id
+        notices.modify(id) { record in
+          record.notice.title = request.title
+          record.notice.body = request.body
+          if let actions = request.actions { record.notice.actions = actions }
+          if let icon = request.icon { record.notice.icon = icon }
+          _ = record.restartHold(at: instant.now)
+        }
+        changed(id, at: instant)
+        return id
+      }
+      finish(existing.notice.id, outcome: .replaced, at: instant)
+    }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+    try checkCapacity(resolution)
+    let (notice, hold) = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    accept(notice, hold: hold, suppressed: resolution.suppressed, at: instant)
+    return notice.id
+  }
+
+  /// Accepts a progress indicator, or with a `key` an unfinished one has, answers its id with
+  /// `existing: true`, applies the new title, body and value, and restarts its timeout.
+  public mutating func progress(
+    _ request: ProgressParameters, replacing replacedID: Int? = nil, at instant: Instant
+  ) throws(QueueError) -> (id: Int, existing: Bool) {
+    let explicit = try Admission.validate(request)
+    advance(to: instant)
+    defer { rearm() }
+    if let existing = claim(replacing: replacedID, key: request.key, at: instant) {
+      let id = existing.notice.id
+      if existing.notice.kind == .progress {
+        notices.modify(id) { record in
+          record.notice.title = request.title
+          if let body = request.body { record.notice.body = body }
+          if let value = request.value { record.notice.value = value }
+          if let icon = request.icon { record.notice.icon = icon }
+          if let timeout = request.timeout {
+            record.notice.timeout = timeout
+            record.hold = timeout > 0 ? timeout : nil
+          }
+          if record.notice.message == nil { _ = record.restartHold(at: instant.now) }
+        }
+        changed(id, at: instant)
+        return (id, true)
+      }
+      finish(id, outcome: .replaced, at: instant)
+    }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+    try checkCapacity(resolution)
+    let (notice, hold) = Admission.notice(
+      request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
+      created: instant.wall)
+    accept(notice, hold: hold, suppressed: resolution.suppressed, at: instant)
+    return (notice.id, false)
+  }
+
+  /// The unfinished notice a new one claims by id or key, unless it is already closing.
+  private func claim(replacing id: Int?, key: String?, at instant: Instant) -> NoticeRecord? {
+    let claimed = id.flatMap { notices.contains($0) ? $0 : nil } ?? key.flatMap { keys[$0] }
+    guard let claimed, let record = notices[claimed], !record.isClosing else { return nil }
+    return record
+  }
+
+  private func checkCapacity(_ resolution: QueueSettings.Resolution) throws(QueueError) {
+    guard resolution.suppressed || notices.count < settings.capacity else {
+      throw .queueFull(capacity: settings.capacity)
+    }
+  }
+
+  /// Records a new notice and sends it on: suppressed to history, else towards its lane.
+  private mutating func accept(_ notice: Notice, hold: Double?, suppressed: Bool, at instant: Instant) {
+    nextID += 1
+    notices.insert(NoticeRecord(notice: notice, dueAt: instant.now + notice.delay, hold: hold))
+    count(from: nil, to: notice.phase)
+    effects.append(.journal(.nextID(nextID)))
+    effects.append(.journal(.unfinished(notice)))
+    effects.append(.publish(Event(kind: .added, at: instant.wall, id: notice.id, notice: notice)))
+    if suppressed {
+      finish(notice.id, outcome: .cancelled, at: instant)
+      return
+    }
+    if let key = notice.key { keys[key] = notice.id }
+    place(notice.id, at: instant)
+    fillSlots(at: instant)
+  }
+
+  /// Sends a pending notice on: to the due schedule until due, to wait for its `after`, or into its
+  /// lane's ready list.
+  private mutating func place(_ id: Int, at instant: Instant) {
+    guard let record = notices[id] else { return }
+    if record.dueAt > instant.now {
+      due.add(id, dueAt: record.dueAt)
+    } else if let after = record.notice.after, notices.contains(after) {
+      due.wait(id, for: after)
+    } else {
+      makeReady(id, at: instant)
+    }
+  }
+
+  /// Puts a due, unblocked notice in its lane's ready list (phase `queued`).
+  private mutating func makeReady(_ id: Int, at instant: Instant) {
+    guard let record = notices[id], record.place == .pending else { return }
+    notices.modify(id) { $0.place = .ready }
+    setPhase(.queued, opacity: 0, of: id, at: instant)
+    lanes[record.lane.rawValue].add(id, urgency: record.notice.urgency)
+  }
+
+  /// Gives every free slot to the next ready notice of its lane, unless suspended.
+  private mutating func fillSlots(at instant: Instant) {
+    guard !suspended else { return }
+    for lane in Lane.allCases {
+      let slots = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
+      while lanes[lane.rawValue].taken < slots {
+        guard let id = lanes[lane.rawValue].next(isLive: { notices[$0]?.place == .ready }) else { break }
+        lanes[lane.rawValue].taken += 1
+        notices.modify(id) { $0.place = .granted }
+        effects.append(.run(id: id, lane: lane, urgency: notices[id]!.notice.urgency))
+      }
+      lanes[lane.rawValue].compact(live: phaseCounts[.queued] ?? 0) { notices[$0]?.place == .ready }
+    }
+  }
+
+  // MARK: - Inputs from the owner
+
+  /// The lane's `OperationQueue` started the operation of notice `id`: it fades in from now.
+  public mutating func started(_ id: Int, at instant: Instant) {
+    advance(to: instant)
+    defer { rearm() }
+    guard let record = notices[id], record.place == .granted else { return }
+    notices.modify(id) { record in
+      record.place = .running
+      record.timeline = record.initialTimeline
+      record.startedAt = instant.now
+      record.generation += 1
+      record.notice.shown = instant.wall
+    }
+    step(id, at: instant)
+  }
+
+  /// The clock has reached the armed deadline: runs everything due by then.
+  public mutating func tick(at instant: Instant) {
+    armed = nil
+    advance(to: instant)
+    rearm()
+  }
+
+  /// Runs, in order of their instants, everything due by `instant`: due notices, the timed resume,
+  /// phase boundaries; then the frame tick.
+  mutating func advance(to instant: Instant) {
+    while true {
+      let dueAt = due.earliest ?? .infinity
+      let boundaryAt = boundaries.first?.at ?? .infinity
+      let resume = resumeAt ?? .infinity
+      let earliest = min(dueAt, boundaryAt, resume)
+      guard earliest <= instant.now else { break }
+      if earliest == resume {
+        endSuspension(at: instant)
+      } else if earliest == dueAt {
+        if let id = due.popDue(by: instant.now), let record = notices[id], record.place == .pending {
+          if let after = record.notice.after, notices.contains(after) {
+            due.wait(id, for: after)
+          } else {
+            makeReady(id, at: instant)
+          }
+        }
+      } else {
+        let boundary = boundaries.pop()!
+        if notices[boundary.id]?.generation == boundary.generation { step(boundary.id, at: instant) }
+      }
+    }
+    due.compact(live: phaseCounts[.waiting] ?? 0) { notices[$0]?.place == .pending }
+    fillSlots(at: instant)
+    if let tick = hub.nextFrameTick, tick <= instant.now { sendFrames(at: instant) }
+  }
+
+  /// Reports the phase of shown notice `id` at this instant, and schedules its next boundary, or
+  /// finishes it.
+  private mutating func step(_ id: Int, at instant: Instant) {
+    guard var record = notices[id], let timeline = record.timeline else { return }
+    let elapsed = instant.now - record.startedAt
+    let phase = timeline.phase(at: elapsed)
+    if phase == .finished {
+      finish(id, outcome: record.closing ?? record.expiryOutcome, at: instant)
+      return
+    }
+    if phase == .fadingOut && record.closing == nil {
+      record.closing = record.expiryOutcome
+      record.closingIsExpiry = true
+    }
+    let next = timeline.nextBoundary(after: elapsed)
+    if phase == .holding, next == nil, record.place == .running, record.notice.kind == .notice,
+      lanes[Lane.notices.rawValue].sticky < settings.maxSticky
+    {
+      // Held until ended: it keeps showing, out of its slot.
+      record.place = .sticky
+      lanes[Lane.notices.rawValue].taken -= 1
+      lanes[Lane.notices.rawValue].sticky += 1
+    }
+    notices.modify(id) { $0 = record }
+    if phase != record.notice.phase {
+      setPhase(phase, opacity: timeline.opacity(at: elapsed), of: id, at: instant)
+    }
+    if let next { boundaries.push(Boundary(at: record.startedAt + next, id: id, generation: record.generation)) }
+    fillSlots(at: instant)
+  }
+
+  /// Moves notice `id` to `phase`, keeping the counts, the fading set and the frame pacing, and
+  /// publishes it.
+  private mutating func setPhase(_ phase: Phase, opacity: Double, of id: Int, at instant: Instant) {
+    guard let old = notices.modify(id, { record -> Phase in
+      defer { record.notice.phase = phase }
+      return record.notice.phase
+    }) else { return }
+    count(from: old, to: phase)
+    if phase == .fadingIn || phase == .fadingOut {
+      fading.insert(id)
+    } else {
+      fading.remove(id)
+    }
+    hub.pace(fading: !fading.isEmpty, now: instant.now)
+    effects.append(.publish(Event(kind: .phase, at: instant.wall, id: id, phase: phase, opacity: opacity)))
+  }
+
+  /// A shown notice's timeline changed: reports its phase now and schedules its next boundary.
+  private mutating func rescheduled(_ id: Int, at instant: Instant) {
+    step(id, at: instant)
+  }
+
+  /// Journals and publishes notice `id` changed in place, after rescheduling it if shown.
+  private mutating func changed(_ id: Int, at instant: Instant, kind: EventKind = .updated) {
+    guard let record = notices[id] else { return }
+    effects.append(.journal(.unfinished(record.notice)))
+    effects.append(.publish(Event(kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now))))
+    if record.isShown { rescheduled(id, at: instant) }
+  }
+
+  /// Moves notice `id` to history with `outcome`: its slot and operation go, what waited on it is
+  /// freed and its waiters answered.
+  private mutating func finish(_ id: Int, outcome: Outcome, at instant: Instant) {
+    guard var record = notices.remove(id) else { return }
+    count(from: record.notice.phase, to: nil)
+    record.notice.phase = .finished
+    record.notice.opacity = 0
+    record.notice.outcome = outcome
+    record.notice.finished = instant.wall
+    let notice = record.notice
+    if fading.remove(id) != nil { hub.pace(fading: !fading.isEmpty, now: instant.now) }
+    switch record.place {
+    case .granted, .running: lanes[record.lane.rawValue].taken -= 1
+    case .sticky: lanes[record.lane.rawValue].sticky -= 1
+    case .pending, .ready: break
+    }
+    if record.place != .pending && record.place != .ready { effects.append(.finishOperation(id: id)) }
+    if let key = notice.key, keys[key] == id { keys.removeValue(forKey: key) }
+    history.append(notice)
+    trimHistory()
+    effects.append(.journal(.finished(notice)))
+    effects.append(.publish(Event(kind: .finished, at: instant.wall, id: id, notice: notice)))
+    let waiters = hub.takeWaiters(of: id)
+    if !waiters.isEmpty { effects.append(.answer(waiters: waiters, notice)) }
+    for waiting in due.release(id) where notices[waiting]?.place == .pending {
+      makeReady(waiting, at: instant)
+    }
+    fillSlots(at: instant)
+  }
+
+  private mutating func trimHistory() {
+    for id in history.trim(to: settings.historySize) { effects.append(.journal(.forgotten(id: id))) }
+  }
+
+  private mutating func count(from old: Phase?, to new: Phase?) {
+    if let old { phaseCounts[old, default: 0] -= 1 }
+    if let new { phaseCounts[new, default: 0] += 1 }
+  }
+
+  /// Lists `arm` when the earliest deadline differs from the armed one.
+  private mutating func rearm() {
+    while let first = boundaries.first, notices[first.id]?.generation != first.generation { boundaries.pop() }
+    if boundaries.count > 2 * notices.count + 64 {
+      var live = MinHeap<Boundary>()
+      while let boundary = boundaries.pop() {
+        if notices[boundary.id]?.generation == boundary.generation { live.push(boundary) }
+      }
+      boundaries = live
+    }
+    let candidates = [due.earliest, boundaries.first?.at, resumeAt, hub.nextFrameTick].compactMap { $0 }
+    let deadline = candidates.min()
+    guard deadline != armed else { return }
+    armed = deadline
+    effects.append(.arm(deadline: deadline))
+  }
+
+  // MARK: - Changing notices
+
+  private func unfinished(_ id: Int) throws(QueueError) -> NoticeRecord {
+    if let record = notices[id] { return record }
+    if history[id] != nil {
+      throw .invalidArgument(field: "id", reason: "notice \(id) has already finished")
+    }
+    throw .noSuchNotice(id: id)
+  }
+
+  /// Changes an unfinished notice's title, body or value in place; a shown one restarts its hold.
+  public mutating func update(_ request: UpdateParameters, at instant: Instant) throws(QueueError) -> Notice {
+    try Admission.validate(title: request.title, body: request.body)
+    advance(to: instant)
+    defer { rearm() }
+    _ = try unfinished(request.id)
+    notices.modify(request.id) { record in
+      if let title = request.title { record.notice.title = title }
+      if let body = request.body { record.notice.body = body }
+      if let value = request.value { record.notice.value = value }
+      if record.notice.message == nil { _ = record.restartHold(at: instant.now) }
+    }
+    let notice = notices[request.id]!.current(at: instant.now)
+    changed(request.id, at: instant)
+    return notice
+  }
+
+  /// Ends a notice early and normally: a progress indicator shows `message`, holds it for `hold`
+  /// (default `[Progress] EndHold=`) and fades out; a plain notice starts its fade-out now (or
+  /// after `hold`). One not yet shown finishes at once, except a progress indicator with a message,
+  /// which shows it when its turn comes. Ending a finished notice answers it unchanged.
+  public mutating func end(_ request: EndParameters, at instant: Instant) throws(QueueError) -> Notice {
+    if let message = request.message { try Admission.validate(title: nil, body: message, field: "message") }
+    if let hold = request.hold { try Admission.validate(duration: hold, field: "hold") }
+    advance(to: instant)
+    defer { rearm() }
+    if let finished = history[request.id] { return finished }
+    let record = try unfinished(request.id)
+    let isProgress = record.notice.kind == .progress
+    let hold = request.hold ?? (isProgress ? settings.endHold : nil)
+    notices.modify(request.id) { record in
+      if let message = request.message { record.notice.message = message }
+      record.hold = hold
+    }
+    if !record.isShown && !(isProgress && request.message != nil) {
+      finish(request.id, outcome: .completed, at: instant)
+      return history[request.id]!
+    }
+    notices.modify(request.id) { record in
+      if record.isShown {
+        _ = record.end(hold: hold, at: instant.now)
+      } else if record.closing == nil || record.closingIsExpiry {
+        record.closing = .completed  // it shows the message when its turn comes
+        record.closingIsExpiry = false
+      }
+    }
+    changed(request.id, at: instant)
+    return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// Cancels by id, by tag, or all: notices not shown finish at once, shown ones fade out from
+  /// their opacity now (or vanish, with `now`). Answers the ids cancelled.
+  public mutating func cancel(_ request: CancelParameters, at instant: Instant) throws(QueueError) -> [Int] {
+    let chosen = [request.id != nil, request.tag != nil, request.all == true].filter { $0 }.count
+    guard chosen == 1 else {
+      throw .invalidArgument(field: "id", reason: "give exactly one of id, tag and all")
+    }
+    advance(to: instant)
+    defer { rearm() }
+    let ids: [Int]
+    if let id = request.id {
+      if history[id] != nil { return [] }
+      _ = try unfinished(id)
+      ids = [id]
+    } else if let tag = request.tag {
+      ids = notices.records.filter { $0.notice.tag == tag }.map(\.notice.id).sorted()
+    } else {
+      ids = notices.sortedIDs
+    }
+    for id in ids { close(id, .cancelled, immediately: request.now ?? false, at: instant) }
+    return ids
+  }
+
+  /// Closes notice `id` with `outcome`: a shown one fades out (or vanishes), any other finishes.
+  private mutating func close(_ id: Int, _ outcome: Outcome, immediately: Bool, at instant: Instant) {
+    guard let record = notices[id] else { return }
+    if record.isShown {
+      if notices.modify(id, { $0.close(outcome, immediately: immediately, at: instant.now) }) == true {
+        rescheduled(id, at: instant)
+      }
+    } else {
+      finish(id, outcome: outcome, at: instant)
+    }
+  }
+
+  /// Chooses action `action` of a shown notice; it then fades out with outcome `completed`.
+  public mutating func invoke(_ request: InvokeParameters, at instant: Instant) throws(QueueError) -> Notice {
+    advance(to: instant)
+    defer { rearm() }
+    let record = try unfinished(request.id)
+    guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
+      throw .invalidArgument(field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
+    }
+    guard record.isShown else {
+      throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
+    }
+    notices.modify(request.id) { record in
+      record.notice.invoked = request.action
+      _ = record.end(hold: nil, at: instant.now)
+    }
+    changed(request.id, at: instant, kind: .invoked)
+    return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// Finishes notice `id` at once with `outcome`, as when a person closed it on the desktop.
+  public mutating func dismiss(_ id: Int, outcome: Outcome = .dismissed, at instant: Instant) throws(QueueError) {
+    advance(to: instant)
+    defer { rearm() }
+    _ = try unfinished(id)
+    close(id, outcome, immediately: true, at: instant)
+  }
+
+  // MARK: - Suspend and resume
+
+  /// Holds every notice not yet shown until `resume` (or until `duration` seconds have passed).
+  public mutating func suspend(for duration: Double?, at instant: Instant) throws(QueueError) {
+    if let duration { try Admission.validate(duration: duration, field: "duration") }
+    advance(to: instant)
+    defer { rearm() }
+    suspendedUntil = duration.map { instant.wall + $0 }
+    resumeAt = duration.map { instant.now + $0 }
+    if !suspended {
+      suspended = true
+      effects.append(.suspendLanes(true))
+    }
+    effects.append(.journal(.suspended(true, until: suspendedUntil)))
+    effects.append(.publish(Event(kind: .suspended, at: instant.wall, suspended: true)))
+  }
+
+  /// Lets held notices show again, in order.
+  public mutating func resume(at instant: Instant) {
+    advance(to: instant)
+    endSuspension(at: instant)
+    rearm()
+  }
+
+  private mutating func endSuspension(at instant: Instant) {
+    resumeAt = nil
+    suspendedUntil = nil
+    if suspended {
+      suspended = false
+      effects.append(.suspendLanes(false))
+      effects.append(.journal(.suspended(false, until: nil)))
+      effects.append(.publish(Event(kind: .resumed, at: instant.wall, suspended: false)))
+      fillSlots(at: instant)
+    }
+  }
+
+  // MARK: - Watchers and waiters
+
+  /// A new watcher, handed a snapshot of every unfinished notice first; with `frames`, also a frame
+  /// per fading notice every `interval` seconds while anything fades.
+  public mutating func watch(frames: Bool, interval: Double, at instant: Instant) -> Int {
+    advance(to: instant)
+    defer { rearm() }
+    let id = hub.addWatcher(frames: frames, interval: interval, now: instant.now)
+    let snapshot = Event(
+      kind: .snapshot, at: instant.wall, notices: notices.sortedIDs.map { notices[$0]!.current(at: instant.now) },
+      suspended: suspended)
+    effects.append(.snapshot(snapshot, watcher: id))
+    hub.pace(fading: !fading.isEmpty, now: instant.now)
+    return id
+  }
+
+  public mutating func unwatch(_ watcher: Int, at instant: Instant) {
+    hub.removeWatcher(watcher)
+    hub.pace(fading: !fading.isEmpty, now: instant.now)
+    rearm()
+  }
+
+  /// A caller waiting for notice `id` to finish: answered at once (`answer`) if it has.
+  public mutating func wait(for id: Int) throws(QueueError) -> Int {
+    if let notice = history[id] {
+      let waiter = hub.reserveWaiter()
+      effects.append(.answer(waiters: [waiter], notice))
+      return waiter
+    }
+    guard notices.contains(id) else { throw .noSuchNotice(id: id) }
+    return hub.addWaiter(for: id)
+  }
+
+  public mutating func forget(waiter: Int, of id: Int) {
+    hub.removeWaiter(waiter, of: id)
+  }
+
+  private mutating func sendFrames(at instant: Instant) {
+    let watchers = hub.tick(at: instant.now)
+    guard !watchers.isEmpty, !fading.isEmpty else { return }
+    let frames = fading.sorted().compactMap { id -> Event? in
+      guard let record = notices[id] else { return nil }
+      let (phase, opacity) = record.appearance(at: instant.now)
+      return Event(kind: .frame, at: instant.wall, id: id, phase: phase, opacity: opacity)
+    }
+    effects.append(.frames(frames, watchers: watchers))
+  }
+
+  // MARK: - Reading
+
+  /// A notice by id, unfinished (as it is at `now`) or still in history.
+  public func notice(_ id: Int, at now: Double) -> Notice? {
+    notices[id]?.current(at: now) ?? history[id]
+  }
+
+  public func isUnfinished(_ id: Int) -> Bool { notices.contains(id) }
+
+  /// Every unfinished notice as it is at `now`, oldest first.
+  public func unfinishedNotices(at now: Double) -> [Notice] {
+    notices.sortedIDs.map { notices[$0]!.current(at: now) }
+  }
+
+  /// Finished notices, newest first, filtered by app, outcome and finish time.
+  public func finishedNotices(_ request: HistoryParameters) -> [Notice] {
+    var result: [Notice] = []
+    let limit = request.limit ?? Int.max
+    for notice in history.newestFirst {
+      guard result.count < limit else { break }
+      if let app = request.app, notice.app != app { continue }
+      if let outcome = request.outcome, notice.outcome != outcome { continue }
+      if let since = request.since, (notice.finished ?? 0) < since { continue }
+      result.append(notice)
+    }
+    return result
+  }
+
+  /// Counts of notices in each state, and the suspended state.
+  public var status: StatusReply {
+    let visible = [Phase.fadingIn, .holding, .fadingOut].reduce(0) { $0 + (phaseCounts[$1] ?? 0) }
+    return StatusReply(
+      version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
+      waiting: phaseCounts[.waiting] ?? 0, queued: phaseCounts[.queued] ?? 0, visible: visible,
+      finished: history.count)
+  }
+
+  /// How many `Wait` callers and watchers the machine holds.
+  public var subscriberCounts: (waiters: Int, watchers: Int) { (hub.waitingCount, hub.watcherCount) }
+
+  /// The watchers' numbers.
+  public var watcherIDs: [Int] { hub.allWatchers }
+
+  /// Whether frames are being paced; with nothing fading or nobody asking for frames, not.
+  public var isPacingFrames: Bool { hub.nextFrameTick != nil }
+
+  /// Notices of each lane holding a slot (granted or shown), and those shown out of their slot.
+  public func occupancy(of lane: Lane) -> (slots: Int, sticky: Int) {
+    (lanes[lane.rawValue].taken, lanes[lane.rawValue].sticky)
+  }
+
+  /// Entries in the due schedule, the lanes' ready lists and the boundaries, stale ones included.
+  public var pendingScheduleSize: Int { due.count + lanes.reduce(0) { $0 + $1.count } + boundaries.count }
+
+  /// Notices given an operation that their lane has not started yet.
+  public var grantedCount: Int { notices.records.reduce(0) { $0 + ($1.place == .granted ? 1 : 0) } }
+}
