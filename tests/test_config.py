@@ -28,7 +28,7 @@ def check_config(*args, env=None):
 def test_example_config_passes_check_config():
     result = check_config("--config", str(EXAMPLE))
     assert result.returncode == 0, result.stderr
-    assert "[Queue]\nMaxVisible=1" in result.stdout
+    assert "[Queue]\nMaxVisible=5\nMaxSticky=3\n" in result.stdout
     assert "[Progress]\nMaxVisible=4\nTimeout=30s\nEndHold=1.5s" in result.stdout
 
 

@@ -237,3 +237,18 @@ def test_json_output_escapes_del_and_c1_controls(daemon):
         assert "\\u007f" in output and "\\u009b" in output and "\\u0085" in output and "\\u009d" in output
     # The escapes mean the same characters.
     assert json.loads(outputs[0])["notice"]["title"] == title
+
+
+@pytest.mark.parametrize("config", ["", "[Queue]\nMaxVisible=1\n"], ids=["defaults", "one-slot"])
+def test_a_critical_notice_held_until_ended_keeps_nobody_waiting(make_daemon, runtime_dir, config):
+    # `notifyctl show x --urgency critical; notifyctl show y`: y shows while x still holds, even
+    # with a single slot (x leaves it once holding: [Queue] MaxSticky=).
+    path = runtime_dir / "sticky.conf"
+    path.write_text(config + "[Timing]\nFadeIn=100ms\n[DBus]\nMode=off\n")
+    daemon = make_daemon("--config", str(path))
+    x = daemon.notifyctl("show", "x", "--urgency", "critical", check=True).stdout.strip()
+    y = daemon.notifyctl("show", "y", check=True).stdout.strip()
+    phases = lambda: {n["id"]: n["phase"] for n in daemon.queue().List()["notices"]}
+    wait_for(lambda: phases().get(int(x)) == "holding" and phases().get(int(y)) in ("fadingIn", "holding"),
+             what="y on screen beside x holding")
+    daemon.notifyctl("end", x, check=True)

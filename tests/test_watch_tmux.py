@@ -311,7 +311,7 @@ def test_suspended_state_and_backlog_in_the_status_line(daemon, tmux):
     wait_for(lambda: "notifyd · suspended · 0 visible · 2 queued · 1 waiting" in pane.capture(),
              what="the suspended status line")
     daemon.notifyctl("resume", check=True)
-    wait_for(lambda: "notifyd · running · 1 visible · 1 queued · 1 waiting" in pane.capture(),
+    wait_for(lambda: "notifyd · running · 2 visible · 0 queued · 1 waiting" in pane.capture(),
              what="the running status line")
 
 

@@ -421,8 +421,10 @@ public struct QueueMachine {
       }
       boundaries = live
     }
-    let candidates = [due.earliest, boundaries.first?.at, resumeAt, hub.nextFrameTick].compactMap { $0 }
-    let deadline = candidates.min()
+    let earliest = min(
+      due.earliest ?? .infinity, boundaries.first?.at ?? .infinity, resumeAt ?? .infinity,
+      hub.nextFrameTick ?? .infinity)
+    let deadline = earliest.isFinite ? earliest : nil
     guard deadline != armed else { return }
     armed = deadline
     effects.append(.arm(deadline: deadline))
