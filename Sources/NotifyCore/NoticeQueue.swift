@@ -199,7 +199,8 @@ public final class NoticeQueue: Sendable {
 
   /// Finishes a notice at once with `outcome`, as when a person closed it on the desktop.
   public func dismiss(_ id: Int, outcome: Outcome = .dismissed) throws(QueueError) {
-    try mutate { machine, instant throws(QueueError) in try machine.dismiss(id, outcome: outcome, at: instant) }
+    try mutate { machine, instant throws(QueueError) in try machine.dismiss(id, outcome: outcome, at: instant)
+    }
   }
 
   /// Holds every notice not yet visible until `resume` (or until `duration` seconds have passed).

@@ -13,7 +13,8 @@ enum IdleFigure {
   static func run(_ bench: Bench) throws {
     bench.report.add(.section("Idle and start-up"))
     let window = bench.quick ? 3.0 : 10.0
-    let config = DaemonUnderTest.config(extra: "MaxVisible=100\n[Timing]\nFadeIn=0.05\nHold=0.05\nFadeOut=0.05")
+    let config = DaemonUnderTest.config(
+      extra: "MaxVisible=100\n[Timing]\nFadeIn=0.05\nHold=0.05\nFadeOut=0.05")
     try bench.withDaemon("idle", config: config) { daemon in
       // An idle dunst beside it, over the same windows.
       let peerPIDs = try bench.peer.map { [try $0.freshDunst()] + [$0.busDaemon].compactMap { $0 } } ?? []
@@ -87,11 +88,13 @@ enum IdleFigure {
       value: Format.fixed(Double(ours.switches) / window, 1), budget: "0 (no wakeups but watchdog pings)",
       verdict: ours.switches == 0 ? .met : .missed)
     if !peerAfter.isEmpty {
-      let peer = zip(peerBefore, peerAfter).map { ProcessStats.switches(from: $0, to: $1).switches }.reduce(0, +)
+      let peer = zip(peerBefore, peerAfter).map { ProcessStats.switches(from: $0, to: $1).switches }.reduce(
+        0, +)
       row.peer = "dunst+bus \(Format.fixed(Double(peer) / window, 1))/s"
     }
     if ours.exited > 0 {
-      bench.report.note("\(ours.exited) daemon threads exited in the idle window \(what) (counted as a wakeup each)")
+      bench.report.note(
+        "\(ours.exited) daemon threads exited in the idle window \(what) (counted as a wakeup each)")
     }
     bench.report.add(row)
   }

@@ -44,7 +44,9 @@ enum ScalingFigure {
             try control.send(call)
             let reply = try control.receive()
             round.append(Double(Clock.nanoseconds() - started) / 1000)
-            if RawVarlinkConnection.isError(reply) { throw BenchError(String(decoding: reply, as: UTF8.self)) }
+            if RawVarlinkConnection.isError(reply) {
+              throw BenchError(String(decoding: reply, as: UTF8.self))
+            }
           }
           roundMedians.append(Sample(round).median)
           latencies += round
@@ -57,7 +59,8 @@ enum ScalingFigure {
         bench.report.add(
           Row(
             figure: "at \(Format.grouped(Double(level))) unfinished",
-            value: "Show \(Format.fixed(cost, 0)) µs (median of \(rounds) rounds' medians), p99 \(Format.fixed(sample.p99, 0)) µs; "
+            value:
+              "Show \(Format.fixed(cost, 0)) µs (median of \(rounds) rounds' medians), p99 \(Format.fixed(sample.p99, 0)) µs; "
               + "RSS \(Format.fixed(Double(rss) / 1_048_576, 1)) MiB; daemon CPU \(Format.fixed(cpuPerShow, 1)) µs/Show filling"
           ))
       }

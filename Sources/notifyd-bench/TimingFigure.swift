@@ -1,5 +1,9 @@
 import NotifyProtocol
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Timing accuracy as the daemon reports it over `Watch`: how far each phase boundary lands from
 /// where the notice's `shown` time and its timing put it, and how evenly frames are paced.
 enum TimingFigure {
@@ -25,8 +29,12 @@ enum TimingFigure {
       }
       let boundary = Sample(boundaries)
       let frame = Sample(frames)
-      // The machine's load over the last minute, beside the figures it bears on.
-      let load = "load \(ProcessStats.readFile("/proc/loadavg")?.split(separator: " ").first ?? "?")"
+      // The machine's load over the last minute, and its own floor: how evenly a bare thread that
+      // sleeps to absolute deadlines at the same pace wakes here, measured as frames are.
+      let floor = Sample(sleeperPacing(ticks: bench.quick ? 60 : 300))
+      let load =
+        "load \(ProcessStats.readFile("/proc/loadavg")?.split(separator: " ").first ?? "?"); "
+        + "a bare sleeper's p99 \(Format.fixed(floor.p99, 3)) ms"
       bench.report.add(
         Row(
           figure: "phase boundaries, \(notices) fading at once (n=\(boundary.count))",
@@ -102,6 +110,35 @@ enum TimingFigure {
       }
     }
     return (boundaries, pacing)
+  }
+
+  /// A thread of the bench's own that sleeps to absolute `CLOCK_MONOTONIC` deadlines at `fps` for
+  /// `ticks` ticks: the interval errors in milliseconds, as `measure` computes them for frames.
+  static func sleeperPacing(ticks: Int) -> [Double] {
+    var mutex = pthread_mutex_t()
+    pthread_mutex_init(&mutex, nil)
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+    var condition = pthread_cond_t()
+    pthread_cond_init(&condition, &attributes)
+    func monotonic() -> Double {
+      var time = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &time)
+      return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+    let interval = 1 / Double(fps)
+    var deadline = monotonic() + interval
+    var wakes: [Double] = []
+    pthread_mutex_lock(&mutex)
+    for _ in 0..<ticks {
+      var until = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
+      while pthread_cond_timedwait(&condition, &mutex, &until) == 0 {}
+      wakes.append(monotonic())
+      deadline += interval
+    }
+    pthread_mutex_unlock(&mutex)
+    return zip(wakes, wakes.dropFirst()).map { abs(($1 - $0) - interval) * 1000 }
   }
 
   private static func merged(_ intervals: [(start: Double, end: Double)]) -> [(start: Double, end: Double)] {

@@ -24,7 +24,8 @@ struct ConfigParserTests {
   @Test func emptyFile_givesBuiltInDefaults() throws {
     let config = try parse([])
     #expect(config == Config())
-    #expect(config.queue.maxVisible == 5 && config.queue.maxSticky == 3 && config.queue.progressMaxVisible == 4)
+    #expect(
+      config.queue.maxVisible == 5 && config.queue.maxSticky == 3 && config.queue.progressMaxVisible == 4)
     #expect(
       config.queue.capacity == 10_000 && config.queue.historySize == 1000 && config.queue.frameRate == 30)
     #expect(config.queue.progressTimeout == 30 && config.queue.endHold == 1.5)

@@ -130,7 +130,8 @@ struct QueueMachineTests {
         (0, .fadingIn, 0), (0.5, .fadingIn, 0.5), (0.999, .fadingIn, 0.999), (1, .holding, 1),
         (2.999, .holding, 1), (3, .fadingOut, 1), (3.25, .fadingOut, 0.75), (4, .finished, 0),
       ]),
-    TimingCase(fadeIn: 0, hold: 1, fadeOut: 0, samples: [(0, .holding, 1), (0.999, .holding, 1), (1, .finished, 0)]),
+    TimingCase(
+      fadeIn: 0, hold: 1, fadeOut: 0, samples: [(0, .holding, 1), (0.999, .holding, 1), (1, .finished, 0)]),
     TimingCase(
       fadeIn: 2, hold: 0.5, fadeOut: 2,
       samples: [(1, .fadingIn, 0.5), (2.5, .fadingOut, 1), (3.5, .fadingOut, 0.5), (4.5, .finished, 0)]),
@@ -152,7 +153,8 @@ struct QueueMachineTests {
     let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 0.5)
     #expect(d.armed == 1)
     d.advance(to: 10)
-    #expect(d.lifecycle(of: id) == ["added", "queued", "fadingIn", "holding", "fadingOut", "finished:completed"])
+    #expect(
+      d.lifecycle(of: id) == ["added", "queued", "fadingIn", "holding", "fadingOut", "finished:completed"])
     #expect(d.eventTimes(of: id) == [0, 0, 1, 3, 3.5])
     #expect(d.armed == nil)  // nothing due: no timer at all
   }
@@ -185,14 +187,16 @@ struct QueueMachineTests {
     OutcomeCase(action: .expire, at: 0, outcome: .completed, finishedAt: 4),
     OutcomeCase(action: .expire, at: 0, kind: .progress, outcome: .timedOut, finishedAt: 4),
     OutcomeCase(action: .cancel(now: false), at: 2, outcome: .cancelled, finishedAt: 3),
-    OutcomeCase(action: .cancel(now: false), at: 0.5, outcome: .cancelled, finishedAt: 1),  // from 0.5 over 1 × 0.5
+    // From opacity 0.5 over fadeOut × 0.5.
+    OutcomeCase(action: .cancel(now: false), at: 0.5, outcome: .cancelled, finishedAt: 1),
     OutcomeCase(action: .cancel(now: true), at: 2, outcome: .cancelled, finishedAt: 2),
     OutcomeCase(action: .end(hold: nil), at: 2, outcome: .completed, finishedAt: 3),
     OutcomeCase(action: .end(hold: 2), at: 2, kind: .progress, outcome: .completed, finishedAt: 5),
     OutcomeCase(action: .dismiss, at: 1.5, outcome: .dismissed, finishedAt: 1.5),
     OutcomeCase(action: .invoke, at: 2, outcome: .completed, finishedAt: 3),
     OutcomeCase(action: .update, at: 2, outcome: .completed, finishedAt: 5),  // the hold restarts
-    OutcomeCase(action: .update, at: 3.5, outcome: .completed, finishedAt: 7),  // back in from 0.5, hold 2, out
+    // Back in from opacity 0.5 (0.5 s), hold 2, fade out 1.
+    OutcomeCase(action: .update, at: 3.5, outcome: .completed, finishedAt: 7),
   ]
 
   @Test("how a shown notice finishes", arguments: outcomeCases)
@@ -214,10 +218,12 @@ struct QueueMachineTests {
     d.advance(to: row.at)
     switch row.action {
     case .expire: break
-    case .cancel(let now): _ = try d.perform { m, i in try m.cancel(CancelParameters(id: id, now: now), at: i) }
+    case .cancel(let now):
+      _ = try d.perform { m, i in try m.cancel(CancelParameters(id: id, now: now), at: i) }
     case .end(let hold): _ = try d.perform { m, i in try m.end(EndParameters(id: id, hold: hold), at: i) }
     case .dismiss: try d.perform { m, i in try m.dismiss(id, at: i) }
-    case .invoke: _ = try d.perform { m, i in try m.invoke(InvokeParameters(id: id, action: "default"), at: i) }
+    case .invoke:
+      _ = try d.perform { m, i in try m.invoke(InvokeParameters(id: id, action: "default"), at: i) }
     case .update: _ = try d.perform { m, i in try m.update(UpdateParameters(id: id, body: "news"), at: i) }
     }
     if row.finishedAt > row.at {
@@ -353,7 +359,9 @@ struct QueueMachineTests {
     #expect(d.runs == [id])
     #expect(d.phase(id) == .queued)
     _ = try d.perform { m, i in try m.cancel(CancelParameters(id: id), at: i) }
-    #expect(d.log.last(where: { if case .finishOperation = $0 { true } else { false } }) == .finishOperation(id: id))
+    #expect(
+      d.log.last(where: { if case .finishOperation = $0 { true } else { false } }) == .finishOperation(id: id)
+    )
     d.startPending()  // the lane starts it late: the machine ignores it
     #expect(d.outcome(id) == .cancelled)
   }

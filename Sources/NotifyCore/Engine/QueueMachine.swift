@@ -338,17 +338,23 @@ public struct QueueMachine {
     if phase != record.notice.phase {
       setPhase(phase, opacity: timeline.opacity(at: elapsed), of: id, at: instant)
     }
-    if let next { boundaries.push(Boundary(at: record.startedAt + next, id: id, generation: record.generation)) }
+    if let next {
+      boundaries.push(Boundary(at: record.startedAt + next, id: id, generation: record.generation))
+    }
     fillSlots(at: instant)
   }
 
   /// Moves notice `id` to `phase`, keeping the counts, the fading set and the frame pacing, and
   /// publishes it.
   private mutating func setPhase(_ phase: Phase, opacity: Double, of id: Int, at instant: Instant) {
-    guard let old = notices.modify(id, { record -> Phase in
-      defer { record.notice.phase = phase }
-      return record.notice.phase
-    }) else { return }
+    guard
+      let old = notices.modify(
+        id,
+        { record -> Phase in
+          defer { record.notice.phase = phase }
+          return record.notice.phase
+        })
+    else { return }
     count(from: old, to: phase)
     if phase == .fadingIn || phase == .fadingOut {
       fading.insert(id)
@@ -368,7 +374,8 @@ public struct QueueMachine {
   private mutating func changed(_ id: Int, at instant: Instant, kind: EventKind = .updated) {
     guard let record = notices[id] else { return }
     effects.append(.journal(.unfinished(record.notice)))
-    effects.append(.publish(Event(kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now))))
+    effects.append(
+      .publish(Event(kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now))))
     if record.isShown { rescheduled(id, at: instant) }
   }
 
@@ -531,7 +538,8 @@ public struct QueueMachine {
     defer { rearm() }
     let record = try unfinished(request.id)
     guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
-      throw .invalidArgument(field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
+      throw .invalidArgument(
+        field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
     }
     guard record.isShown else {
       throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
@@ -545,7 +553,9 @@ public struct QueueMachine {
   }
 
   /// Finishes notice `id` at once with `outcome`, as when a person closed it on the desktop.
-  public mutating func dismiss(_ id: Int, outcome: Outcome = .dismissed, at instant: Instant) throws(QueueError) {
+  public mutating func dismiss(_ id: Int, outcome: Outcome = .dismissed, at instant: Instant)
+    throws(QueueError)
+  {
     advance(to: instant)
     defer { rearm() }
     _ = try unfinished(id)
@@ -597,7 +607,8 @@ public struct QueueMachine {
     defer { rearm() }
     let id = hub.addWatcher(frames: frames, interval: interval, now: instant.now)
     let snapshot = Event(
-      kind: .snapshot, at: instant.wall, notices: notices.sortedIDs.map { notices[$0]!.current(at: instant.now) },
+      kind: .snapshot, at: instant.wall,
+      notices: notices.sortedIDs.map { notices[$0]!.current(at: instant.now) },
       suspended: suspended)
     effects.append(.snapshot(snapshot, watcher: id))
     hub.pace(fading: !fading.isEmpty, now: instant.now)
