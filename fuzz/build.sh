@@ -15,7 +15,7 @@ flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
 # depend on nothing but the toolchain and CLinux's module map); of NotifyDaemon only the config reader.
 posix_sources=(Sources/NotifyPosix/*.swift)
 protocol_sources=(Sources/NotifyProtocol/*.swift)
-core_sources=(Sources/NotifyCore/*.swift)
+core_sources=(Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift)
 service_sources=(Sources/NotifyService/*.swift)
 varlink_sources=(Sources/NotifyVarlink/*.swift)
 daemon_sources=(Sources/NotifyDaemon/ConfigLoader.swift)
