@@ -19,6 +19,16 @@ enum ProcessStats {
     return (user + system) / ticksPerSecond
   }
 
+  /// CPU time of every thread of `pid` now, in seconds, to the nanosecond: the sum of the first
+  /// field of `/proc/PID/task/*/schedstat` (time on a CPU). Threads that exited are not counted,
+  /// so it suits short windows in which none does.
+  static func cpuSecondsPrecise(_ pid: pid_t) -> Double {
+    directoryEntries("/proc/\(pid)/task").reduce(0) { total, task in
+      let field = readFile("/proc/\(pid)/task/\(task)/schedstat")?.split(separator: " ").first
+      return total + (field.flatMap { Double($0) } ?? 0) / 1e9
+    }
+  }
+
   /// Resident memory of `pid` in bytes (`VmRSS` of `/proc/PID/status`).
   static func residentBytes(_ pid: pid_t) -> Int? {
     guard let text = readFile("/proc/\(pid)/status") else { return nil }

@@ -20,7 +20,7 @@ enum ScalingFigure {
       _ = try control.call(
         Interface.Method.suspend.qualifiedName, SuspendParameters(), returning: SuspendReply.self)
       var count = 0
-      var costs: [(level: Int, median: Double)] = []
+      var costs: [(level: Int, median: Double, cpu: Double)] = []
       var memory: [(level: Int, bytes: Int)] = []
       for level in levels {
         let cpuBefore = ProcessStats.cpuSeconds(daemon.pid) ?? 0
@@ -37,6 +37,7 @@ enum ScalingFigure {
         var latencies: [Double] = []
         var roundMedians: [Double] = []
         let call = try ShowLoad.call(index: 0)
+        let cpuBeforeRounds = ProcessStats.cpuSecondsPrecise(daemon.pid)
         for _ in 0..<rounds {
           var round: [Double] = []
           for _ in 0..<roundSize {
@@ -52,15 +53,18 @@ enum ScalingFigure {
           latencies += round
           Clock.sleep(0.05)
         }
+        // The daemon's own CPU over the timed Shows (the pauses between rounds are idle).
+        let cpu =
+          (ProcessStats.cpuSecondsPrecise(daemon.pid) - cpuBeforeRounds) / Double(rounds * roundSize) * 1e6
         count += rounds * roundSize
         let sample = Sample(latencies)
         let cost = Sample(roundMedians).median
-        costs.append((level, cost))
+        costs.append((level, cost, cpu))
         bench.report.add(
           Row(
             figure: "at \(Format.grouped(Double(level))) unfinished",
             value:
-              "Show \(Format.fixed(cost, 0)) µs (median of \(rounds) rounds' medians), p99 \(Format.fixed(sample.p99, 0)) µs; "
+              "Show \(Format.fixed(cost, 0)) µs (median of \(rounds) rounds' medians), p99 \(Format.fixed(sample.p99, 0)) µs, daemon CPU \(Format.fixed(cpu, 1)) µs/Show; "
               + "RSS \(Format.fixed(Double(rss) / 1_048_576, 1)) MiB; daemon CPU \(Format.fixed(cpuPerShow, 1)) µs/Show filling"
           ))
       }
@@ -69,12 +73,18 @@ enum ScalingFigure {
       guard status.waiting + status.queued >= levels.last! else {
         throw BenchError("expected \(levels.last!) unfinished notices, the daemon reports \(status)")
       }
+      // The verdict is on the daemon's CPU per Show, which holds on a noisy machine; the round trip
+      // (the client's and the kernel's share included) is shown beside it.
       let medians = costs.map(\.median)
-      let spread = medians.max()! / medians.min()!
+      let latencySpread = medians.max()! / medians.min()!
+      let cpus = costs.map(\.cpu)
+      let spread = cpus.max()! / cpus.min()!
       bench.report.add(
         Row(
-          figure: "Show cost, slowest/fastest level", value: Format.ratio(spread), budget: "≤ 1.3×",
-          verdict: spread <= 1.3 ? .met : .missed))
+          figure: "Show cost, slowest/fastest level (daemon CPU per Show)",
+          value: "\(Format.ratio(spread)) (\(cpus.map { Format.fixed($0, 1) }.joined(separator: " / ")) µs); "
+            + "round trip \(Format.ratio(latencySpread))",
+          budget: "≤ 1.3×", verdict: spread <= 1.3 ? .met : .missed))
       let first = memory.first!
       let last = memory.last!
       let perNotice = Double(last.bytes - first.bytes) / Double(last.level - first.level)
