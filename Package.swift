@@ -22,7 +22,7 @@ let package = Package(
       name: "NotifyProtocol", dependencies: ["NotifyPosix"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // The timeline, NotificationOperation and the queue engine: no C, no sockets.
-    .target(name: "NotifyCore", dependencies: ["NotifyProtocol"]),
+    .target(name: "NotifyCore", dependencies: ["NotifyProtocol", "NotifyPosix"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
     // The Varlink transport: the event loop, the server and its connections, the method table, and

@@ -1,6 +1,6 @@
 /// A binary min-heap: the least element comes out first. Elements that must leave in the order
-/// they came when otherwise equal carry a sequence number in their ordering (`DueHeap`, the event
-/// loop's timers).
+/// they came when otherwise equal carry a sequence number in their ordering (`IDQueue`,
+/// `TimerHeap`).
 public struct MinHeap<Element: Comparable> {
   private var elements: [Element] = []
 
@@ -28,7 +28,25 @@ public struct MinHeap<Element: Comparable> {
     guard !elements.isEmpty else { return nil }
     elements.swapAt(0, elements.count - 1)
     let top = elements.removeLast()
-    var parent = 0
+    siftDown(from: 0)
+    return top
+  }
+
+  public mutating func removeAll() {
+    elements.removeAll(keepingCapacity: true)
+  }
+
+  /// Keeps only the elements `isLive` accepts, once the heap holds more than twice `live` of them
+  /// (+64): the bound on the stale entries of a heap whose entries are dropped lazily, when they
+  /// come out.
+  public mutating func compact(live: Int, isLive: (Element) -> Bool) {
+    guard elements.count > 2 * live + 64 else { return }
+    elements.removeAll { !isLive($0) }
+    for index in stride(from: elements.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
+  }
+
+  private mutating func siftDown(from start: Int) {
+    var parent = start
     while true {
       let left = 2 * parent + 1
       let right = left + 1
@@ -39,10 +57,87 @@ public struct MinHeap<Element: Comparable> {
       elements.swapAt(parent, least)
       parent = least
     }
-    return top
+  }
+}
+
+/// Ids in the order of a key, first come first served among equal keys. An entry whose id is no
+/// longer wanted stays until it comes out (the owner skips it) or `compact` drops it.
+struct IDQueue<Key: Comparable> {
+  struct Entry: Comparable {
+    var key: Key
+    var sequence: Int
+    var id: Int
+    static func < (a: Entry, b: Entry) -> Bool { (a.key, a.sequence) < (b.key, b.sequence) }
   }
 
-  public mutating func removeAll() {
-    elements.removeAll(keepingCapacity: true)
+  private var heap = MinHeap<Entry>()
+  private var sequence = 0
+
+  var count: Int { heap.count }
+  var first: Entry? { heap.first }
+
+  mutating func push(_ id: Int, key: Key) {
+    sequence += 1
+    heap.push(Entry(key: key, sequence: sequence, id: id))
+  }
+
+  @discardableResult
+  mutating func pop() -> Entry? { heap.pop() }
+
+  /// Drops the entries of ids `isLive` rejects, once they outnumber `live` twice over (+64).
+  mutating func compact(live: Int, isLive: (Int) -> Bool) {
+    heap.compact(live: live) { isLive($0.id) }
+  }
+}
+
+/// Timers: deadlines in a `MinHeap`, their actions by number. A cancelled timer's deadline is
+/// dropped when it comes up, or when cancelled ones outnumber the live ones (`MinHeap.compact`).
+/// Serves the event loop's timers and the engine's timing thread.
+public struct TimerHeap<Action> {
+  private struct Deadline: Comparable {
+    var at: Double
+    var id: UInt64
+
+    static func < (a: Deadline, b: Deadline) -> Bool { (a.at, a.id) < (b.at, b.id) }
+  }
+
+  private var deadlines = MinHeap<Deadline>()
+  private var actions: [UInt64: Action] = [:]
+  private var nextID: UInt64 = 1
+
+  public init() {}
+
+  /// Adds a timer for `deadline`; answers its number.
+  public mutating func add(at deadline: Double, _ action: Action) -> UInt64 {
+    let id = nextID
+    nextID += 1
+    actions[id] = action
+    deadlines.push(Deadline(at: deadline, id: id))
+    return id
+  }
+
+  /// Cancels timer `id`; answers whether it was still pending.
+  @discardableResult
+  public mutating func remove(_ id: UInt64) -> Bool {
+    guard actions.removeValue(forKey: id) != nil else { return false }
+    if actions.isEmpty {
+      deadlines.removeAll()
+    } else {
+      deadlines.compact(live: actions.count) { actions[$0.id] != nil }
+    }
+    return true
+  }
+
+  /// The earliest live timer's deadline and number.
+  public mutating func earliest() -> (at: Double, id: UInt64)? {
+    while let first = deadlines.first, actions[first.id] == nil { deadlines.pop() }
+    return deadlines.first.map { ($0.at, $0.id) }
+  }
+
+  /// Removes and answers the action of the earliest timer due by `now`.
+  public mutating func popDue(now: Double) -> Action? {
+    guard let first = earliest(), first.at <= now else { return nil }
+    deadlines.pop()
+    return actions.removeValue(forKey: first.id)
   }
 }

@@ -18,8 +18,6 @@ public final class NoticeQueue: Sendable {
     var timer: ScheduledAction?
     /// The number the next event published gets (`EventOutbox.Sink`).
     var nextEventNumber: UInt64 = 1
-    /// Events listed one after another, handed to the outbox in one post.
-    var batch: [Event] = []
   }
 
   private let scheduler: any Scheduler
@@ -60,22 +58,30 @@ public final class NoticeQueue: Sendable {
   private func mutate<Result, E: Error>(
     _ body: (inout QueueMachine, Instant) throws(E) -> Result
   ) throws(E) -> Result {
+    try mutateState { state, instant throws(E) in try body(&state.machine, instant) }
+  }
+
+  /// `mutate` for changes that also touch what the façade keeps beside the machine (sinks, replies).
+  private func mutateState<Result, E: Error>(
+    _ body: (inout State, Instant) throws(E) -> Result
+  ) throws(E) -> Result {
     defer { outbox.deliver() }
     return try state.withLock { state throws(E) -> Result in
       defer { carryOut(&state) }
-      return try body(&state.machine, instant)
+      return try body(&state, instant)
     }
   }
 
   private func carryOut(_ state: inout State) {
-    var effects = state.machine.takeEffects()
-    defer { effects.removeAll() }
-    for effect in effects {
+    // Events published one after another go to the watchers in one post.
+    var batch: [Event] = []
+    for effect in state.machine.takeEffects() {
       if case .publish(let event) = effect {
-        state.batch.append(event)
+        batch.append(event)
         continue
       }
-      flushBatch(&state)
+      post(batch, to: Array(state.sinks.values), &state)
+      batch.removeAll()
       switch effect {
       case .publish: break
       case .run(let id, let lane, let urgency):
@@ -101,11 +107,7 @@ public final class NoticeQueue: Sendable {
         case .nextID(let next): journal?.recordNextID(next)
         }
       case .frames(let frames, let watchers):
-        let sinks = watchers.compactMap { state.sinks[$0] }
-        if !sinks.isEmpty, !frames.isEmpty {
-          outbox.post(.events(frames, first: state.nextEventNumber, sinks: sinks))
-          state.nextEventNumber += UInt64(frames.count)
-        }
+        post(frames, to: watchers.compactMap { state.sinks[$0] }, &state)
       case .snapshot(let snapshot, let watcher):
         if let sink = state.sinks[watcher] { outbox.post(.call { sink(snapshot, 0) }) }
       case .answer(let waiters, let notice):
@@ -121,17 +123,14 @@ public final class NoticeQueue: Sendable {
         state.timer = deadline.map { scheduler.schedule(at: $0) { [weak self] in self?.tick() } }
       }
     }
-    flushBatch(&state)
+    post(batch, to: Array(state.sinks.values), &state)
   }
 
-  /// Hands the events listed in a row to every watcher in one post.
-  private func flushBatch(_ state: inout State) {
-    guard !state.batch.isEmpty else { return }
-    if !state.sinks.isEmpty {
-      outbox.post(.events(state.batch, first: state.nextEventNumber, sinks: Array(state.sinks.values)))
-      state.nextEventNumber += UInt64(state.batch.count)
-    }
-    state.batch.removeAll(keepingCapacity: true)
+  /// Hands `events` to `sinks` in one post, numbered from the next event number.
+  private func post(_ events: [Event], to sinks: [EventOutbox.Sink], _ state: inout State) {
+    guard !events.isEmpty, !sinks.isEmpty else { return }
+    outbox.post(.events(events, first: state.nextEventNumber, sinks: sinks))
+    state.nextEventNumber += UInt64(events.count)
   }
 
   private func tick() {
@@ -272,17 +271,15 @@ public final class NoticeQueue: Sendable {
   @discardableResult
   public func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError) -> Subscription
   {
-    let waiter = try state.withLock { state throws(QueueError) -> Int? in
+    // The reply is kept before the effects are carried out: one that has finished is answered by them.
+    let waiter = try mutateState { state, _ throws(QueueError) -> Int? in
       let waiter = try state.machine.wait(for: id)
       state.replies[waiter] = reply
-      let finished = !state.machine.isUnfinished(id)
-      carryOut(&state)  // answers one that has finished at once
-      return finished ? nil : waiter
+      return state.machine.isUnfinished(id) ? waiter : nil
     }
-    outbox.deliver()
     guard let waiter else { return Subscription {} }
     return Subscription { [weak self] in
-      self?.state.withLock { state in
+      self?.mutateState { state, _ in
         state.replies.removeValue(forKey: waiter)
         state.machine.forget(waiter: waiter, of: id)
       }
@@ -311,20 +308,16 @@ public final class NoticeQueue: Sendable {
     if let fps, !(1...240).contains(fps) {
       throw .invalidArgument(field: "fps", reason: "must be between 1 and 240")
     }
-    let id: Int = state.withLock { state in
+    let id = mutateState { state, instant in
       let interval = 1 / Double(fps ?? state.machine.settings.frameRate)
-      let id = state.machine.watch(frames: frames, interval: interval, at: self.instant)
-      state.sinks[id] = sink
-      carryOut(&state)
+      let id = state.machine.watch(frames: frames, interval: interval, at: instant)
+      state.sinks[id] = sink  // before the effects: the snapshot goes to it
       return id
     }
-    outbox.deliver()
     return Subscription { [weak self] in
-      guard let self else { return }
-      self.state.withLock { state in
+      self?.mutateState { state, instant in
         state.sinks.removeValue(forKey: id)
-        state.machine.unwatch(id, at: self.instant)
-        self.carryOut(&state)
+        state.machine.unwatch(id, at: instant)
       }
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import NotifyPosix
 
 #if canImport(Glibc)
   import Glibc
@@ -16,21 +17,13 @@ import Foundation
 /// deadline like `clock_nanosleep(TIMER_ABSTIME)`, which a newly armed, earlier deadline can cut
 /// short without a signal.
 public final class TimingThread: Scheduler, @unchecked Sendable {
-  // @unchecked: `entries`, `actions`, `sleepingUntil` and `started` are guarded by `mutex`.
-  private struct Entry: Comparable {
-    var deadline: Double
-    var sequence: Int
-    static func < (a: Entry, b: Entry) -> Bool { (a.deadline, a.sequence) < (b.deadline, b.sequence) }
-  }
-
+  // @unchecked: `timers`, `sleepingOn` and `started` are guarded by `mutex`.
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-  private var entries = MinHeap<Entry>()
-  private var actions: [Int: @Sendable () -> Void] = [:]
-  private var sequence = 0
-  /// The sequence number of the entry the thread sleeps towards, so that cancelling it wakes the
-  /// thread instead of letting it wake for nothing.
-  private var sleepingOn: Int?
+  private var timers = TimerHeap<@Sendable () -> Void>()
+  /// The timer the thread sleeps towards, so that cancelling it wakes the thread instead of letting
+  /// it wake for nothing.
+  private var sleepingOn: UInt64?
   private var started = false
   private let name: String
 
@@ -47,80 +40,53 @@ public final class TimingThread: Scheduler, @unchecked Sendable {
 
   // The thread holds the scheduler for good: it is made once per daemon and never freed.
 
-  public var now: Double { Self.monotonicNow() }
+  public var now: Double { Posix.monotonicNow() }
 
   public var wallTime: Double { Date().timeIntervalSince1970 }
 
-  /// Seconds on `CLOCK_MONOTONIC`, the clock the thread sleeps on.
-  static func monotonicNow() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-  }
-
-  /// How many actions are scheduled and not yet run or cancelled.
-  public var pendingCount: Int { locked { actions.count } }
-
   public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-    let number: Int = locked {
-      sequence += 1
-      entries.push(Entry(deadline: deadline, sequence: sequence))
-      actions[sequence] = action
+    let number: UInt64 = locked {
+      let number = timers.add(at: deadline, action)
       if !started {
         started = true
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
-      } else if entries.first?.sequence == sequence {
+      } else if timers.earliest()?.id == number {
         pthread_cond_signal(condition)  // earlier than what the thread sleeps towards
       }
-      return sequence
+      return number
     }
     return ScheduledAction { [weak self] in self?.cancel(number) }
   }
 
-  private func cancel(_ number: Int) {
+  private func cancel(_ number: UInt64) {
     locked {
-      guard actions.removeValue(forKey: number) != nil else { return }
-      if sleepingOn == number { pthread_cond_signal(condition) }
-      // Cancelled entries leave the heap when they reach its top; past twice the live ones (a
-      // timer re-armed earlier and earlier), the heap is rebuilt from the live ones.
-      if entries.count > 2 * actions.count + 64 {
-        var live = MinHeap<Entry>()
-        while let entry = entries.pop() {
-          if actions[entry.sequence] != nil { live.push(entry) }
-        }
-        entries = live
-      }
+      if timers.remove(number), sleepingOn == number { pthread_cond_signal(condition) }
     }
   }
 
   private func run() {
     pthread_mutex_lock(mutex)
     while true {
-      // Drop cancelled entries, then sleep towards the earliest live one.
-      while let first = entries.first, actions[first.sequence] == nil { entries.pop() }
-      guard let first = entries.first else {
+      guard let first = timers.earliest() else {
         sleepingOn = nil
         pthread_cond_wait(condition, mutex)
         continue
       }
-      let now = Self.monotonicNow()
-      if first.deadline > now {
-        sleepingOn = first.sequence
+      let now = Posix.monotonicNow()
+      if first.at > now {
+        sleepingOn = first.id
         var deadline = timespec()
-        deadline.tv_sec = Int(first.deadline.rounded(.down))
-        deadline.tv_nsec = Int((first.deadline - first.deadline.rounded(.down)) * 1e9)
+        deadline.tv_sec = Int(first.at.rounded(.down))
+        deadline.tv_nsec = Int((first.at - first.at.rounded(.down)) * 1e9)
         pthread_cond_timedwait(condition, mutex, &deadline)
         sleepingOn = nil
         continue
       }
       // Everything due by now, in deadline order, run outside the lock.
       var due: [@Sendable () -> Void] = []
-      while let entry = entries.first, entry.deadline <= now {
-        entries.pop()
-        if let action = actions.removeValue(forKey: entry.sequence) { due.append(action) }
-      }
+      while let action = timers.popDue(now: now) { due.append(action) }
       pthread_mutex_unlock(mutex)
       for action in due { action() }
       pthread_mutex_lock(mutex)

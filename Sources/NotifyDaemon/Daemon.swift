@@ -115,11 +115,9 @@ public final class Daemon: @unchecked Sendable {
     loop.start()
     Systemd.notify("READY=1\nSTATUS=\(queue.map { statusText($0.status()) } ?? "")")
     // Start-up ran code that serving never runs again (Foundation's and the libraries' set-up, the
-    // config parser, the store's migrations): let its pages go now, and once more a second later,
-    // when the threads started meanwhile (the loop's first turns, the bus, the display) have
-    // settled; what serving needs comes back.
-    let released = Posix.releaseCodePages()
-    log.debug("let the pages of \(released) code mappings go after start-up")
+    // config parser, the store's migrations): its pages go with the trim a second from now, once
+    // the threads started meanwhile (the loop's first turns, the bus, the display) have settled;
+    // what serving needs comes back.
     let memory = self.memory!
     loop.execute { memory.memoryMayHaveBeenFreed() }
     serveSignals()

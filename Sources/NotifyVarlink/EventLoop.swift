@@ -36,7 +36,7 @@ public final class EventLoop: @unchecked Sendable {
 
   private var handlers: [UInt64: (UInt32) -> Void] = [:]
   private var nextToken: UInt64 = 1
-  private var timers = TimerHeap()
+  private var timers = TimerHeap<() -> Void>()
   private var turnEndHandlers: [() -> Bool] = []
 
   /// Where every connection on this loop reads into: they all run on its thread, so one buffer
@@ -259,49 +259,11 @@ public final class EventLoop: @unchecked Sendable {
   }
 }
 
-/// The loop's timers: deadlines in a `MinHeap`, their actions by id; a cancelled timer's deadline
-/// is dropped when it comes up.
-private struct TimerHeap {
-  private struct Deadline: Comparable {
-    var at: Double
-    var id: UInt64
-
-    static func < (a: Deadline, b: Deadline) -> Bool { (a.at, a.id) < (b.at, b.id) }
-  }
-
-  private var deadlines = MinHeap<Deadline>()
-  private var actions: [UInt64: () -> Void] = [:]
-  private var nextID: UInt64 = 1
-
-  mutating func add(at deadline: Double, _ action: @escaping () -> Void) -> UInt64 {
-    let id = nextID
-    nextID += 1
-    actions[id] = action
-    deadlines.push(Deadline(at: deadline, id: id))
-    return id
-  }
-
-  mutating func remove(_ id: UInt64) {
-    actions.removeValue(forKey: id)
-    if actions.isEmpty { deadlines.removeAll() }
-  }
-
+extension TimerHeap {
   /// Milliseconds until the earliest live timer (rounded up), or -1 without one.
   mutating func timeout(now: Double) -> Int32 {
-    dropCancelled()
-    guard let first = deadlines.first else { return -1 }
+    guard let first = earliest() else { return -1 }
     let milliseconds = ((first.at - now) * 1000).rounded(.up)
     return Int32(max(0, min(milliseconds, Double(Int32.max))))
-  }
-
-  mutating func popDue(now: Double) -> (() -> Void)? {
-    dropCancelled()
-    guard let first = deadlines.first, first.at <= now else { return nil }
-    deadlines.pop()
-    return actions.removeValue(forKey: first.id)
-  }
-
-  private mutating func dropCancelled() {
-    while let first = deadlines.first, actions[first.id] == nil { deadlines.pop() }
   }
 }

@@ -122,19 +122,14 @@ enum TimingFigure {
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
     var condition = pthread_cond_t()
     pthread_cond_init(&condition, &attributes)
-    func monotonic() -> Double {
-      var time = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &time)
-      return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
     let interval = 1 / Double(fps)
-    var deadline = monotonic() + interval
+    var deadline = Clock.seconds() + interval
     var wakes: [Double] = []
     pthread_mutex_lock(&mutex)
     for _ in 0..<ticks {
       var until = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
       while pthread_cond_timedwait(&condition, &mutex, &until) == 0 {}
-      wakes.append(monotonic())
+      wakes.append(Clock.seconds())
       deadline += interval
     }
     pthread_mutex_unlock(&mutex)

@@ -96,30 +96,37 @@ enum Admission {
     }
   }
 
-  /// The notice a `Show` request becomes, with its timing resolved; and the hold it gets.
+  /// The notice a `Show` request becomes, with its timing resolved.
   static func notice(
     _ request: ShowParameters, id: Int, resolution: QueueSettings.Resolution, created: Double
-  ) -> (Notice, hold: Double?) {
-    let notice = Notice(
+  ) -> Notice {
+    Notice(
       id: id, kind: .notice, title: request.title, body: request.body, app: request.app,
       urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
       key: request.key, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold,
       fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut,
       after: request.after, actions: request.actions, phase: .waiting, created: created)
-    return (notice, resolution.hold > 0 ? resolution.hold : nil)
   }
 
-  /// The notice a `Progress` request becomes, with its timing resolved; and the hold it gets.
+  /// The notice a `Progress` request becomes, with its timing resolved.
   static func notice(
     _ request: ProgressParameters, id: Int, resolution: QueueSettings.Resolution, timeout: Double,
     created: Double
-  ) -> (Notice, hold: Double?) {
-    let notice = Notice(
+  ) -> Notice {
+    Notice(
       id: id, kind: .progress, title: request.title, body: request.body, app: request.app,
       urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
       key: request.key, value: request.value, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
       fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut, timeout: timeout,
       phase: .waiting, created: created)
-    return (notice, timeout > 0 ? timeout : nil)
+  }
+
+  /// The hold a notice gets once shown, `nil` until ended: its `hold` (0 = until ended); for a
+  /// progress indicator its timeout (0 = none), or `EndHold` once ended with a message.
+  static func hold(of notice: Notice, _ settings: QueueSettings) -> Double? {
+    guard notice.kind == .progress else { return notice.hold > 0 ? notice.hold : nil }
+    if notice.message != nil { return settings.endHold }
+    let timeout = notice.timeout ?? settings.progressTimeout
+    return timeout > 0 ? timeout : nil
   }
 }

@@ -20,7 +20,6 @@ struct EventHub {
 
   var watcherCount: Int { watchers.count }
   var waitingCount: Int { waiterCount }
-  var allWatchers: [Int] { Array(watchers.keys) }
 
   mutating func addWatcher(frames: Bool, interval: Double, now: Double) -> Int {
     let id = nextWatcher

@@ -52,14 +52,8 @@ public struct QueueMachine {
 
   /// The effects listed since the last call, in order; the list starts over.
   public mutating func takeEffects() -> [QueueEffect] {
-    defer { effects.removeAll(keepingCapacity: true) }
+    defer { effects = [] }
     return effects
-  }
-
-  /// Hands the effects to `body` one by one and starts the list over, keeping its storage.
-  public mutating func drainEffects(_ body: (QueueEffect) -> Void) {
-    for effect in effects { body(effect) }
-    effects.removeAll(keepingCapacity: true)
   }
 
   // MARK: - Settings and restart
@@ -68,11 +62,10 @@ public struct QueueMachine {
   /// timing; more slots let waiting notices show.
   public mutating func apply(_ settings: QueueSettings, at instant: Instant) {
     advance(to: instant)
+    defer { settle(at: instant) }
     self.settings = settings
     effects.append(.laneWidths(notices: laneWidth(.notices), progress: laneWidth(.progress)))
     trimHistory()
-    fillSlots(at: instant)
-    rearm()
   }
 
   /// The width of a lane's `OperationQueue`: its slots, and for notices the sticky ones beside them.
@@ -84,6 +77,7 @@ public struct QueueMachine {
   /// timed resume), then the unfinished notices with their absolute due times, in the order they
   /// were accepted; one that was shown starts its fade-in again.
   public mutating func restore(_ saved: JournalState, at instant: Instant) {
+    defer { settle(at: instant) }
     nextID = max(nextID, saved.nextID)
     for notice in saved.history { history.append(notice) }
     trimHistory()
@@ -99,15 +93,9 @@ public struct QueueMachine {
     for var notice in saved.unfinished {
       notice.phase = .waiting
       notice.opacity = 0
-      let hold: Double?
-      if notice.kind == .progress {
-        let timeout = notice.timeout ?? settings.progressTimeout
-        hold = notice.message != nil ? settings.endHold : (timeout > 0 ? timeout : nil)
-      } else {
-        hold = notice.hold > 0 ? notice.hold : nil
-      }
       var record = NoticeRecord(
-        notice: notice, dueAt: instant.now + max(0, notice.created + notice.delay - instant.wall), hold: hold)
+        notice: notice, dueAt: instant.now + max(0, notice.created + notice.delay - instant.wall),
+        hold: Admission.hold(of: notice, settings))
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
       notices.insert(record)
       count(from: nil, to: .waiting)
@@ -116,8 +104,6 @@ public struct QueueMachine {
       restored.append(notice.id)
     }
     for id in restored { place(id, at: instant) }
-    fillSlots(at: instant)
-    rearm()
   }
 
   // MARK: - Accepting notices
@@ -131,8 +117,8 @@ public struct QueueMachine {
   ) throws(QueueError) -> Int {
     let explicit = try Admission.validate(request)
     advance(to: instant)
-    defer { rearm() }
-    if let existing = claim(replacing: replacedID, key: request.key, at: instant) {
+    defer { settle(at: instant) }
+    if let existing = claim(replacing: replacedID, key: request.key) {
       if existing.isShown {
         let id = existing.notice.id
         notices.modify(id) { record in
@@ -150,8 +136,8 @@ public struct QueueMachine {
     let resolution = settings.resolve(
       app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
     try checkCapacity(resolution)
-    let (notice, hold) = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
-    accept(notice, hold: hold, suppressed: resolution.suppressed, at: instant)
+    let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    accept(notice, suppressed: resolution.suppressed, at: instant)
     return notice.id
   }
 
@@ -162,8 +148,8 @@ public struct QueueMachine {
   ) throws(QueueError) -> (id: Int, existing: Bool) {
     let explicit = try Admission.validate(request)
     advance(to: instant)
-    defer { rearm() }
-    if let existing = claim(replacing: replacedID, key: request.key, at: instant) {
+    defer { settle(at: instant) }
+    if let existing = claim(replacing: replacedID, key: request.key) {
       let id = existing.notice.id
       if existing.notice.kind == .progress {
         notices.modify(id) { record in
@@ -185,15 +171,15 @@ public struct QueueMachine {
     let resolution = settings.resolve(
       app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
     try checkCapacity(resolution)
-    let (notice, hold) = Admission.notice(
+    let notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
       created: instant.wall)
-    accept(notice, hold: hold, suppressed: resolution.suppressed, at: instant)
+    accept(notice, suppressed: resolution.suppressed, at: instant)
     return (notice.id, false)
   }
 
   /// The unfinished notice a new one claims by id or key, unless it is already closing.
-  private func claim(replacing id: Int?, key: String?, at instant: Instant) -> NoticeRecord? {
+  private func claim(replacing id: Int?, key: String?) -> NoticeRecord? {
     let claimed = id.flatMap { notices.contains($0) ? $0 : nil } ?? key.flatMap { keys[$0] }
     guard let claimed, let record = notices[claimed], !record.isClosing else { return nil }
     return record
@@ -206,9 +192,11 @@ public struct QueueMachine {
   }
 
   /// Records a new notice and sends it on: suppressed to history, else towards its lane.
-  private mutating func accept(_ notice: Notice, hold: Double?, suppressed: Bool, at instant: Instant) {
+  private mutating func accept(_ notice: Notice, suppressed: Bool, at instant: Instant) {
     nextID += 1
-    notices.insert(NoticeRecord(notice: notice, dueAt: instant.now + notice.delay, hold: hold))
+    notices.insert(
+      NoticeRecord(
+        notice: notice, dueAt: instant.now + notice.delay, hold: Admission.hold(of: notice, settings)))
     count(from: nil, to: notice.phase)
     effects.append(.journal(.nextID(nextID)))
     effects.append(.journal(.unfinished(notice)))
@@ -219,13 +207,12 @@ public struct QueueMachine {
     }
     if let key = notice.key { keys[key] = notice.id }
     place(notice.id, at: instant)
-    fillSlots(at: instant)
   }
 
   /// Sends a pending notice on: to the due schedule until due, to wait for its `after`, or into its
   /// lane's ready list.
   private mutating func place(_ id: Int, at instant: Instant) {
-    guard let record = notices[id] else { return }
+    guard let record = notices[id], record.place == .pending else { return }
     if record.dueAt > instant.now {
       due.add(id, dueAt: record.dueAt)
     } else if let after = record.notice.after, notices.contains(after) {
@@ -243,8 +230,22 @@ public struct QueueMachine {
     lanes[record.lane.rawValue].add(id, urgency: record.notice.urgency)
   }
 
+  /// What every input ends with: free slots given to ready notices, frames paced while something
+  /// fades, stale schedule entries bounded, and the timer armed for the earliest deadline.
+  private mutating func settle(at instant: Instant) {
+    fillSlots()
+    hub.pace(fading: !fading.isEmpty, now: instant.now)
+    due.compact(live: phaseCounts[.waiting] ?? 0) { notices[$0]?.place == .pending }
+    for lane in Lane.allCases {
+      lanes[lane.rawValue].compact(live: phaseCounts[.queued] ?? 0) { notices[$0]?.place == .ready }
+    }
+    while let first = boundaries.first, notices[first.id]?.generation != first.generation { boundaries.pop() }
+    boundaries.compact(live: notices.count) { notices[$0.id]?.generation == $0.generation }
+    rearm()
+  }
+
   /// Gives every free slot to the next ready notice of its lane, unless suspended.
-  private mutating func fillSlots(at instant: Instant) {
+  private mutating func fillSlots() {
     guard !suspended else { return }
     for lane in Lane.allCases {
       let slots = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
@@ -254,7 +255,6 @@ public struct QueueMachine {
         notices.modify(id) { $0.place = .granted }
         effects.append(.run(id: id, lane: lane, urgency: notices[id]!.notice.urgency))
       }
-      lanes[lane.rawValue].compact(live: phaseCounts[.queued] ?? 0) { notices[$0]?.place == .ready }
     }
   }
 
@@ -263,7 +263,7 @@ public struct QueueMachine {
   /// The lane's `OperationQueue` started the operation of notice `id`: it fades in from now.
   public mutating func started(_ id: Int, at instant: Instant) {
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     guard let record = notices[id], record.place == .granted else { return }
     notices.modify(id) { record in
       record.place = .running
@@ -279,7 +279,7 @@ public struct QueueMachine {
   public mutating func tick(at instant: Instant) {
     armed = nil
     advance(to: instant)
-    rearm()
+    settle(at: instant)
   }
 
   /// Runs, in order of their instants, everything due by `instant`: due notices, the timed resume,
@@ -294,20 +294,12 @@ public struct QueueMachine {
       if earliest == resume {
         endSuspension(at: instant)
       } else if earliest == dueAt {
-        if let id = due.popDue(by: instant.now), let record = notices[id], record.place == .pending {
-          if let after = record.notice.after, notices.contains(after) {
-            due.wait(id, for: after)
-          } else {
-            makeReady(id, at: instant)
-          }
-        }
+        if let id = due.popDue(by: instant.now) { place(id, at: instant) }
       } else {
         let boundary = boundaries.pop()!
         if notices[boundary.id]?.generation == boundary.generation { step(boundary.id, at: instant) }
       }
     }
-    due.compact(live: phaseCounts[.waiting] ?? 0) { notices[$0]?.place == .pending }
-    fillSlots(at: instant)
     if let tick = hub.nextFrameTick, tick <= instant.now { sendFrames(at: instant) }
   }
 
@@ -341,33 +333,19 @@ public struct QueueMachine {
     if let next {
       boundaries.push(Boundary(at: record.startedAt + next, id: id, generation: record.generation))
     }
-    fillSlots(at: instant)
   }
 
-  /// Moves notice `id` to `phase`, keeping the counts, the fading set and the frame pacing, and
-  /// publishes it.
+  /// Moves notice `id` to `phase`, keeping the counts and the fading set, and publishes it.
   private mutating func setPhase(_ phase: Phase, opacity: Double, of id: Int, at instant: Instant) {
-    guard
-      let old = notices.modify(
-        id,
-        { record -> Phase in
-          defer { record.notice.phase = phase }
-          return record.notice.phase
-        })
-    else { return }
+    guard let old = notices[id]?.notice.phase else { return }
+    notices.modify(id) { $0.notice.phase = phase }
     count(from: old, to: phase)
     if phase == .fadingIn || phase == .fadingOut {
       fading.insert(id)
     } else {
       fading.remove(id)
     }
-    hub.pace(fading: !fading.isEmpty, now: instant.now)
     effects.append(.publish(Event(kind: .phase, at: instant.wall, id: id, phase: phase, opacity: opacity)))
-  }
-
-  /// A shown notice's timeline changed: reports its phase now and schedules its next boundary.
-  private mutating func rescheduled(_ id: Int, at instant: Instant) {
-    step(id, at: instant)
   }
 
   /// Journals and publishes notice `id` changed in place, after rescheduling it if shown.
@@ -376,7 +354,7 @@ public struct QueueMachine {
     effects.append(.journal(.unfinished(record.notice)))
     effects.append(
       .publish(Event(kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now))))
-    if record.isShown { rescheduled(id, at: instant) }
+    if record.isShown { step(id, at: instant) }  // its timeline changed
   }
 
   /// Moves notice `id` to history with `outcome`: its slot and operation go, what waited on it is
@@ -389,13 +367,16 @@ public struct QueueMachine {
     record.notice.outcome = outcome
     record.notice.finished = instant.wall
     let notice = record.notice
-    if fading.remove(id) != nil { hub.pace(fading: !fading.isEmpty, now: instant.now) }
+    fading.remove(id)
     switch record.place {
-    case .granted, .running: lanes[record.lane.rawValue].taken -= 1
-    case .sticky: lanes[record.lane.rawValue].sticky -= 1
     case .pending, .ready: break
+    case .granted, .running:
+      lanes[record.lane.rawValue].taken -= 1
+      effects.append(.finishOperation(id: id))
+    case .sticky:
+      lanes[record.lane.rawValue].sticky -= 1
+      effects.append(.finishOperation(id: id))
     }
-    if record.place != .pending && record.place != .ready { effects.append(.finishOperation(id: id)) }
     if let key = notice.key, keys[key] == id { keys.removeValue(forKey: key) }
     history.append(notice)
     trimHistory()
@@ -403,10 +384,7 @@ public struct QueueMachine {
     effects.append(.publish(Event(kind: .finished, at: instant.wall, id: id, notice: notice)))
     let waiters = hub.takeWaiters(of: id)
     if !waiters.isEmpty { effects.append(.answer(waiters: waiters, notice)) }
-    for waiting in due.release(id) where notices[waiting]?.place == .pending {
-      makeReady(waiting, at: instant)
-    }
-    fillSlots(at: instant)
+    for waiting in due.release(id) { makeReady(waiting, at: instant) }
   }
 
   private mutating func trimHistory() {
@@ -420,14 +398,6 @@ public struct QueueMachine {
 
   /// Lists `arm` when the earliest deadline differs from the armed one.
   private mutating func rearm() {
-    while let first = boundaries.first, notices[first.id]?.generation != first.generation { boundaries.pop() }
-    if boundaries.count > 2 * notices.count + 64 {
-      var live = MinHeap<Boundary>()
-      while let boundary = boundaries.pop() {
-        if notices[boundary.id]?.generation == boundary.generation { live.push(boundary) }
-      }
-      boundaries = live
-    }
     let earliest = min(
       due.earliest ?? .infinity, boundaries.first?.at ?? .infinity, resumeAt ?? .infinity,
       hub.nextFrameTick ?? .infinity)
@@ -451,7 +421,7 @@ public struct QueueMachine {
   public mutating func update(_ request: UpdateParameters, at instant: Instant) throws(QueueError) -> Notice {
     try Admission.validate(title: request.title, body: request.body)
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     _ = try unfinished(request.id)
     notices.modify(request.id) { record in
       if let title = request.title { record.notice.title = title }
@@ -472,7 +442,7 @@ public struct QueueMachine {
     if let message = request.message { try Admission.validate(title: nil, body: message, field: "message") }
     if let hold = request.hold { try Admission.validate(duration: hold, field: "hold") }
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     if let finished = history[request.id] { return finished }
     let record = try unfinished(request.id)
     let isProgress = record.notice.kind == .progress
@@ -505,7 +475,7 @@ public struct QueueMachine {
       throw .invalidArgument(field: "id", reason: "give exactly one of id, tag and all")
     }
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     let ids: [Int]
     if let id = request.id {
       if history[id] != nil { return [] }
@@ -525,7 +495,7 @@ public struct QueueMachine {
     guard let record = notices[id] else { return }
     if record.isShown {
       if notices.modify(id, { $0.close(outcome, immediately: immediately, at: instant.now) }) == true {
-        rescheduled(id, at: instant)
+        step(id, at: instant)
       }
     } else {
       finish(id, outcome: outcome, at: instant)
@@ -535,7 +505,7 @@ public struct QueueMachine {
   /// Chooses action `action` of a shown notice; it then fades out with outcome `completed`.
   public mutating func invoke(_ request: InvokeParameters, at instant: Instant) throws(QueueError) -> Notice {
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     let record = try unfinished(request.id)
     guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
       throw .invalidArgument(
@@ -557,7 +527,7 @@ public struct QueueMachine {
     throws(QueueError)
   {
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     _ = try unfinished(id)
     close(id, outcome, immediately: true, at: instant)
   }
@@ -568,7 +538,7 @@ public struct QueueMachine {
   public mutating func suspend(for duration: Double?, at instant: Instant) throws(QueueError) {
     if let duration { try Admission.validate(duration: duration, field: "duration") }
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     suspendedUntil = duration.map { instant.wall + $0 }
     resumeAt = duration.map { instant.now + $0 }
     if !suspended {
@@ -582,8 +552,8 @@ public struct QueueMachine {
   /// Lets held notices show again, in order.
   public mutating func resume(at instant: Instant) {
     advance(to: instant)
+    defer { settle(at: instant) }
     endSuspension(at: instant)
-    rearm()
   }
 
   private mutating func endSuspension(at instant: Instant) {
@@ -594,7 +564,6 @@ public struct QueueMachine {
       effects.append(.suspendLanes(false))
       effects.append(.journal(.suspended(false, until: nil)))
       effects.append(.publish(Event(kind: .resumed, at: instant.wall, suspended: false)))
-      fillSlots(at: instant)
     }
   }
 
@@ -604,21 +573,17 @@ public struct QueueMachine {
   /// per fading notice every `interval` seconds while anything fades.
   public mutating func watch(frames: Bool, interval: Double, at instant: Instant) -> Int {
     advance(to: instant)
-    defer { rearm() }
+    defer { settle(at: instant) }
     let id = hub.addWatcher(frames: frames, interval: interval, now: instant.now)
     let snapshot = Event(
-      kind: .snapshot, at: instant.wall,
-      notices: notices.sortedIDs.map { notices[$0]!.current(at: instant.now) },
-      suspended: suspended)
+      kind: .snapshot, at: instant.wall, notices: unfinishedNotices(at: instant.now), suspended: suspended)
     effects.append(.snapshot(snapshot, watcher: id))
-    hub.pace(fading: !fading.isEmpty, now: instant.now)
     return id
   }
 
   public mutating func unwatch(_ watcher: Int, at instant: Instant) {
     hub.removeWatcher(watcher)
-    hub.pace(fading: !fading.isEmpty, now: instant.now)
-    rearm()
+    settle(at: instant)
   }
 
   /// A caller waiting for notice `id` to finish: answered at once (`answer`) if it has.
@@ -637,8 +602,9 @@ public struct QueueMachine {
   }
 
   private mutating func sendFrames(at instant: Instant) {
+    guard !fading.isEmpty else { return }
     let watchers = hub.tick(at: instant.now)
-    guard !watchers.isEmpty, !fading.isEmpty else { return }
+    guard !watchers.isEmpty else { return }
     let frames = fading.sorted().compactMap { id -> Event? in
       guard let record = notices[id] else { return nil }
       let (phase, opacity) = record.appearance(at: instant.now)
@@ -686,9 +652,6 @@ public struct QueueMachine {
 
   /// How many `Wait` callers and watchers the machine holds.
   public var subscriberCounts: (waiters: Int, watchers: Int) { (hub.waitingCount, hub.watcherCount) }
-
-  /// The watchers' numbers.
-  public var watcherIDs: [Int] { hub.allWatchers }
 
   /// Whether frames are being paced; with nothing fading or nobody asking for frames, not.
   public var isPacingFrames: Bool { hub.nextFrameTick != nil }
