@@ -47,7 +47,7 @@ let package = Package(
     .target(
       name: "NotifyDaemon",
       dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyWayland", "NotifyService", "NotifyCore",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11", "NotifyService", "NotifyCore",
         "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
@@ -60,6 +60,13 @@ let package = Package(
       name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
+    // libxcb with RandR, XFixes and Shape through a module map.
+    .systemLibrary(
+      name: "CXcb", pkgConfig: "xcb",
+      providers: [.apt(["libxcb1-dev", "libxcb-randr0-dev", "libxcb-xfixes0-dev", "libxcb-shape0-dev"])]),
+    // The popups on X11: override-redirect windows, PutImage frames, RandR monitors, the pointer.
+    .target(
+      name: "NotifyX11", dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "CXcb", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared

@@ -64,6 +64,7 @@ extension Config {
       [
         ("Mode", display.mode.rawValue), ("Anchor", display.anchor.rawValue), ("Margin", "\(display.margin)"),
         ("Width", "\(display.width)"), ("Gap", "\(display.gap)"), ("Output", display.output ?? ""),
+        ("FollowFocus", display.followFocus.rawValue),
         ("Font", display.font), ("CornerRadius", "\(display.cornerRadius)"),
       ])
     for urgency in Urgency.allCases {

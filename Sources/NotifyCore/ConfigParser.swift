@@ -116,6 +116,7 @@ public enum ConfigParser {
     case "Width": display.width = try integer(entry, in: 100...4_000, invalid)
     case "Gap": display.gap = try integer(entry, in: 0...1_000, invalid)
     case "Output": display.output = entry.value.isEmpty ? nil : entry.value
+    case "FollowFocus": display.followFocus = try choice(entry.value, invalid)
     case "Font":
       guard !entry.value.isEmpty else { throw invalid("a font is needed, e.g. Sans 10") }
       display.font = entry.value

@@ -2,13 +2,22 @@ import NotifyProtocol
 
 /// Whether and where notifyd draws its own popups (`[Display] Mode=`).
 public enum DisplayMode: String, Sendable, CaseIterable {
-  /// Wayland when a compositor with layer-shell is reachable, unless notices are forwarded to
-  /// another notification server.
+  /// Wayland when a compositor with layer-shell is reachable, else X11 when `DISPLAY` is set,
+  /// unless notices are forwarded to another notification server.
   case auto
   /// Wayland, even while forwarding.
   case wayland
+  /// X11 (through XWayland too), even while forwarding.
+  case x11
   /// No popups.
   case off
+}
+
+/// Which monitor the popups go to when `[Display] Output=` names none (`[Display] FollowFocus=`,
+/// X11): the primary one, or the one under the pointer when a card appears.
+public enum FollowFocus: String, Sendable, CaseIterable {
+  case no
+  case mouse
 }
 
 /// The corner or edge of the output the popups stack from (`[Display] Anchor=`).
@@ -121,6 +130,8 @@ public struct DisplaySettings: Sendable, Equatable {
   public var gap = 8
   /// The output to draw on, by name (`HDMI-A-1`); nil lets the compositor choose.
   public var output: String?
+  /// On X11 without `output`: the primary monitor, or the one under the pointer.
+  public var followFocus = FollowFocus.no
   /// A pango font description.
   public var font = "Sans 10"
   /// Pixels, the radius of a card's corners.

@@ -1,12 +1,14 @@
 import Foundation
 import NotifyCore
 import NotifyDBus
+import NotifyDisplay
 import NotifyPosix
 import NotifyProtocol
 import NotifyService
 import NotifyStore
 import NotifyVarlink
 import NotifyWayland
+import NotifyX11
 import Synchronization
 
 #if canImport(Glibc)
@@ -69,12 +71,12 @@ public final class Daemon: @unchecked Sendable {
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
   private var bridge: DBusBridge?
-  private var popups: WaylandPopups? {
+  private var popups: PopupDisplay? {
     get { currentPopups.withLock { $0 } }
     set { currentPopups.withLock { $0 = newValue } }
   }
   /// The popups in force, for the bus's queue to reach across a reload.
-  private let currentPopups = Locked<WaylandPopups?>(nil)
+  private let currentPopups = Locked<PopupDisplay?>(nil)
   private var config = Config()
   private var configSource: String?
   private var memory: MemoryReclaimer!
@@ -265,36 +267,77 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// Starts drawing popups when `[Display] Mode=` and the session allow it (DESIGN §9): `wayland`
-  /// always (connecting with a backoff until a compositor answers), `auto` when `WAYLAND_DISPLAY`
-  /// names one and notices are not forwarded to another server.
+  /// and `x11` always (connecting with a backoff until the display answers); `auto` on Wayland when
+  /// a compositor with layer-shell answers at `WAYLAND_DISPLAY`, else on X11 when `DISPLAY` is set,
+  /// unless notices are forwarded to another server.
   private func startPopups(environment: [String: String]) {
     guard let queue else { return }
+    let backend: PopupBackend
     switch config.display.mode {
     case .off:
       log.debug("display: [Display] Mode=off, no popups")
       return
     case .auto:
-      guard environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true else {
-        log.info("display: no WAYLAND_DISPLAY, no popups ([Display] Mode=auto)")
-        return
-      }
       guard config.dbusMode != .forward else {
         log.info("display: notices are forwarded ([DBus] Mode=forward), no popups of our own")
         return
       }
+      guard let chosen = Self.automaticBackend(environment: environment, log: log) else { return }
+      backend = chosen
     case .wayland:
-      break
+      backend = WaylandBackend()
+    case .x11:
+      backend = X11Backend()
     }
     let log = self.log
-    let popups = WaylandPopups(settings: config.display, queue: queue) { message in log.info(message) }
+    let popups = PopupDisplay(settings: config.display, engine: queue, backend: backend) { message in
+      log.info(message)
+    }
     // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
-    // the bus forwards to another server (Mode=wayland draws regardless).
+    // the bus forwards to another server (Mode=wayland and x11 draw regardless).
     if let bridge {
       popups.onDrawable = { drawable in bridge.setPopupsDrawable(drawable) }
       if config.display.mode == .auto { bridge.reportForwarding() }
     }
     self.popups = popups
     popups.start()
+  }
+
+  /// Where popups would be drawn now and how, for `--check-config`: the backend `[Display] Mode=`
+  /// picks in this session, and on X11 whether they fade (a compositing manager runs) or why not.
+  private static func displayReport(_ config: Config, environment: [String: String]) -> String {
+    let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
+    let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
+    let waylandReport = {
+      WaylandBackend.isReachable()
+        ? "Wayland with layer-shell at WAYLAND_DISPLAY=\(environment["WAYLAND_DISPLAY"] ?? ""), popups fade"
+        : "no layer-shell compositor answers at WAYLAND_DISPLAY=\(environment["WAYLAND_DISPLAY"] ?? "")"
+    }
+    switch config.display.mode {
+    case .off: return "none ([Display] Mode=off)"
+    case .wayland: return waylandReport()
+    case .x11: return X11Backend.describeDisplay()
+    case .auto:
+      if config.dbusMode == .forward { return "none: notices are forwarded ([DBus] Mode=forward)" }
+      if wayland, !x11 || WaylandBackend.isReachable() { return waylandReport() }
+      if x11 { return X11Backend.describeDisplay() }
+      return "none: neither WAYLAND_DISPLAY nor DISPLAY is set"
+    }
+  }
+
+  /// `[Display] Mode=auto`'s choice: Wayland when a layer-shell compositor answers, else X11 when
+  /// `DISPLAY` is set (XWayland too), else Wayland when `WAYLAND_DISPLAY` is set (its compositor
+  /// may come later), else none.
+  private static func automaticBackend(environment: [String: String], log: Logger) -> PopupBackend? {
+    let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
+    let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
+    if wayland, !x11 || WaylandBackend.isReachable() { return WaylandBackend() }
+    if x11 {
+      if wayland { log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead") }
+      return X11Backend()
+    }
+    log.info("display: neither WAYLAND_DISPLAY nor DISPLAY is set, no popups ([Display] Mode=auto)")
+    return nil
   }
 
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem
@@ -306,6 +349,7 @@ public final class Daemon: @unchecked Sendable {
       let config = try ConfigLoader.load(source)
       print("# effective configuration from \(source ?? "built-in defaults")")
       print(config.rendered(), terminator: "")
+      print("# display: \(displayReport(config, environment: ProcessInfo.processInfo.environment))")
       return 0
     } catch {
       FileHandle.standardError.write(Data("notifyd: \(error)\n".utf8))

@@ -34,6 +34,9 @@ public enum Phase: String, Codable, Sendable, CaseIterable {
   public var isVisible: Bool {
     self == .fadingIn || self == .holding || self == .fadingOut
   }
+
+  /// Whether a notice in this phase changes its opacity from frame to frame.
+  public var isFading: Bool { self == .fadingIn || self == .fadingOut }
 }
 
 /// How a notice ended.

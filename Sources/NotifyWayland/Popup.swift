@@ -152,6 +152,12 @@ final class Popup {
     buffers.removeAll { !$0.busy }
   }
 
+  /// Lets the rendered image go; it is rendered again when next drawn.
+  func discardImage() {
+    if let image { cairo_surface_destroy(image) }
+    image = nil
+  }
+
   /// Destroys the surface, its callback and buffers.
   func destroy() {
     if let frameCallback { wl_callback_destroy(frameCallback) }
@@ -159,8 +165,7 @@ final class Popup {
     zwlr_layer_surface_v1_destroy(layerSurface)
     wl_surface_destroy(surface)
     buffers.removeAll()
-    if let image { cairo_surface_destroy(image) }
-    image = nil
+    discardImage()
   }
 }
 

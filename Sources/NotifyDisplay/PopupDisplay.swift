@@ -1,0 +1,326 @@
+import Dispatch
+import Glibc
+import NotifyCore
+import NotifyProtocol
+
+/// What a popup display backend does: get cards to the screen and input back (DESIGN §9). The
+/// rest — following the engine, which cards are visible, standing aside, reconnecting — is the
+/// `PopupDisplay`'s, the same for Wayland and X11.
+///
+/// - Important: every method is called on the display's queue, and the backend touches its
+///   connection only there.
+public protocol PopupBackend: AnyObject {
+  /// Whether the display draws fades on the engine's frames (`Watch` with frames): X11 has no frame
+  /// callbacks to pace by, Wayland has.
+  var pacedByEngineFrames: Bool { get }
+  /// Connects to the display server; returns what the log says of it ("Wayland (HEADLESS-1)").
+  func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String
+  /// The connection's descriptor, read when it becomes readable.
+  var fileDescriptor: Int32 { get }
+  /// Reads and handles what the server sent; false once the connection is broken.
+  func readable() -> Bool
+  /// Makes the popups match `display.stack` (none while `display.isSuppressed`).
+  func reconcile()
+  /// The notice's phase changed: its popup is drawn again.
+  func phaseChanged(of id: Int)
+  /// One of the engine's frames came (only with `pacedByEngineFrames`).
+  func frame()
+  /// Takes every popup down and closes the connection.
+  func disconnect()
+}
+
+/// Why a backend could not connect: said once in the log, then retried with a backoff.
+public struct PopupDisplayFailure: Error, Sendable {
+  public var reason: String
+  public init(_ reason: String) { self.reason = reason }
+}
+
+/// A mouse button pressed over a popup.
+public enum PopupButton: Sendable {
+  case left
+  case right
+}
+
+/// The visible notices and what they show, as the engine's events tell them: newest first.
+public struct PopupStack: Sendable {
+  /// Every unfinished notice the engine told of.
+  public private(set) var cards: [Int: Card] = [:]
+  public private(set) var phases: [Int: Phase] = [:]
+  /// Visible notices (fading in, holding, fading out), newest first.
+  public private(set) var visible: [Int] = []
+
+  public init() {}
+
+  /// Applies `event`; answers whether anything changed, and the notice whose phase changed.
+  mutating func apply(_ event: Event) -> (changed: Bool, phaseOf: Int?) {
+    switch event.kind {
+    case .snapshot:
+      cards.removeAll()
+      phases.removeAll()
+      visible.removeAll()
+      let notices = (event.notices ?? []).sorted { ($0.shown ?? 0, $0.id) > ($1.shown ?? 0, $1.id) }
+      for notice in notices {
+        cards[notice.id] = Card(notice)
+        phases[notice.id] = notice.phase
+        if notice.phase.isVisible { visible.append(notice.id) }
+      }
+      return (true, nil)
+    case .added, .updated:
+      guard let notice = event.notice else { return (false, nil) }
+      cards[notice.id] = Card(notice)
+      setPhase(notice.phase, of: notice.id)
+      return (true, notice.id)
+    case .phase:
+      guard let id = event.id, let phase = event.phase else { return (false, nil) }
+      setPhase(phase, of: id)
+      return (true, id)
+    case .finished:
+      guard let id = event.id ?? event.notice?.id else { return (false, nil) }
+      cards[id] = nil
+      phases[id] = nil
+      visible.removeAll { $0 == id }
+      return (true, nil)
+    case .frame, .invoked, .suspended, .resumed:
+      return (false, nil)
+    }
+  }
+
+  private mutating func setPhase(_ phase: Phase, of id: Int) {
+    phases[id] = phase
+    if phase.isVisible {
+      if !visible.contains(id) { visible.insert(id, at: 0) }
+    } else {
+      visible.removeAll { $0 == id }
+    }
+  }
+}
+
+/// notifyd's popups (DESIGN §9): follows the engine, keeps the stack of visible cards, and has a
+/// backend (Wayland or X11) get them to the screen.
+///
+/// The engine's events (a `Watch`) say which notices are visible and what they show; the backend
+/// draws each frame at the opacity the engine gives for that instant (`NoticeQueue.appearances`).
+/// The display going away (compositor or X server exit, logout) is logged; the popups are
+/// forgotten, the notices keep their timing in the engine, and the display reconnects with a
+/// backoff from 0.25 s to 30 s.
+///
+/// - Important: everything mutable, and the backend, belongs to `queue`.
+public final class PopupDisplay: @unchecked Sendable {
+  // @unchecked: every mutable property is touched only on `queue`.
+  public let settings: DisplaySettings
+  public let engine: NoticeQueue
+  public let log: @Sendable (String) -> Void
+  /// A thread of its own: painting a card takes a millisecond or more, which the request path
+  /// should not wait behind.
+  public let queue = DispatchQueue(label: "notifyd.display", qos: .userInitiated)
+  private let backend: PopupBackend
+  public private(set) var painter: CardPainter!
+  public private(set) var stack = PopupStack()
+  private var subscription: NoticeQueue.Subscription?
+
+  private var connected = false
+  private var readSource: (any DispatchSourceRead)?
+  private var retryDelay = PopupDisplay.firstRetryDelay
+  private var retryTimer: (any DispatchSourceTimer)?
+  private var stopped = false
+  /// Whether the last failure to connect was logged (said once until a connection succeeds).
+  private var failureLogged = false
+
+  /// Popups stand aside (none drawn) while notices are forwarded to another server.
+  public private(set) var isSuppressed = false
+  /// Told (on the display's queue) when popups become drawable, or stop being. Set before
+  /// `start()`.
+  public var onDrawable: (@Sendable (Bool) -> Void)?
+
+  private static let firstRetryDelay = 0.25
+  private static let longestRetryDelay = 30.0
+
+  public init(
+    settings: DisplaySettings, engine: NoticeQueue, backend: PopupBackend,
+    log: @escaping @Sendable (String) -> Void
+  ) {
+    self.settings = settings
+    self.engine = engine
+    self.backend = backend
+    self.log = log
+  }
+
+  /// Follows the engine and connects in the background; returns at once.
+  public func start() {
+    queue.async { [self] in
+      painter = CardPainter(settings: settings)
+      let queue = queue
+      subscription = try? engine.watch(frames: backend.pacedByEngineFrames) { [weak self] event in
+        guard let self else { return }
+        queue.async { self.handle(event) }
+      }
+      connect()
+    }
+  }
+
+  /// Takes the popups down and closes the connection; waits until it is done.
+  public func stop() {
+    queue.sync {
+      stopped = true
+      subscription?.cancel()
+      subscription = nil
+      retryTimer?.cancel()
+      retryTimer = nil
+      disconnect()
+    }
+  }
+
+  /// Takes every popup down and draws none while `suppressed` (notices are forwarded to another
+  /// server, which shows them); draws the visible ones again after. Only `[Display] Mode=auto`
+  /// stands aside; `wayland` and `x11` draw regardless.
+  public func setSuppressed(_ suppressed: Bool) {
+    guard settings.mode == .auto else { return }
+    queue.async { [self] in
+      guard suppressed != isSuppressed else { return }
+      isSuppressed = suppressed
+      log(
+        suppressed
+          ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
+      if connected { backend.reconcile() }
+    }
+  }
+
+  /// A button pressed over the popup of notice `id` (DESIGN §9): left invokes the default action
+  /// if the notice has one, else dismisses; right dismisses.
+  public func pressed(_ button: PopupButton, on id: Int) {
+    guard let card = stack.cards[id] else { return }
+    if button == .left, card.hasDefaultAction {
+      _ = try? engine.invoke(InvokeParameters(id: id, action: Card.defaultActionKey))
+    } else {
+      try? engine.dismiss(id)
+    }
+  }
+
+  /// Reconciles once the handlers running now have returned (a backend's event handler asking for
+  /// it, or a connection change).
+  public func reconcileSoon() {
+    scheduleReconcile()
+  }
+
+  /// The backend found the connection broken (a failed write): the popups are forgotten once the
+  /// handler running now has returned.
+  public func connectionBroken() {
+    queue.async { [self] in
+      guard connected else { return }
+      lost()
+    }
+  }
+
+  // MARK: - Engine events
+
+  private func handle(_ event: Event) {
+    if event.kind == .frame {
+      scheduleFrame()
+      return
+    }
+    let (changed, phaseOf) = stack.apply(event)
+    guard changed else { return }
+    if let phaseOf, connected { backend.phaseChanged(of: phaseOf) }
+    scheduleReconcile()
+  }
+
+  /// Whether a `reconcile()` is queued behind the events already handed to the display queue.
+  private var reconcileScheduled = false
+  private var frameScheduled = false
+
+  /// Reconciles once the events queued so far are applied, not once per event: when the display
+  /// falls behind a burst, a notice that came and went meanwhile gets no popup at all, and the
+  /// server is not flooded with windows made and destroyed at once.
+  private func scheduleReconcile() {
+    guard !reconcileScheduled else { return }
+    reconcileScheduled = true
+    queue.async { [self] in
+      reconcileScheduled = false
+      if connected { backend.reconcile() }
+    }
+  }
+
+  /// Draws one frame for the engine's frames queued so far: a display that falls behind skips
+  /// frames rather than drawing each late.
+  private func scheduleFrame() {
+    guard !frameScheduled else { return }
+    frameScheduled = true
+    queue.async { [self] in
+      frameScheduled = false
+      if connected { backend.frame() }
+    }
+  }
+
+  // MARK: - Connection
+
+  private func connect() {
+    guard !stopped, !connected else { return }
+    let description: String
+    do {
+      description = try backend.connect(for: self)
+    } catch {
+      retry(because: error.reason)
+      return
+    }
+    connected = true
+    let source = DispatchSource.makeReadSource(fileDescriptor: backend.fileDescriptor, queue: queue)
+    source.setEventHandler { [weak self] in
+      guard let self, connected else { return }
+      if !backend.readable() { lost() }
+    }
+    source.resume()
+    readSource = source
+    retryDelay = Self.firstRetryDelay
+    failureLogged = false
+    log("display: drawing popups on \(description)")
+    onDrawable?(true)
+    backend.reconcile()
+  }
+
+  /// The display server went away: forget every popup and connect again later.
+  private func lost() {
+    disconnect()
+    onDrawable?(false)
+    retry(because: "the connection to the display server was lost")
+  }
+
+  private func disconnect() {
+    guard connected else { return }
+    connected = false
+    // The descriptor closes with the connection: only once the read source has let go of it.
+    let backend = backend
+    if let readSource {
+      readSource.setCancelHandler { backend.disconnect() }
+      readSource.cancel()
+      self.readSource = nil
+    } else {
+      backend.disconnect()
+    }
+  }
+
+  private func retry(because reason: String) {
+    guard !stopped else { return }
+    if !failureLogged {
+      failureLogged = true
+      log("display: \(reason); trying again with a backoff up to \(Int(Self.longestRetryDelay)) s")
+    }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + retryDelay)
+    timer.setEventHandler { [weak self] in
+      guard let self else { return }
+      retryTimer = nil
+      connect()
+    }
+    timer.resume()
+    retryTimer = timer
+    retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+  }
+}
+
+extension ContinuousClock.Instant {
+  /// Seconds from this instant to now: how far a popup's activity indicator has swept.
+  public var secondsSince: Double {
+    let elapsed = ContinuousClock.now - self
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+  }
+}

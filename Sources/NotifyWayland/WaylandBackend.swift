@@ -1,0 +1,205 @@
+import CPangoCairo
+import CWayland
+import Glibc
+import NotifyCore
+import NotifyDisplay
+
+/// The popups on a Wayland compositor with layer-shell (DESIGN §9): one layer surface per visible
+/// notice, drawn at the engine's opacity.
+///
+/// While a card fades or its activity indicator spins, its surface asks the compositor for
+/// `wl_surface.frame` callbacks and every callback draws the next frame at the opacity the engine
+/// gives for that instant; once every card holds, no callback is asked for and nothing wakes up.
+///
+/// - Important: used only on the display's queue (`PopupDisplay.queue`).
+public final class WaylandBackend: PopupBackend {
+  /// The display this backend draws for; it owns the backend, so it outlives every call.
+  private weak var host: PopupDisplay?
+  private var display: PopupDisplay { host! }
+  private var connection: WaylandConnection?
+  private var popups: [Int: Popup] = [:]
+  /// Notices whose surface the compositor closed (its output went): made again only when the
+  /// outputs change, so that a compositor closing every new surface cannot make us spin.
+  private var closedByCompositor: Set<Int> = []
+
+  public init() {}
+
+  /// Whether a compositor with layer-shell answers at `WAYLAND_DISPLAY` now (`[Display] Mode=auto`
+  /// chooses Wayland then).
+  public static func isReachable() -> Bool {
+    guard let connection = WaylandConnection() else { return false }
+    defer { connection.disconnect() }
+    return connection.start() && connection.layerShell != nil
+  }
+
+  public var pacedByEngineFrames: Bool { false }
+
+  public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
+    host = display
+    guard let connection = WaylandConnection() else {
+      let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
+      throw PopupDisplayFailure("no Wayland compositor at WAYLAND_DISPLAY=\(name)")
+    }
+    guard connection.start() else {
+      connection.disconnect()
+      throw PopupDisplayFailure("the compositor closed the connection while it was described")
+    }
+    guard connection.layerShell != nil, connection.compositor != nil, connection.shm != nil else {
+      connection.disconnect()
+      throw PopupDisplayFailure("the compositor offers no wlr-layer-shell; popups need it")
+    }
+    connection.pointerDelegate = self
+    connection.outputsChanged = { [weak self] in
+      guard let self else { return }
+      closedByCompositor.removeAll()
+      // From inside the registry's handler: reconcile once it has returned.
+      host?.reconcileSoon()
+    }
+    self.connection = connection
+    return "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
+  }
+
+  public var fileDescriptor: Int32 { connection?.fileDescriptor ?? -1 }
+
+  public func readable() -> Bool {
+    guard let connection else { return false }
+    return connection.dispatch() && connection.flush()
+  }
+
+  public func phaseChanged(of id: Int) {
+    popups[id]?.dirty = true
+  }
+
+  public func frame() {}
+
+  /// Makes the surfaces match the visible cards: new ones created, gone ones destroyed, changed
+  /// ones re-rendered, all placed, and those that need a frame drawn.
+  public func reconcile() {
+    guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell
+    else { return }
+    let painter = display.painter!
+    let visible = display.stack.visible
+    let suppressed = display.isSuppressed
+    // With no output there is nowhere to draw: the notices keep their timing meanwhile.
+    let nowhere = connection.outputs.isEmpty
+    for (id, popup) in popups where !visible.contains(id) || suppressed || nowhere {
+      popup.destroy()
+      popups[id] = nil
+    }
+    closedByCompositor.formIntersection(visible)
+    guard !nowhere else {
+      flush()
+      return
+    }
+    let output = connection.output(named: display.settings.output)
+    for id in visible where !suppressed && !closedByCompositor.contains(id) {
+      guard let card = display.stack.cards[id] else { continue }
+      if let popup = popups[id] {
+        if popup.card != card {
+          popup.card = card
+          popup.height = painter.height(of: card)
+          popup.discardImage()
+          popup.dirty = true
+        }
+      } else {
+        let popup = Popup(
+          owner: self, id: id, card: card, height: painter.height(of: card), compositor: compositor,
+          layerShell: layerShell, output: output?.proxy)
+        popups[id] = popup
+      }
+    }
+    let size = connection.layoutSize(for: output)
+    let shown = visible.compactMap { popups[$0] }
+    let placements = PopupLayout.place(
+      heights: shown.map(\.height), settings: display.settings, outputWidth: size.width,
+      outputHeight: size.height)
+    for (index, popup) in shown.enumerated() {
+      // A card that does not fit waits, drawn nowhere, until those before it go.
+      guard index < placements.count else { continue }
+      let moved = popup.place(placements[index])
+      if !popup.started {
+        popup.start()
+      } else if moved && popup.configured && !popup.dirty {
+        wl_surface_commit(popup.surface)
+      }
+      if popup.dirty { draw(popup) }
+    }
+    flush()
+  }
+
+  /// Draws `popup`'s next frame at the engine's opacity for now, unless the compositor has not
+  /// shown the last one yet (then the frame callback draws it).
+  private func draw(_ popup: Popup) {
+    guard popup.configured, popup.frameCallback == nil, let connection, let shm = connection.shm else {
+      return
+    }
+    guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
+    let painter = display.painter!
+    if popup.image == nil {
+      popup.image = painter.render(popup.card, height: popup.height)
+    }
+    guard let buffer = popup.freeBuffer(shm: shm, width: display.settings.width), let image = popup.image
+    else {
+      // No buffer free: the next release or frame brings another try.
+      return
+    }
+    painter.composite(
+      image, of: popup.card, into: buffer.image, opacity: appearance.opacity,
+      activity: popup.appeared.secondsSince)
+    wl_surface_attach(popup.surface, buffer.proxy, 0, 0)
+    wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
+    buffer.busy = true
+    let moving = appearance.phase.isFading || popup.card.isAnimated
+    if moving { popup.requestFrame() }
+    popup.dirty = false
+    wl_surface_commit(popup.surface)
+    // A card that holds is drawn again only when it changes or starts to fade out: until then it
+    // keeps the one buffer on screen, and its image is rendered again when needed.
+    popup.still = !moving
+    if !moving { popup.discardImage() }
+  }
+
+  private func flush() {
+    guard let connection else { return }
+    if !connection.flush() { display.connectionBroken() }
+  }
+
+  public func disconnect() {
+    for popup in popups.values { popup.destroy() }
+    popups.removeAll()
+    closedByCompositor.removeAll()
+    connection?.disconnect()
+    connection = nil
+  }
+}
+
+extension WaylandBackend: PopupOwner {
+  func popupConfigured(_ popup: Popup) {
+    popup.dirty = true
+    draw(popup)
+  }
+
+  func popupClosed(_ popup: Popup) {
+    // The compositor took it away (its output went): made again when the outputs change.
+    popup.destroy()
+    popups[popup.id] = nil
+    closedByCompositor.insert(popup.id)
+  }
+
+  func popupFrameDone(_ popup: Popup) {
+    popup.dirty = true
+    draw(popup)
+  }
+}
+
+extension WaylandBackend: PointerDelegate {
+  func pointerPressed(_ button: UInt32, on surface: OpaquePointer) {
+    guard let popup = popups.values.first(where: { $0.surface == surface }) else { return }
+    // BTN_LEFT and BTN_RIGHT of linux/input-event-codes.h.
+    switch button {
+    case 0x110: display.pressed(.left, on: popup.id)
+    case 0x111: display.pressed(.right, on: popup.id)
+    default: break
+    }
+  }
+}

@@ -1,0 +1,253 @@
+import CPangoCairo
+import CXcb
+import Dispatch
+import Glibc
+import NotifyCore
+import NotifyDisplay
+import NotifyProtocol
+
+/// The popups on an X server (DESIGN §9): one override-redirect window per visible notice, typed
+/// `_NET_WM_WINDOW_TYPE_NOTIFICATION`, on the monitor `[Display] Output=` names, else the primary
+/// one (or with `FollowFocus=mouse` the one under the pointer).
+///
+/// Where a compositing manager runs, the windows have a 32-bit ARGB visual and every frame is drawn
+/// at the engine's opacity on the engine's frames (X has no frame callbacks): a card that holds is
+/// drawn once and costs nothing after. Where none runs, alpha would not be blended, so a card is
+/// shown at full opacity from the end of its fade-in to the start of its fade-out, as dunst does.
+///
+/// - Important: used only on the display's queue (`PopupDisplay.queue`).
+public final class X11Backend: PopupBackend {
+  /// The display this backend draws for; it owns the backend, so it outlives every call.
+  private weak var host: PopupDisplay?
+  private var display: PopupDisplay { host! }
+  private var connection: X11Connection?
+  private var popups: [Int: X11Popup] = [:]
+  /// The monitor the stack is on; chosen again when a card appears or the monitors change.
+  private var monitor: X11Monitor?
+  /// Draws the cards whose activity indicator spins, while one is shown and nothing fades.
+  private var spinTimer: (any DispatchSourceTimer)?
+
+  /// Frames a second of an activity indicator that spins while nothing fades.
+  static let spinRate = 30.0
+  /// xcb's event codes: `XCB_BUTTON_PRESS`, `XCB_EXPOSE`.
+  private static let buttonPress: UInt8 = 4
+  private static let expose: UInt8 = 12
+
+  public init() {}
+
+  /// What the log says of the X display `DISPLAY` names (`notifyd --check-config`).
+  public static func describeDisplay() -> String { X11Connection.describeDisplay() }
+
+  public var pacedByEngineFrames: Bool { true }
+
+  public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
+    host = display
+    let connection = try X11Connection(display: nil)
+    self.connection = connection
+    monitor = nil
+    return connection.summary
+  }
+
+  public var fileDescriptor: Int32 { connection?.fileDescriptor ?? -1 }
+
+  public func readable() -> Bool {
+    guard let connection else { return false }
+    var reconcile = false
+    while let event = connection.nextEvent() {
+      defer { free(event) }
+      reconcile = handle(event, connection) || reconcile
+    }
+    guard !connection.hasError else { return false }
+    if reconcile {
+      self.reconcile()
+    } else {
+      drawDirty()
+      _ = connection.flush()
+    }
+    return !connection.hasError
+  }
+
+  public func phaseChanged(of id: Int) {
+    popups[id]?.dirty = true
+  }
+
+  /// The engine's frame: every shown card that fades is drawn at this instant's opacity.
+  public func frame() {
+    guard let connection, connection.fades else { return }
+    let fading = popups.values.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true }
+    guard !fading.isEmpty else { return }
+    let appearances = display.engine.appearances(of: fading.map(\.id))
+    for popup in fading {
+      guard let appearance = appearances[popup.id] else { continue }
+      draw(popup, appearance)
+    }
+    flush()
+  }
+
+  /// Makes the windows match the visible cards: new ones created, gone ones destroyed, changed
+  /// ones re-rendered, all placed, mapped while they should show, and drawn where needed.
+  public func reconcile() {
+    guard let connection else { return }
+    let painter = display.painter!
+    let visible = display.stack.visible
+    let suppressed = display.isSuppressed
+    for (id, popup) in popups where !visible.contains(id) || suppressed {
+      popup.destroy(connection)
+      popups[id] = nil
+    }
+    var appeared = false
+    for id in visible where !suppressed {
+      guard let card = display.stack.cards[id] else { continue }
+      if let popup = popups[id] {
+        if popup.card != card {
+          popup.card = card
+          popup.height = painter.height(of: card)
+          popup.discardImages()
+          popup.dirty = true
+        }
+      } else {
+        popups[id] = X11Popup(
+          id: id, card: card, width: display.settings.width, height: painter.height(of: card),
+          connection: connection)
+        appeared = true
+      }
+    }
+    if appeared || monitor == nil {
+      monitor = connection.monitor(named: display.settings.output, followFocus: display.settings.followFocus)
+    }
+    let monitor = monitor!
+    let shown = visible.compactMap { popups[$0] }
+    let placements = PopupLayout.place(
+      heights: shown.map(\.height), settings: display.settings, outputWidth: monitor.width,
+      outputHeight: monitor.height)
+    let appearances = display.engine.appearances(of: shown.map(\.id))
+    for (index, popup) in shown.enumerated() {
+      guard let appearance = appearances[popup.id] else { continue }
+      // A card that does not fit waits, unmapped, until those before it go.
+      let fits = index < placements.count
+      if fits {
+        let placement = placements[index]
+        popup.move(x: monitor.x + placement.x, y: monitor.y + placement.y, connection)
+      }
+      // Without a compositing manager a card shows only while it holds: its alpha would not blend.
+      let shows = fits && (connection.fades || appearance.phase == .holding)
+      popup.setShape(rounded: !connection.fades, radius: display.settings.cornerRadius, connection)
+      if shows != popup.mapped { popup.setMapped(shows, connection) }
+      if popup.mapped && popup.dirty { draw(popup, appearance) }
+    }
+    updateSpinTimer()
+    flush()
+  }
+
+  /// Draws `popup` at `appearance`'s opacity (full where nothing composites).
+  private func draw(_ popup: X11Popup, _ appearance: (phase: Phase, opacity: Double)) {
+    guard let connection else { return }
+    let painter = display.painter!
+    if popup.image == nil { popup.image = painter.render(popup.card, height: popup.height) }
+    let frame = popup.frameBuffer()
+    painter.composite(
+      popup.image!, of: popup.card, into: frame, opacity: connection.fades ? appearance.opacity : 1,
+      activity: popup.appeared.secondsSince)
+    popup.put(frame, connection)
+    popup.dirty = false
+    // A card that holds is drawn again only when it changes, is exposed or starts to fade out:
+    // until then the server keeps its pixels and we keep nothing.
+    let moving = (connection.fades && appearance.phase.isFading) || popup.card.isAnimated
+    if !moving { popup.discardImages() }
+  }
+
+  /// Draws the shown cards that were exposed or changed.
+  private func drawDirty() {
+    let dirty = popups.values.filter { $0.mapped && $0.dirty }
+    guard !dirty.isEmpty else { return }
+    let appearances = display.engine.appearances(of: dirty.map(\.id))
+    for popup in dirty {
+      guard let appearance = appearances[popup.id] else { continue }
+      draw(popup, appearance)
+    }
+  }
+
+  /// Spins the activity indicators of shown cards at `spinRate` while one is shown; stops when
+  /// none is, so that holding cards cost no wakeups.
+  private func updateSpinTimer() {
+    let spinning = popups.values.contains { $0.mapped && $0.card.isAnimated }
+    if !spinning {
+      spinTimer?.cancel()
+      spinTimer = nil
+      return
+    }
+    guard spinTimer == nil else { return }
+    let timer = DispatchSource.makeTimerSource(queue: display.queue)
+    let interval = 1 / Self.spinRate
+    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(2))
+    timer.setEventHandler { [weak self] in self?.spin() }
+    timer.resume()
+    spinTimer = timer
+  }
+
+  private func spin() {
+    for popup in popups.values where popup.mapped && popup.card.isAnimated { popup.dirty = true }
+    drawDirty()
+    updateSpinTimer()
+    flush()
+  }
+
+  private func flush() {
+    guard let connection else { return }
+    if !connection.flush() { display.connectionBroken() }
+  }
+
+  public func disconnect() {
+    spinTimer?.cancel()
+    spinTimer = nil
+    guard let connection else { return }
+    for popup in popups.values { popup.destroy(connection) }
+    popups.removeAll()
+    connection.disconnect()
+    self.connection = nil
+  }
+
+  // MARK: - Events
+
+  /// Handles one event; answers whether the popups must be reconciled (monitors or the
+  /// compositing manager changed).
+  private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool {
+    let type = event.pointee.response_type & 0x7f
+    switch type {
+    case Self.buttonPress:
+      let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self).pointee
+      guard let popup = popups.values.first(where: { $0.window == press.event }) else { return false }
+      // Core buttons: 1 left, 3 right.
+      switch press.detail {
+      case 1: display.pressed(.left, on: popup.id)
+      case 3: display.pressed(.right, on: popup.id)
+      default: break
+      }
+      return false
+    case Self.expose:
+      let expose = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_expose_event_t.self).pointee
+      popups.values.first { $0.window == expose.window }?.dirty = true
+      return false
+    default:
+      if let base = connection.randrEvents, type == base || type == base + 1 {
+        if connection.readMonitors() {
+          monitor = nil
+          let names = connection.monitors.map { "\($0.name) \($0.width)x\($0.height)" }
+          display.log("display: monitors now \(names.joined(separator: ", "))")
+          return true
+        }
+        return false
+      }
+      if let base = connection.xfixesEvents, type == base {
+        guard connection.readCompositor() else { return false }
+        display.log(
+          connection.fades
+            ? "display: a compositing manager runs now; popups fade"
+            : "display: no compositing manager runs now; popups appear and vanish without fades")
+        for popup in popups.values { popup.dirty = true }
+        return true
+      }
+      return false
+    }
+  }
+}

@@ -1,0 +1,307 @@
+import CXcb
+import Glibc
+import NotifyCore
+import NotifyDisplay
+import NotifyProtocol
+
+/// A monitor as RandR describes it: its output name and its rectangle on the root window.
+struct X11Monitor: Equatable {
+  var name: String
+  var x: Int
+  var y: Int
+  var width: Int
+  var height: Int
+  var primary: Bool
+
+  func contains(x px: Int, y py: Int) -> Bool {
+    px >= x && px < x + width && py >= y && py < y + height
+  }
+}
+
+/// One connection to an X server and what the popups need of it: the screen, a 32-bit ARGB visual,
+/// the atoms they are typed with, the monitors (RandR) and whether a compositing manager runs
+/// (the owner of `_NET_WM_CM_S<screen>`, followed through XFixes).
+///
+/// - Important: not thread-safe; used only on the display's queue. `disconnect()` frees every
+///   resource it made, so a server that comes and goes leaves nothing behind.
+final class X11Connection {
+  let connection: OpaquePointer
+  let screen: UnsafeMutablePointer<xcb_screen_t>
+  let screenNumber: Int32
+  var root: xcb_window_t { screen.pointee.root }
+  /// The visual and depth of the popups' windows: 32-bit ARGB where the server offers it (the
+  /// compositing manager blends the buffer's alpha), else the root's.
+  private(set) var visual: xcb_visualid_t
+  private(set) var depth: UInt8
+  private(set) var colormap: xcb_colormap_t = 0
+  /// A graphics context for drawables of `depth`.
+  private(set) var graphics: xcb_gcontext_t = 0
+  /// An unmapped window that listens for the compositing manager's selection.
+  private var watcher: xcb_window_t = 0
+  private(set) var atoms: Atoms
+  /// The first event codes of RandR and XFixes, when the server has them.
+  private(set) var randrEvents: UInt8?
+  private(set) var xfixesEvents: UInt8?
+  private(set) var hasShape = false
+  private(set) var monitors: [X11Monitor] = []
+  /// Whether a compositing manager owns `_NET_WM_CM_S<screen>`.
+  private(set) var composited = false
+  /// Whether popups fade: a compositing manager blends the buffer's alpha over what is underneath.
+  var fades: Bool { composited && depth == 32 }
+  /// The largest request, in bytes.
+  let maximumRequestBytes: Int
+
+  struct Atoms {
+    var windowType: xcb_atom_t = 0
+    var notification: xcb_atom_t = 0
+    var name: xcb_atom_t = 0
+    var utf8String: xcb_atom_t = 0
+    var state: xcb_atom_t = 0
+    var above: xcb_atom_t = 0
+    var compositorSelection: xcb_atom_t = 0
+  }
+
+  /// Connects to the X server named by `display` (`DISPLAY` when nil; wraps `xcb_connect(3)`).
+  init(display: String?) throws(PopupDisplayFailure) {
+    let display = display.flatMap { $0.isEmpty ? nil : $0 }
+    var screenNumber: Int32 = 0
+    let connection = xcb_connect(display, &screenNumber)!
+    guard xcb_connection_has_error(connection) == 0 else {
+      xcb_disconnect(connection)
+      throw PopupDisplayFailure("no X server answers at DISPLAY=\(display ?? Self.environmentDisplay)")
+    }
+    var roots = xcb_setup_roots_iterator(xcb_get_setup(connection))
+    for _ in 0..<screenNumber where roots.rem > 0 { xcb_screen_next(&roots) }
+    guard let screen = roots.data else {
+      xcb_disconnect(connection)
+      throw PopupDisplayFailure("the X server has no screen \(screenNumber)")
+    }
+    self.connection = connection
+    self.screen = screen
+    self.screenNumber = screenNumber
+    maximumRequestBytes = Int(xcb_get_maximum_request_length(connection)) * 4
+    visual = screen.pointee.root_visual
+    depth = screen.pointee.root_depth
+    atoms = Atoms()
+    atoms = internAtoms(screenNumber: screenNumber)
+    if let argb = Self.argbVisual(of: screen) {
+      visual = argb
+      depth = 32
+      colormap = xcb_generate_id(connection)
+      xcb_create_colormap(connection, UInt8(XCB_COLORMAP_ALLOC_NONE.rawValue), colormap, root, visual)
+    }
+    makeGraphics()
+    queryExtensions()
+    readMonitors()
+    readCompositor()
+  }
+
+  static var environmentDisplay: String { getenv("DISPLAY").map { String(cString: $0) } ?? "" }
+
+  var fileDescriptor: Int32 { xcb_get_file_descriptor(connection) }
+  var hasError: Bool { xcb_connection_has_error(connection) != 0 }
+
+  /// Sends what was asked; false once the connection is broken.
+  func flush() -> Bool { xcb_flush(connection) > 0 }
+
+  /// The next event already read, if any (the caller frees it).
+  func nextEvent() -> UnsafeMutablePointer<xcb_generic_event_t>? { xcb_poll_for_event(connection) }
+
+  /// Frees what the connection made and closes it.
+  func disconnect() {
+    if !hasError {
+      if watcher != 0 { xcb_destroy_window(connection, watcher) }
+      if graphics != 0 { xcb_free_gc(connection, graphics) }
+      if colormap != 0 { xcb_free_colormap(connection, colormap) }
+      _ = flush()
+    }
+    xcb_disconnect(connection)
+  }
+
+  // MARK: - Set-up
+
+  private func internAtoms(screenNumber: Int32) -> Atoms {
+    let names = [
+      "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NOTIFICATION", "_NET_WM_NAME", "UTF8_STRING",
+      "_NET_WM_STATE", "_NET_WM_STATE_ABOVE", "_NET_WM_CM_S\(screenNumber)",
+    ]
+    let cookies = names.map { name in xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name) }
+    let values = cookies.map { cookie -> xcb_atom_t in
+      guard let reply = xcb_intern_atom_reply(connection, cookie, nil) else { return 0 }
+      defer { free(reply) }
+      return reply.pointee.atom
+    }
+    return Atoms(
+      windowType: values[0], notification: values[1], name: values[2], utf8String: values[3],
+      state: values[4], above: values[5], compositorSelection: values[6])
+  }
+
+  private static func argbVisual(of screen: UnsafeMutablePointer<xcb_screen_t>) -> xcb_visualid_t? {
+    var depths = xcb_screen_allowed_depths_iterator(screen)
+    while depths.rem > 0 {
+      if depths.data.pointee.depth == 32 {
+        var visuals = xcb_depth_visuals_iterator(depths.data)
+        while visuals.rem > 0 {
+          let visual = visuals.data.pointee
+          if visual._class == UInt8(XCB_VISUAL_CLASS_TRUE_COLOR.rawValue), visual.red_mask == 0xff_0000,
+            visual.green_mask == 0xff00, visual.blue_mask == 0xff
+          {
+            return visual.visual_id
+          }
+          xcb_visualtype_next(&visuals)
+        }
+      }
+      xcb_depth_next(&depths)
+    }
+    return nil
+  }
+
+  /// A graphics context for drawables of the popups' depth, made on a pixmap freed at once.
+  private func makeGraphics() {
+    let pixmap = xcb_generate_id(connection)
+    xcb_create_pixmap(connection, depth, pixmap, root, 1, 1)
+    graphics = xcb_generate_id(connection)
+    xcb_create_gc(connection, graphics, pixmap, 0, nil)
+    xcb_free_pixmap(connection, pixmap)
+  }
+
+  private func queryExtensions() {
+    if let randr = xcb_get_extension_data(connection, notifyd_xcb_randr_id()), randr.pointee.present != 0 {
+      let version = xcb_randr_query_version_reply(connection, xcb_randr_query_version(connection, 1, 5), nil)
+      if let version {
+        if version.pointee.major_version > 1 || version.pointee.minor_version >= 5 {
+          randrEvents = randr.pointee.first_event
+          let mask =
+            XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue
+            | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
+          xcb_randr_select_input(connection, root, UInt16(mask))
+        }
+        free(version)
+      }
+    }
+    if let xfixes = xcb_get_extension_data(connection, notifyd_xcb_xfixes_id()), xfixes.pointee.present != 0 {
+      let version = xcb_xfixes_query_version_reply(connection, xcb_xfixes_query_version(connection, 5, 0), nil)
+      if let version {
+        free(version)
+        xfixesEvents = xfixes.pointee.first_event
+        watcher = xcb_generate_id(connection)
+        xcb_create_window(
+          connection, 0, watcher, root, -1, -1, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue),
+          0, 0, nil)
+        let mask =
+          XCB_XFIXES_SELECTION_EVENT_MASK_SET_SELECTION_OWNER.rawValue
+          | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_WINDOW_DESTROY.rawValue
+          | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE.rawValue
+        xcb_xfixes_select_selection_input(connection, watcher, atoms.compositorSelection, mask)
+      }
+    }
+    if let shape = xcb_get_extension_data(connection, notifyd_xcb_shape_id()) {
+      hasShape = shape.pointee.present != 0
+    }
+  }
+
+  // MARK: - What the server says
+
+  /// Reads the monitors again (RandR 1.5); without RandR the whole screen is one monitor.
+  /// Returns whether they changed.
+  @discardableResult
+  func readMonitors() -> Bool {
+    var found: [X11Monitor] = []
+    if randrEvents != nil,
+      let reply = xcb_randr_get_monitors_reply(connection, xcb_randr_get_monitors(connection, root, 1), nil)
+    {
+      defer { free(reply) }
+      var iterator = xcb_randr_get_monitors_monitors_iterator(reply)
+      var named: [(X11Monitor, xcb_get_atom_name_cookie_t)] = []
+      while iterator.rem > 0 {
+        let info = iterator.data.pointee
+        let monitor = X11Monitor(
+          name: "", x: Int(info.x), y: Int(info.y), width: Int(info.width), height: Int(info.height),
+          primary: info.primary != 0)
+        named.append((monitor, xcb_get_atom_name(connection, info.name)))
+        xcb_randr_monitor_info_next(&iterator)
+      }
+      for (monitor, cookie) in named {
+        var monitor = monitor
+        if let name = xcb_get_atom_name_reply(connection, cookie, nil) {
+          let length = Int(xcb_get_atom_name_name_length(name))
+          let bytes = UnsafeRawBufferPointer(start: xcb_get_atom_name_name(name), count: length)
+          monitor.name = String(decoding: bytes, as: UTF8.self)
+          free(name)
+        }
+        if monitor.width > 0, monitor.height > 0 { found.append(monitor) }
+      }
+    }
+    if found.isEmpty {
+      found = [
+        X11Monitor(
+          name: "screen", x: 0, y: 0, width: Int(screen.pointee.width_in_pixels),
+          height: Int(screen.pointee.height_in_pixels), primary: true)
+      ]
+    }
+    defer { monitors = found }
+    return found != monitors
+  }
+
+  /// Asks who owns the compositing manager's selection; returns whether that changed.
+  @discardableResult
+  func readCompositor() -> Bool {
+    var owned = false
+    let cookie = xcb_get_selection_owner(connection, atoms.compositorSelection)
+    if let reply = xcb_get_selection_owner_reply(connection, cookie, nil) {
+      owned = reply.pointee.owner != 0
+      free(reply)
+    }
+    defer { composited = owned }
+    return owned != composited
+  }
+
+  /// Where the pointer is on the root window, if it is on this screen.
+  func pointerPosition() -> (x: Int, y: Int)? {
+    guard let reply = xcb_query_pointer_reply(connection, xcb_query_pointer(connection, root), nil) else {
+      return nil
+    }
+    defer { free(reply) }
+    guard reply.pointee.same_screen != 0 else { return nil }
+    return (Int(reply.pointee.root_x), Int(reply.pointee.root_y))
+  }
+
+  /// The monitor popups go to: the one named `output`, else (with `followFocus`) the one under
+  /// the pointer, else the primary one, else the first.
+  func monitor(named output: String?, followFocus: FollowFocus) -> X11Monitor {
+    if let output, let named = monitors.first(where: { $0.name == output }) { return named }
+    if followFocus == .mouse, let pointer = pointerPosition(),
+      let under = monitors.first(where: { $0.contains(x: pointer.x, y: pointer.y) })
+    {
+      return under
+    }
+    return monitors.first(where: \.primary) ?? monitors[0]
+  }
+
+  // MARK: - Probing
+
+  /// What the log and `notifyd --check-config` say of this display: where it is, its monitors,
+  /// and whether popups fade there (a compositing manager runs) or appear and vanish at the phase
+  /// boundaries.
+  var summary: String {
+    let monitors = monitors.map { "\($0.name) \($0.width)x\($0.height)" }.joined(separator: ", ")
+    let place = "X11 at DISPLAY=\(Self.environmentDisplay) (\(monitors))"
+    if fades { return "\(place): a compositing manager runs, popups fade" }
+    let why =
+      depth == 32
+      ? "no compositing manager owns _NET_WM_CM_S\(screenNumber)" : "the X server has no 32-bit visual"
+    return "\(place): \(why); popups appear at the end of their fade-in and vanish at the start of "
+      + "their fade-out"
+  }
+
+  /// `summary` of the display `DISPLAY` names, or why there is none.
+  public static func describeDisplay() -> String {
+    do {
+      let connection = try X11Connection(display: nil)
+      defer { connection.disconnect() }
+      return connection.summary
+    } catch {
+      return error.reason
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import CPangoCairo
+import CXcb
+import Glibc
+import NotifyCore
+import NotifyDisplay
+import NotifyProtocol
+
+/// One card on an X server: an override-redirect window of its own, and while it moves (fades or
+/// spins) the rendered card and the frame copied to the window.
+final class X11Popup {
+  let id: Int
+  let window: xcb_window_t
+  var card: Card
+  let width: Int
+  var height: Int {
+    didSet { if height != oldValue { sized = false } }
+  }
+  /// The card at full opacity; kept only while the card moves.
+  var image: OpaquePointer?
+  /// The frame's pixels, copied to the window with `PutImage`; kept only while the card moves.
+  private var frame: OpaquePointer?
+  /// A frame should be drawn.
+  var dirty = true
+  private(set) var mapped = false
+  private var position: (x: Int, y: Int)?
+  /// The window has the card's height.
+  private var sized = true
+  /// The bounding shape set: rounded (nothing composites) or none (alpha draws the corners).
+  private var shape: (rounded: Bool, height: Int)?
+  /// When the popup appeared, for the activity indicator's sweep.
+  let appeared = ContinuousClock.now
+
+  init(id: Int, card: Card, width: Int, height: Int, connection: X11Connection) {
+    self.id = id
+    self.card = card
+    self.width = width
+    self.height = height
+    window = xcb_generate_id(connection.connection)
+    var values = xcb_create_window_value_list_t()
+    values.background_pixel = 0
+    values.border_pixel = 0
+    values.override_redirect = 1
+    values.event_mask = XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
+    values.colormap = connection.colormap
+    var mask =
+      XCB_CW_BACK_PIXEL.rawValue | XCB_CW_BORDER_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue
+      | XCB_CW_EVENT_MASK.rawValue
+    if connection.colormap != 0 { mask |= XCB_CW_COLORMAP.rawValue }
+    xcb_create_window_aux(
+      connection.connection, connection.depth, window, connection.root, 0, 0, UInt16(width), UInt16(height), 0,
+      UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), connection.visual, mask, &values)
+    let atoms = connection.atoms
+    setProperty(atoms.windowType, type: XCB_ATOM_ATOM.rawValue, atoms: [atoms.notification], connection)
+    setProperty(atoms.state, type: XCB_ATOM_ATOM.rawValue, atoms: [atoms.above], connection)
+    setText(atoms.name, type: atoms.utf8String, "notifyd", connection)
+    setText(XCB_ATOM_WM_NAME.rawValue, type: XCB_ATOM_STRING.rawValue, "notifyd", connection)
+    // WM_CLASS: instance and class, each ending in NUL.
+    setText(XCB_ATOM_WM_CLASS.rawValue, type: XCB_ATOM_STRING.rawValue, "notifyd\0notifyd\0", connection)
+  }
+
+  private func setProperty(
+    _ property: xcb_atom_t, type: xcb_atom_t, atoms: [xcb_atom_t], _ connection: X11Connection
+  ) {
+    guard property != 0 else { return }
+    atoms.withUnsafeBufferPointer { values in
+      _ = xcb_change_property(
+        connection.connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 32,
+        UInt32(values.count), values.baseAddress)
+    }
+  }
+
+  private func setText(_ property: xcb_atom_t, type: xcb_atom_t, _ text: String, _ connection: X11Connection) {
+    guard property != 0, type != 0 else { return }
+    var text = text
+    text.withUTF8 { bytes in
+      _ = xcb_change_property(
+        connection.connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 8,
+        UInt32(bytes.count), bytes.baseAddress)
+    }
+  }
+
+  /// Moves the window to (`x`, `y`) on the root window, and gives it the card's height.
+  func move(x: Int, y: Int, _ connection: X11Connection) {
+    guard position.map({ $0 != (x, y) }) ?? true || !sized else { return }
+    position = (x, y)
+    sized = true
+    var values = xcb_configure_window_value_list_t()
+    values.x = Int32(x)
+    values.y = Int32(y)
+    values.height = UInt32(height)
+    let mask = XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
+    xcb_configure_window_aux(connection.connection, window, UInt16(mask), &values)
+  }
+
+  /// Maps the window above the others, or unmaps it.
+  func setMapped(_ mapped: Bool, _ connection: X11Connection) {
+    self.mapped = mapped
+    if mapped {
+      var values = xcb_configure_window_value_list_t()
+      values.stack_mode = XCB_STACK_MODE_ABOVE.rawValue
+      xcb_configure_window_aux(connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
+      xcb_map_window(connection.connection, window)
+      dirty = true
+    } else {
+      xcb_unmap_window(connection.connection, window)
+    }
+  }
+
+  /// Cuts the window's corners round (`rounded`: nothing composites, so the card's transparent
+  /// corners would show black), or takes the cut away (the alpha draws them).
+  func setShape(rounded: Bool, radius: Int, _ connection: X11Connection) {
+    guard connection.hasShape, shape.map({ $0 != (rounded, height) }) ?? true else { return }
+    shape = (rounded, height)
+    let operation = UInt8(XCB_SHAPE_SO_SET.rawValue)
+    let kind = UInt8(XCB_SHAPE_SK_BOUNDING.rawValue)
+    guard rounded, radius > 0 else {
+      xcb_shape_mask(connection.connection, operation, kind, window, 0, 0, 0)
+      return
+    }
+    let rectangles = Self.roundedRectangles(width: width, height: height, radius: radius)
+    rectangles.withUnsafeBufferPointer { list in
+      _ = xcb_shape_rectangles(
+        connection.connection, operation, kind, UInt8(XCB_CLIP_ORDERING_UNSORTED.rawValue), window, 0, 0,
+        UInt32(list.count), list.baseAddress)
+    }
+  }
+
+  /// A rounded rectangle as rows: one rectangle per pixel row of each corner, one for the middle.
+  static func roundedRectangles(width: Int, height: Int, radius: Int) -> [xcb_rectangle_t] {
+    let radius = min(radius, width / 2, height / 2)
+    var rows: [xcb_rectangle_t] = []
+    for row in 0..<radius {
+      let distance = Double(radius) - Double(row) - 0.5
+      let inset = Int((Double(radius) - (Double(radius * radius) - distance * distance).squareRoot()).rounded())
+      let span = UInt16(max(width - 2 * inset, 0))
+      rows.append(xcb_rectangle_t(x: Int16(inset), y: Int16(row), width: span, height: 1))
+      rows.append(xcb_rectangle_t(x: Int16(inset), y: Int16(height - 1 - row), width: span, height: 1))
+    }
+    rows.append(
+      xcb_rectangle_t(x: 0, y: Int16(radius), width: UInt16(width), height: UInt16(max(height - 2 * radius, 0))))
+    return rows
+  }
+
+  /// The frame buffer, made when first needed.
+  func frameBuffer() -> OpaquePointer {
+    if let frame, cairo_image_surface_get_height(frame) == Int32(height) { return frame }
+    if let frame { cairo_surface_destroy(frame) }
+    let made = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+    frame = made
+    return made
+  }
+
+  /// Copies `frame` to the window: premultiplied ARGB32 is the ARGB visual's pixel format on a
+  /// little-endian machine (and the depth-24 one's, the top byte ignored). In as few `PutImage`
+  /// requests as the server's request size allows, each a band of whole rows.
+  func put(_ frame: OpaquePointer, _ connection: X11Connection) {
+    let stride = Int(cairo_image_surface_get_stride(frame))
+    guard let data = cairo_image_surface_get_data(frame), stride > 0 else { return }
+    let headerBytes = 24
+    let rowsPerRequest = max(1, (connection.maximumRequestBytes - headerBytes) / stride)
+    var row = 0
+    while row < height {
+      let rows = min(rowsPerRequest, height - row)
+      xcb_put_image(
+        connection.connection, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), window, connection.graphics,
+        UInt16(width), UInt16(rows), 0, Int16(row), 0, connection.depth, UInt32(rows * stride),
+        data + row * stride)
+      row += rows
+    }
+  }
+
+  /// Lets the rendered card and the frame go; they are made again when next drawn.
+  func discardImages() {
+    if let image { cairo_surface_destroy(image) }
+    if let frame { cairo_surface_destroy(frame) }
+    image = nil
+    frame = nil
+  }
+
+  /// Destroys the window and frees the images.
+  func destroy(_ connection: X11Connection) {
+    xcb_destroy_window(connection.connection, window)
+    discardImages()
+  }
+}
