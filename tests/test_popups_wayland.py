@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, Daemon, cpu_used_over, rss_kib, wait_for
+from popup_helpers import Image as Screenshot, close_to, send_shows, settled_rss_kib
 from wayland_pointer import VirtualPointer
 
 USER = "notifyd-popups"
@@ -47,82 +48,6 @@ def popup_user():
 
 def as_user(user):
     return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
-
-
-class Image:
-    """A screenshot: grim's PPM, read into rows of RGB; coordinates are the output's."""
-
-    def __init__(self, data, origin=(0, 0)):
-        self.origin = origin
-        # "P6", width, height, maxval, each ended by one whitespace byte, then the pixels (whose
-        # first byte may itself be whitespace: the background's red is 0x20).
-        fields, offset = [], 0
-        while len(fields) < 4:
-            end = offset
-            while data[end:end + 1] not in (b" ", b"\n", b"\t", b"\r"):
-                end += 1
-            if end > offset:
-                fields.append(data[offset:end])
-            offset = end + 1
-        assert fields[0] == b"P6", fields[0]
-        self.width, self.height = int(fields[1]), int(fields[2])
-        self.pixels = data[offset:]
-        assert len(self.pixels) == self.width * self.height * 3
-
-    def pixel(self, x, y):
-        x, y = x - self.origin[0], y - self.origin[1]
-        offset = (y * self.width + x) * 3
-        return tuple(self.pixels[offset:offset + 3])
-
-    def box(self, differs=None):
-        """The smallest rectangle (x0, y0, x1, y1), ends exclusive, holding every pixel unlike the
-        background (by default: not exactly the background colour)."""
-        box = self._box_of_non_background() if differs is None else self._box_of(differs)
-        if box is None:
-            return None
-        ox, oy = self.origin
-        return (box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy)
-
-    def _box_of(self, differs):
-        xs, ys = [], []
-        for y in range(self.height):
-            row = self.pixels[y * self.width * 3:(y + 1) * self.width * 3]
-            for x in range(0, self.width):
-                if differs(tuple(row[x * 3:x * 3 + 3])):
-                    xs.append(x)
-                    ys.append(y)
-        if not xs:
-            return None
-        return (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
-
-    def _box_of_non_background(self):
-        stride = self.width * 3
-        plain = bytes(BACKGROUND) * self.width
-        rows = [y for y in range(self.height) if self.pixels[y * stride:(y + 1) * stride] != plain]
-        if not rows:
-            return None
-        left, right = self.width, 0
-        for y in rows:
-            row = self.pixels[y * stride:(y + 1) * stride]
-            first = next(x for x in range(self.width) if row[x * 3:x * 3 + 3] != plain[:3])
-            last = next(x for x in reversed(range(self.width)) if row[x * 3:x * 3 + 3] != plain[:3])
-            left, right = min(left, first), max(right, last + 1)
-        return (left, rows[0], right, rows[-1] + 1)
-
-    def runs_down(self, x, differs=lambda rgb: rgb != BACKGROUND):
-        """The stretches (y0, y1) of column `x` unlike the background, top to bottom."""
-        runs, start = [], None
-        top = self.origin[1]
-        for y in range(top, top + self.height):
-            inside = differs(self.pixel(x, y))
-            if inside and start is None:
-                start = y
-            elif not inside and start is not None:
-                runs.append((start, y))
-                start = None
-        if start is not None:
-            runs.append((start, top + self.height))
-        return runs
 
 
 class Sway:
@@ -180,7 +105,7 @@ class Sway:
         result = subprocess.run(command + ["-"], capture_output=True, timeout=20,
                                 env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
         assert result.returncode == 0, result.stderr.decode(errors="replace")
-        return Image(result.stdout, origin=(x0, y0))
+        return Screenshot(result.stdout, origin=(x0, y0), background=BACKGROUND)
 
     def save(self, path):
         subprocess.run(["grim", str(path)], check=True,
@@ -306,10 +231,6 @@ def card_region(top=MARGIN, height=200):
     return (x1 - WIDTH, top, x1, top + height)
 
 
-def close_to(rgb, expected, tolerance=3):
-    return max(abs(a - b) for a, b in zip(rgb, expected)) <= tolerance
-
-
 def test_a_popup_appears_at_its_anchor_and_holds_fully_opaque(session):
     sway, make_daemon = session
     daemon = make_daemon()
@@ -395,7 +316,7 @@ def test_a_cjk_title_is_drawn_with_a_cjk_font_not_as_boxes(session):
     foreground = lambda rgb: max(rgb) > 200 and min(rgb) > 200  # the near-white text, not card or border
     image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
     x0, y0, x1, y1 = image.box()
-    text = Image(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
+    text = Screenshot(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
         bytes(image.pixel(x, y)) for y in range(y0 + 4, y1 - 4) for x in range(x0 + 4, x1 - 4)))
     ink = text.box(differs=foreground)
     assert ink is not None, "no text drawn"
@@ -663,34 +584,9 @@ def test_while_mako_serves_notices_go_to_it_and_our_popups_stand_aside_until_it_
         mako_log.close()
 
 
-SEND_MANY = r"""
-import json, socket, sys
-path, count, parameters = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
-connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-connection.connect(path)
-call = json.dumps({"method": "io.notifyd.Queue.Show", "parameters": parameters}).encode() + b"\0"
-buffer = b""
-for start in range(0, count, 50):
-    batch = min(50, count - start)
-    connection.sendall(call * batch)
-    replies = 0
-    while replies < batch:
-        chunk = connection.recv(65536)
-        assert chunk, "notifyd closed the connection"
-        buffer += chunk
-        while b"\0" in buffer:
-            reply, buffer = buffer.split(b"\0", 1)
-            assert b'"error"' not in reply, reply
-            replies += 1
-"""
-
-
 def send_many(daemon, count, **parameters):
     """`count` Show calls from one connection as the daemon's user, 50 at a time."""
-    result = subprocess.run(as_user(daemon.user) + ["python3", "-c", SEND_MANY, daemon.socket_path, str(count),
-                                                    json.dumps(parameters)], capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode == 0, result.stderr
+    send_shows(daemon, count, as_user(daemon.user), **parameters)
 
 
 def swaymsg(sway, *command):
@@ -698,17 +594,6 @@ def swaymsg(sway, *command):
     result = subprocess.run(as_user(sway.user) + ["swaymsg", "-s", str(ipc), *command], capture_output=True,
                             text=True, timeout=20)
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def settled_rss_kib(daemon, holding=1):
-    """The daemon's resident set once the queue is down to `holding` visible notices and freed
-    memory has gone back (the daemon trims a second after notices finish)."""
-    def drained():
-        status = json.loads(daemon.notifyctl("status", "--json", check=True).stdout)
-        return status["visible"] == holding and status["queued"] == 0 and status["waiting"] == 0
-    wait_for(drained, timeout=60, what="the queue to drain")
-    time.sleep(1.5)
-    return rss_kib(daemon.process.pid)
 
 
 def test_an_output_going_away_and_coming_back_loses_nothing_and_1000_popups_leave_memory_flat(session):

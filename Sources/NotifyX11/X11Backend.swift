@@ -112,7 +112,13 @@ public final class X11Backend: PopupBackend {
         appeared = true
       }
     }
-    if appeared || monitor == nil {
+    // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
+    // card appears, and the stack goes where that card goes.
+    if appeared {
+      if connection.readMonitors() { logMonitors(connection) }
+      monitor = nil
+    }
+    if monitor == nil {
       monitor = connection.monitor(named: display.settings.output, followFocus: display.settings.followFocus)
     }
     let monitor = monitor!
@@ -207,6 +213,11 @@ public final class X11Backend: PopupBackend {
     self.connection = nil
   }
 
+  private func logMonitors(_ connection: X11Connection) {
+    let names = connection.monitors.map { "\($0.primary ? "*" : "")\($0.name) \($0.width)x\($0.height)" }
+    display.log("display: monitors now \(names.joined(separator: ", "))")
+  }
+
   // MARK: - Events
 
   /// Handles one event; answers whether the popups must be reconciled (monitors or the
@@ -230,13 +241,10 @@ public final class X11Backend: PopupBackend {
       return false
     default:
       if let base = connection.randrEvents, type == base || type == base + 1 {
-        if connection.readMonitors() {
-          monitor = nil
-          let names = connection.monitors.map { "\($0.name) \($0.width)x\($0.height)" }
-          display.log("display: monitors now \(names.joined(separator: ", "))")
-          return true
-        }
-        return false
+        guard connection.readMonitors() else { return false }
+        monitor = nil
+        logMonitors(connection)
+        return true
       }
       if let base = connection.xfixesEvents, type == base {
         guard connection.readCompositor() else { return false }

@@ -44,6 +44,8 @@ final class X11Connection {
   private(set) var xfixesEvents: UInt8?
   private(set) var hasShape = false
   private(set) var monitors: [X11Monitor] = []
+  /// Monitor names by atom: an atom's name never changes while the server runs.
+  private var monitorNames: [xcb_atom_t: String] = [:]
   /// Whether a compositing manager owns `_NET_WM_CM_S<screen>`.
   private(set) var composited = false
   /// Whether popups fade: a compositing manager blends the buffer's alpha over what is underneath.
@@ -202,8 +204,8 @@ final class X11Connection {
 
   // MARK: - What the server says
 
-  /// Reads the monitors again (RandR 1.5); without RandR the whole screen is one monitor.
-  /// Returns whether they changed.
+  /// Reads the monitors again (RandR 1.5; one round trip once their names are known); without
+  /// RandR the whole screen is one monitor. Returns whether they changed.
   @discardableResult
   func readMonitors() -> Bool {
     var found: [X11Monitor] = []
@@ -212,24 +214,28 @@ final class X11Connection {
     {
       defer { free(reply) }
       var iterator = xcb_randr_get_monitors_monitors_iterator(reply)
-      var named: [(X11Monitor, xcb_get_atom_name_cookie_t)] = []
+      var unnamed: [xcb_atom_t: xcb_get_atom_name_cookie_t] = [:]
+      var infos: [xcb_randr_monitor_info_t] = []
       while iterator.rem > 0 {
         let info = iterator.data.pointee
-        let monitor = X11Monitor(
-          name: "", x: Int(info.x), y: Int(info.y), width: Int(info.width), height: Int(info.height),
-          primary: info.primary != 0)
-        named.append((monitor, xcb_get_atom_name(connection, info.name)))
+        infos.append(info)
+        if monitorNames[info.name] == nil, unnamed[info.name] == nil {
+          unnamed[info.name] = xcb_get_atom_name(connection, info.name)
+        }
         xcb_randr_monitor_info_next(&iterator)
       }
-      for (monitor, cookie) in named {
-        var monitor = monitor
-        if let name = xcb_get_atom_name_reply(connection, cookie, nil) {
-          let length = Int(xcb_get_atom_name_name_length(name))
-          let bytes = UnsafeRawBufferPointer(start: xcb_get_atom_name_name(name), count: length)
-          monitor.name = String(decoding: bytes, as: UTF8.self)
-          free(name)
-        }
-        if monitor.width > 0, monitor.height > 0 { found.append(monitor) }
+      for (atom, cookie) in unnamed {
+        guard let reply = xcb_get_atom_name_reply(connection, cookie, nil) else { continue }
+        let length = Int(xcb_get_atom_name_name_length(reply))
+        let bytes = UnsafeRawBufferPointer(start: xcb_get_atom_name_name(reply), count: length)
+        monitorNames[atom] = String(decoding: bytes, as: UTF8.self)
+        free(reply)
+      }
+      for info in infos where info.width > 0 && info.height > 0 {
+        found.append(
+          X11Monitor(
+            name: monitorNames[info.name] ?? "", x: Int(info.x), y: Int(info.y), width: Int(info.width),
+            height: Int(info.height), primary: info.primary != 0))
       }
     }
     if found.isEmpty {
@@ -267,13 +273,15 @@ final class X11Connection {
   }
 
   /// The monitor popups go to: the one named `output`, else (with `followFocus`) the one under
-  /// the pointer, else the primary one, else the first.
+  /// the pointer (the primary one if it is, else the smallest: monitors may overlap), else the
+  /// primary one, else the first.
   func monitor(named output: String?, followFocus: FollowFocus) -> X11Monitor {
     if let output, let named = monitors.first(where: { $0.name == output }) { return named }
-    if followFocus == .mouse, let pointer = pointerPosition(),
-      let under = monitors.first(where: { $0.contains(x: pointer.x, y: pointer.y) })
-    {
-      return under
+    if followFocus == .mouse, let pointer = pointerPosition() {
+      let under = monitors.filter { $0.contains(x: pointer.x, y: pointer.y) }
+      if let chosen = under.first(where: \.primary) ?? under.min(by: { $0.width * $0.height < $1.width * $1.height }) {
+        return chosen
+      }
     }
     return monitors.first(where: \.primary) ?? monitors[0]
   }

@@ -1,0 +1,131 @@
+"""What the popup suites share: screenshots read for their pixels (they judge what a person would
+see), many notices sent at once, and the resident set once they are gone."""
+
+import json
+import subprocess
+import time
+
+from conftest import rss_kib, wait_for
+
+
+class Image:
+    """A screenshot: a binary PPM (grim's, ImageMagick's `import`), read into rows of RGB;
+    coordinates are the screen's. `background` is the colour nothing is drawn over."""
+
+    def __init__(self, data, origin=(0, 0), background=(0, 0, 0)):
+        self.origin = origin
+        self.background = tuple(background)
+        # "P6", width, height, maxval, each ended by one whitespace byte, then the pixels (whose
+        # first byte may itself be whitespace: the background's red is 0x20).
+        fields, offset = [], 0
+        while len(fields) < 4:
+            end = offset
+            while data[end:end + 1] not in (b" ", b"\n", b"\t", b"\r"):
+                end += 1
+            if end > offset:
+                fields.append(data[offset:end])
+            offset = end + 1
+        assert fields[0] == b"P6" and fields[3] == b"255", fields
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[offset:]
+        assert len(self.pixels) == self.width * self.height * 3
+
+    def pixel(self, x, y):
+        x, y = x - self.origin[0], y - self.origin[1]
+        offset = (y * self.width + x) * 3
+        return tuple(self.pixels[offset:offset + 3])
+
+    def box(self, differs=None):
+        """The smallest rectangle (x0, y0, x1, y1), ends exclusive, holding every pixel unlike the
+        background (by default: not exactly the background colour)."""
+        box = self._box_of_non_background() if differs is None else self._box_of(differs)
+        if box is None:
+            return None
+        ox, oy = self.origin
+        return (box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy)
+
+    def _box_of(self, differs):
+        xs, ys = [], []
+        for y in range(self.height):
+            row = self.pixels[y * self.width * 3:(y + 1) * self.width * 3]
+            for x in range(0, self.width):
+                if differs(tuple(row[x * 3:x * 3 + 3])):
+                    xs.append(x)
+                    ys.append(y)
+        if not xs:
+            return None
+        return (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
+
+    def _box_of_non_background(self):
+        stride = self.width * 3
+        plain = bytes(self.background) * self.width
+        rows = [y for y in range(self.height) if self.pixels[y * stride:(y + 1) * stride] != plain]
+        if not rows:
+            return None
+        left, right = self.width, 0
+        for y in rows:
+            row = self.pixels[y * stride:(y + 1) * stride]
+            first = next(x for x in range(self.width) if row[x * 3:x * 3 + 3] != plain[:3])
+            last = next(x for x in reversed(range(self.width)) if row[x * 3:x * 3 + 3] != plain[:3])
+            left, right = min(left, first), max(right, last + 1)
+        return (left, rows[0], right, rows[-1] + 1)
+
+    def runs_down(self, x, differs=None):
+        """The stretches (y0, y1) of column `x` unlike the background, top to bottom."""
+        differs = differs or (lambda rgb: rgb != self.background)
+        runs, start = [], None
+        top = self.origin[1]
+        for y in range(top, top + self.height):
+            inside = differs(self.pixel(x, y))
+            if inside and start is None:
+                start = y
+            elif not inside and start is not None:
+                runs.append((start, y))
+                start = None
+        if start is not None:
+            runs.append((start, top + self.height))
+        return runs
+
+
+def close_to(rgb, expected, tolerance=3):
+    return max(abs(a - b) for a, b in zip(rgb, expected)) <= tolerance
+
+
+SEND_MANY = r"""
+import json, socket, sys
+path, count, parameters = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+connection.connect(path)
+call = json.dumps({"method": "io.notifyd.Queue.Show", "parameters": parameters}).encode() + b"\0"
+buffer = b""
+for start in range(0, count, 50):
+    batch = min(50, count - start)
+    connection.sendall(call * batch)
+    replies = 0
+    while replies < batch:
+        chunk = connection.recv(65536)
+        assert chunk, "notifyd closed the connection"
+        buffer += chunk
+        while b"\0" in buffer:
+            reply, buffer = buffer.split(b"\0", 1)
+            assert b'"error"' not in reply, reply
+            replies += 1
+"""
+
+
+def send_shows(daemon, count, command_prefix=(), **parameters):
+    """`count` Show calls from one connection (run under `command_prefix`), 50 at a time."""
+    result = subprocess.run([*command_prefix, "python3", "-c", SEND_MANY, daemon.socket_path, str(count),
+                             json.dumps(parameters)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def settled_rss_kib(daemon, holding=1):
+    """The daemon's resident set once the queue is down to `holding` visible notices and freed
+    memory has gone back (the daemon trims a second after notices finish)."""
+    def drained():
+        status = json.loads(daemon.notifyctl("status", "--json", check=True).stdout)
+        return status["visible"] == holding and status["queued"] == 0 and status["waiting"] == 0
+    wait_for(drained, timeout=60, what="the queue to drain")
+    time.sleep(1.5)
+    return rss_kib(daemon.process.pid)

@@ -1,0 +1,420 @@
+"""notifyd's own popups on a real X server: Xvfb, with and without picom as the compositing manager,
+judged by the pixels of ImageMagick's `import`; clicks through xdotool.
+
+Xvfb paints its root in BACKGROUND (xsetroot; -noreset, or the server would reset it when the
+last client leaves); picom, which has no wallpaper to draw, paints its
+own grey, so a suite with picom reads the background from the screen before it starts.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Daemon, cpu_used_over, wait_for
+from popup_helpers import Image, close_to, send_shows, settled_rss_kib
+
+SCREEN = (1280, 720)
+BACKGROUND = (0x20, 0x40, 0x60)
+CARD = (0xF0, 0xE0, 0x30)
+BORDER = (0xE0, 0x20, 0x20)
+WIDTH, MARGIN, GAP = 300, 20, 10
+TOOLS = ("Xvfb", "picom", "import", "xdotool", "xsetroot", "xrandr", "xprop", "xwininfo")
+
+pytestmark = pytest.mark.skipif(any(shutil.which(tool) is None for tool in TOOLS),
+                                reason="Xvfb, picom, ImageMagick, xdotool or the X utilities are not installed "
+                                       "(scripts/deps.sh installs them)")
+
+
+class X:
+    """An Xvfb of SCREEN's size on a free display number, its root painted BACKGROUND; and picom on
+    it when asked."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.number = None
+        self.process = None
+        self.picom = None
+        self.background = BACKGROUND
+        self.kills = 0
+
+    @property
+    def display(self):
+        return f":{self.number}"
+
+    def env(self):
+        return {**os.environ, "DISPLAY": self.display}
+
+    def start(self):
+        log = open(self.directory / "xvfb.log", "ab")
+        size = f"{SCREEN[0]}x{SCREEN[1]}x24"
+        if self.number is None:
+            # -displayfd: Xvfb picks a free number and writes it once it accepts clients.
+            read, write = os.pipe()
+            self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp",
+                                             "-noreset"],
+                                            stdout=log, stderr=log, pass_fds=(write,))
+            os.close(write)
+            with os.fdopen(read) as pipe:
+                self.number = int(pipe.readline())
+        else:
+            # The same number again: a killed server leaves its lock and socket behind.
+            for stale in (Path(f"/tmp/.X{self.number}-lock"), Path(f"/tmp/.X11-unix/X{self.number}")):
+                stale.unlink(missing_ok=True)
+            self.process = subprocess.Popen(["Xvfb", self.display, "-screen", "0", size, "-nolisten", "tcp",
+                                             "-noreset"],
+                                            stdout=log, stderr=log)
+            wait_for(lambda: Path(f"/tmp/.X11-unix/X{self.number}").exists(), what="Xvfb to listen again")
+        log.close()
+        self.run("xsetroot", "-solid", "#%02x%02x%02x" % BACKGROUND)
+        self.background = BACKGROUND
+        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) == BACKGROUND, what="the root background")
+        return self
+
+    def run(self, *command, check=True):
+        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, timeout=30)
+        if check:
+            assert result.returncode == 0, f"{command}: {result.stdout}{result.stderr}"
+        return result
+
+    def start_picom(self):
+        log = open(self.directory / "picom.log", "ab")
+        self.picom = subprocess.Popen(["picom", "--backend", "xrender", "--config", "/dev/null"], env=self.env(),
+                                      stdout=log, stderr=log)
+        log.close()
+        # picom paints the root itself (no wallpaper is set: its grey); from then on it composites.
+        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) != BACKGROUND, what="picom to paint")
+        self.background = self.screenshot((0, 0, 4, 4)).pixel(2, 2)
+
+    def stop_picom(self):
+        if self.picom and self.picom.poll() is None:
+            self.picom.terminate()
+            self.picom.wait(timeout=10)
+        self.picom = None
+        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) == BACKGROUND, what="picom to go")
+        self.background = BACKGROUND
+
+    def screenshot(self, region=(SCREEN[0] // 2, 0, SCREEN[0], SCREEN[1])):
+        """The pixels of `region` (x0, y0, x1, y1) of the root window, by default its right half."""
+        x0, y0, x1, y1 = region
+        result = subprocess.run(["import", "-window", "root", "-crop", f"{x1 - x0}x{y1 - y0}+{x0}+{y0}",
+                                 "-depth", "8", "ppm:-"], env=self.env(), capture_output=True, timeout=20)
+        assert result.returncode == 0, result.stderr.decode(errors="replace")
+        return Image(result.stdout, origin=(x0, y0), background=self.background)
+
+    def save(self, path):
+        subprocess.run(["import", "-window", "root", str(path)], env=self.env(), check=True, timeout=20)
+
+    def click(self, x, y, button=1):
+        self.run("xdotool", "mousemove", str(x), str(y), "click", str(button))
+        self.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))  # parked, off the popups
+
+    def kill(self):
+        self.kills += 1
+        for process in (self.picom, self.process):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
+        self.picom = None
+
+    def stop(self):
+        for process in (self.picom, self.process):
+            if process and process.poll() is None:
+                process.terminate()
+                process.wait(timeout=10)
+
+
+def x11_config(**keys):
+    lines = ["[DBus]", "Mode=off", "[Queue]", "MaxVisible=5", "[Display]", "Mode=x11", "Anchor=top-right",
+             f"Margin={MARGIN}", f"Width={WIDTH}", f"Gap={GAP}", "Font=DejaVu Sans 11"]
+    lines += [f"{key}={value}" for key, value in keys.items()]
+    lines += ["[Display:normal]", "Background=#%02x%02x%02x" % CARD, "Border=#%02x%02x%02x" % BORDER]
+    return "\n".join(lines) + "\n"
+
+
+class X11Daemon(Daemon):
+    def __init__(self, runtime_dir, x, config, env=None):
+        config_dir = runtime_dir / "config" / "notifyd"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        (config_dir / "notifyd.conf").write_text(config)
+        super().__init__(runtime_dir, env={"DISPLAY": x.display, "WAYLAND_DISPLAY": "", **(env or {})})
+
+    def show(self, title, *options):
+        return int(self.notifyctl("show", title, *options, check=True).stdout)
+
+    def get(self, notice_id):
+        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
+
+
+@pytest.fixture
+def session():
+    """A fresh Xvfb and a way to start notifyd daemons drawing on it."""
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-x11-"))
+    x = X(directory).start()
+    started = []
+
+    def make_daemon(config=None, env=None):
+        runtime = directory / f"daemon{len(started)}"
+        runtime.mkdir(mode=0o700)
+        daemon = X11Daemon(runtime, x, config or x11_config(), env)
+        started.append(daemon)
+        return daemon.start()
+
+    yield x, make_daemon
+    try:
+        for daemon in started:
+            status = daemon.stop()
+            assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
+            if x.kills == 0:
+                assert "connection to the display server was lost" not in daemon.stderr(), daemon.stderr()
+    finally:
+        for daemon in started:
+            if daemon.process and daemon.process.poll() is None:
+                daemon.process.kill()
+                daemon.process.wait()
+        x.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def shown_image(x, region=None):
+    """A screenshot once something is drawn in it."""
+    return wait_for(lambda: (lambda image: image if image.box() else None)(
+        x.screenshot(region) if region else x.screenshot()), what="a popup on the screen")
+
+
+def opacity_of(rgb, background):
+    """How far `rgb` is from `background` towards the card colour (0 background, 1 card)."""
+    channel = max(range(3), key=lambda c: abs(CARD[c] - background[c]))
+    return (rgb[channel] - background[channel]) / (CARD[channel] - background[channel])
+
+
+def popup_windows(x):
+    """The ids of notifyd's mapped windows (by WM_CLASS)."""
+    result = x.run("xdotool", "search", "--onlyvisible", "--class", "notifyd", check=False)
+    return result.stdout.split()
+
+
+def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully_opaque(session):
+    x, make_daemon = session
+    daemon = make_daemon()
+    first = daemon.show("Build finished", "all 240 tests passed", "--fade-in", "0", "--hold", "30s")
+    image = shown_image(x)
+    x0, y0, x1, y1 = image.box()
+    assert (x0, y0, x1) == (SCREEN[0] - MARGIN - WIDTH, MARGIN, SCREEN[0] - MARGIN), image.box()
+    assert 40 <= y1 - y0 <= 200, image.box()
+    assert close_to(image.pixel(x0 + 6, (y0 + y1) // 2), CARD), image.pixel(x0 + 6, (y0 + y1) // 2)
+    assert close_to(image.pixel(x0 + WIDTH // 2, y0), BORDER, 40), image.pixel(x0 + WIDTH // 2, y0)
+    # Without a compositing manager the corners are cut round (Shape): the root shows there.
+    assert image.pixel(x0, y0) == BACKGROUND, image.pixel(x0, y0)
+    assert daemon.get(first)["phase"] == "holding"
+    [window] = popup_windows(x)
+    assert "_NET_WM_WINDOW_TYPE_NOTIFICATION" in x.run("xprop", "-id", window, "_NET_WM_WINDOW_TYPE").stdout
+    assert "Override Redirect State: yes" in x.run("xwininfo", "-id", window).stdout
+    # A second one stacks below the anchor's newest, GAP pixels apart.
+    daemon.show("Second", "--fade-in", "0", "--hold", "30s")
+    column = SCREEN[0] - MARGIN - WIDTH // 2
+    runs = wait_for(lambda: (lambda r: r if len(r) == 2 else None)(x.screenshot().runs_down(column)),
+                    what="two popups")
+    assert runs[0][0] == MARGIN and runs[1][0] - runs[0][1] == GAP, runs
+    assert runs[1][1] - runs[1][0] == y1 - y0, "the older card, moved down, kept its height"
+    assert "no compositing manager owns _NET_WM_CM_S0" in daemon.stderr()
+
+
+def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes_after_its_fade_out(session):
+    x, make_daemon = session
+    x.start_picom()
+    daemon = make_daemon()
+    wait_for(lambda: "a compositing manager runs, popups fade" in daemon.stderr(), what="the daemon to see picom")
+    fade = 2.0
+    notice = daemon.show("Fading", "--fade-in", f"{fade}s", "--ease-in", "linear", "--hold", "1s",
+                         "--fade-out", "0.5s")
+    shown = wait_for(lambda: daemon.get(notice).get("shown"), what="the notice to be shown")
+    px, py = SCREEN[0] - MARGIN - WIDTH + 6, MARGIN + 20
+    region = (px, py, px + 1, py + 1)
+    time.sleep(max(0.0, shown + fade / 2 - 0.05 - time.time()))
+    before = time.time()
+    image = x.screenshot(region)
+    after = time.time()
+    measured = opacity_of(image.pixel(px, py), x.background)
+    # The engine's opacity between the two clock readings, less two frames (the daemon draws on the
+    # engine's 60 Hz frames, picom repaints on the damage that makes), within ±0.1.
+    low = (before - shown - 2 / 60) / fade
+    high = (after - shown) / fade
+    assert after - before < 0.5, "import took too long for this measurement to mean anything"
+    assert low - 0.1 <= measured <= high + 0.1, (measured, low, high)
+    assert 0.3 < measured < 0.7, measured
+    wait_for(lambda: daemon.get(notice)["phase"] == "holding", what="holding")
+    wait_for(lambda: close_to(x.screenshot(region).pixel(px, py), CARD), timeout=2, what="the card at full opacity")
+    assert daemon.notifyctl("wait", str(notice), timeout=10).returncode == 0
+    wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the popup to go after its fade-out")
+
+
+def test_without_a_compositor_a_card_shows_fully_from_the_end_of_its_fade_in_to_the_start_of_its_fade_out(session):
+    x, make_daemon = session
+    daemon = make_daemon()
+    fade_in, hold, fade_out = 1.5, 1.5, 1.5
+    notice = daemon.show("Boundaries", "--fade-in", f"{fade_in}s", "--hold", f"{hold}s", "--fade-out",
+                         f"{fade_out}s", "--ease-in", "linear", "--ease-out", "linear")
+    px, py = SCREEN[0] - MARGIN - WIDTH + 6, MARGIN + 20
+    region = (px, py, px + 1, py + 1)
+    samples = []
+    while daemon.get(notice)["phase"] != "finished":
+        before = time.time()
+        rgb = x.screenshot(region).pixel(px, py)
+        samples.append((before, time.time(), rgb))
+    timing = daemon.get(notice)
+    shown = timing["shown"]
+    hold_starts, fade_out_starts = shown + fade_in, shown + fade_in + hold
+    # Each sample is judged only where its whole reading lies clearly inside one span (50 ms off
+    # each boundary for the daemon's wake-up and the server's redraw); every span has some.
+    spans = {"fade-in": [], "holding": [], "fade-out": []}
+    for start, end, rgb in samples:
+        if shown + 0.05 <= start and end <= hold_starts - 0.05:
+            spans["fade-in"].append(rgb)
+        elif hold_starts + 0.05 <= start and end <= fade_out_starts - 0.05:
+            spans["holding"].append(rgb)
+        elif fade_out_starts + 0.05 <= start and end <= fade_out_starts + fade_out - 0.05:
+            spans["fade-out"].append(rgb)
+    assert all(spans.values()), {name: len(rgbs) for name, rgbs in spans.items()}
+    assert all(rgb == BACKGROUND for rgb in spans["fade-in"] + spans["fade-out"]), spans
+    assert all(close_to(rgb, CARD) for rgb in spans["holding"]), spans["holding"]
+
+
+def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_dismisses(session):
+    x, make_daemon = session
+    daemon = make_daemon()
+    notice = daemon.show("Click me", "--fade-in", "0", "--hold", "30s")
+    x0, y0, x1, y1 = shown_image(x).box()
+    x.click((x0 + x1) // 2, (y0 + y1) // 2)
+    result = daemon.notifyctl("wait", str(notice), timeout=10)
+    assert result.returncode == 6, (result.returncode, result.stderr)  # dismissed
+    wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the dismissed popup to go")
+
+    waiting = subprocess.Popen([str(daemon.program.parent / "notifyctl"), "show", "Deploy?", "--fade-in", "0",
+                                "--hold", "30s", "--action", "default=Deploy", "--wait"],
+                               env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE,
+                               text=True)
+    x0, y0, x1, y1 = shown_image(x).box()
+    x.click((x0 + x1) // 2, (y0 + y1) // 2)
+    output, _ = waiting.communicate(timeout=10)
+    assert (waiting.returncode, output.strip()) == (0, "default")
+
+    wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the invoked popup to go")
+    notice = daemon.show("Right", "--fade-in", "0", "--hold", "30s", "--action", "default=Open")
+    x0, y0, x1, y1 = shown_image(x).box()
+    x.click((x0 + x1) // 2, (y0 + y1) // 2, button=3)
+    assert daemon.notifyctl("wait", str(notice), timeout=10).returncode == 6
+    assert daemon.get(notice).get("invoked") is None
+
+
+def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(session):
+    x, make_daemon = session
+    daemon = make_daemon()
+    notice = daemon.show("Mid-fade", "--fade-in", "3s", "--hold", "60s")
+    wait_for(lambda: daemon.get(notice).get("phase") == "fadingIn", what="the fade-in")
+    x.kill()
+    assert daemon.answers()
+    wait_for(lambda: daemon.get(notice)["phase"] == "holding", timeout=10, what="holding without an X server")
+    x.start()
+    # Reconnected (the backoff starts at 0.25 s): the holding notice is drawn again, and new ones too.
+    wait_for(lambda: x.screenshot().box(), timeout=15, what="the popup on the new X server")
+    second = daemon.show("After", "--fade-in", "0", "--hold", "30s")
+    column = SCREEN[0] - MARGIN - WIDTH // 2
+    wait_for(lambda: len(x.screenshot().runs_down(column)) == 2, timeout=10, what="both popups")
+    assert daemon.get(second)["phase"] == "holding"
+    assert "connection to the display server was lost" in daemon.stderr()
+    assert daemon.answers()
+
+
+def card_left_edges(image):
+    """The x of each card's left edge in a full-width screenshot, read along a row through the cards."""
+    y = MARGIN + 20
+    edges, inside = [], False
+    for px in range(image.origin[0], image.origin[0] + image.width):
+        drawn = image.pixel(px, y) != image.background
+        if drawn and not inside:
+            edges.append(px)
+        inside = drawn
+    return edges
+
+
+def test_popups_go_to_the_named_output_the_one_under_the_pointer_or_the_primary_one_and_move_when_it_goes(session):
+    x, make_daemon = session
+    full = (0, 0, SCREEN[0], SCREEN[1])
+    half = SCREEN[0] // 2
+    on_left, on_right = [half - MARGIN - WIDTH], [SCREEN[0] - MARGIN - WIDTH]
+    # Two monitors side by side (RandR 1.5), the left one primary; Xvfb's own spans both.
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{SCREEN[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{SCREEN[1]}/190+{half}+0", "none")
+
+    named = make_daemon(x11_config(Output="right"))
+    named.show("On the right", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: card_left_edges(x.screenshot(full)) == on_right, what="the card on the output named")
+    named.stop()
+    wait_for(lambda: x.screenshot(full).box() is None, what="its card to go")
+
+    following = make_daemon(x11_config(FollowFocus="mouse"))
+    x.run("xdotool", "mousemove", str(half + 100), "100")
+    following.show("Under the pointer", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: card_left_edges(x.screenshot(full)) == on_right, what="the card on the pointer's monitor")
+    x.run("xdotool", "mousemove", "100", "100")
+    following.show("Followed", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: card_left_edges(x.screenshot(full)) == on_left, what="the stack moved to the pointer")
+    following.stop()
+    wait_for(lambda: x.screenshot(full).box() is None, what="its cards to go")
+
+    daemon = make_daemon()
+    daemon.show("On the primary", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: card_left_edges(x.screenshot(full)) == on_left, what="the card on the primary monitor")
+    # The primary monitor goes: the stack moves to what is left, by the time the next card shows.
+    x.run("xrandr", "--delmonitor", "left")
+    daemon.show("After the monitor went", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: card_left_edges(x.screenshot(full)) == on_right, what="the stack on the monitors left")
+    column = SCREEN[0] - MARGIN - WIDTH // 2
+    assert len(x.screenshot().runs_down(column)) == 2
+    assert "display: monitors now" in daemon.stderr()
+
+
+def test_mode_auto_draws_on_x11_when_no_layer_shell_compositor_answers_and_check_config_says_why(session, tmp_path):
+    x, make_daemon = session
+    daemon = make_daemon(x11_config(Mode="auto"), env={"WAYLAND_DISPLAY": str(tmp_path / "no-compositor")})
+    daemon.show("Automatic", "--fade-in", "0", "--hold", "30s")
+    shown_image(x)
+    assert "no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead" in daemon.stderr()
+    check = subprocess.run([str(daemon.program), "--check-config"], env=daemon.env, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    assert re.search(r"^# display: X11 at DISPLAY=:\d+ \(screen 1280x720\): no compositing manager owns "
+                     r"_NET_WM_CM_S0; popups appear at the end of their fade-in", check.stdout, re.M), check.stdout
+    x.start_picom()
+    check = subprocess.run([str(daemon.program), "--check-config"], env=daemon.env, capture_output=True, text=True)
+    assert "a compositing manager runs, popups fade" in check.stdout, check.stdout
+    wait_for(lambda: "a compositing manager runs now; popups fade" in daemon.stderr(), what="the daemon to see picom")
+
+
+def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_cpu(session):
+    x, make_daemon = session
+    x.start_picom()
+    daemon = make_daemon(x11_config().replace("MaxVisible=5", "MaxVisible=5\nHistorySize=100"))
+    holding = daemon.show("Holding on", "--fade-in", "0", "--hold", "300s")
+    shown_image(x)
+    # 1,000 popups that fade in and out, drawn and taken down: a window or image kept per popup
+    # would be 60 KiB or more each (300 × 50 pixels × 4 bytes), 60 MiB in all. 4 KiB each is
+    # allowed for the allocator and pango's caches (as on Wayland).
+    send_shows(daemon, 1000, title="warm-up", body="drawn and gone", fadeIn=0.02, hold=0.01, fadeOut=0.02)
+    before = settled_rss_kib(daemon)
+    send_shows(daemon, 1000, title="popup", body="drawn and gone", fadeIn=0.02, hold=0.01, fadeOut=0.02)
+    after = settled_rss_kib(daemon)
+    if not os.environ.get("NOTIFYD_SANITIZER"):
+        assert after - before <= 4000, f"RSS grew {after - before} KiB over 1,000 popups ({before} → {after} KiB)"
+    assert daemon.get(holding)["phase"] == "holding"
+    # Holding, with picom running: no frames drawn, nothing wakes up.
+    assert cpu_used_over(daemon.process.pid, 1.0) < 0.02
+    column = SCREEN[0] - MARGIN - WIDTH // 2
+    assert len(x.screenshot().runs_down(column)) == 1
