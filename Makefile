@@ -133,9 +133,10 @@ fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
 # writes its reports to .build/<dir>/reports, and any report fails the run. Part of `test`: they
 # are the only sanitizer coverage of the daemon's @unchecked Sendable classes. The hostile-client
 # tests run too, but for the one that fills the queue to capacity (minutes under a sanitizer), and
-# the popups' (their daemon runs as another user, who may write the reports: the folder is 1777).
+# the popups' on both backends (the Wayland daemon runs as another user, who may write the reports: the
+# folder is 1777).
 SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py \
-	tests/test_bounds.py tests/test_popups_wayland.py -k "not full_capacity"
+	tests/test_bounds.py tests/test_popups_wayland.py tests/test_popups_x11.py -k "not full_capacity"
 
 asan-test: deps
 	$(SWIFT) build --sanitize=address --scratch-path .build/asan

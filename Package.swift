@@ -47,8 +47,8 @@ let package = Package(
     .target(
       name: "NotifyDaemon",
       dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11", "NotifyService", "NotifyCore",
-        "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
+        "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(
@@ -66,7 +66,8 @@ let package = Package(
       providers: [.apt(["libxcb1-dev", "libxcb-randr0-dev", "libxcb-xfixes0-dev", "libxcb-shape0-dev"])]),
     // The popups on X11: override-redirect windows, PutImage frames, RandR monitors, the pointer.
     .target(
-      name: "NotifyX11", dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "CXcb", "CPangoCairo"]),
+      name: "NotifyX11",
+      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "CXcb", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared

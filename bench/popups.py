@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""The popup figures of `make bench` (issue 14, DESIGN §9): notifyd's popups beside mako's, on
-the same headless sway, measured with the same probe in the same run.
+"""The popup figures of `make bench` (issues 14 and 17, DESIGN §9): notifyd's popups beside mako's
+on the same headless sway, and beside dunst's on the same Xvfb with picom, each measured with the
+same probe in the same run.
 
 - first pixels: `notifyctl show` → the first frame on screen that differs from the background,
   against `notify-send` → mako; grim polls a small region both popups cover. Median of 20 each.
 - wakeups while 1 popup holds; daemon CPU per frame while 10 fade, and how they follow the
   compositor's frame callbacks (from the times libwayland logs with WAYLAND_DEBUG=client, in a
   run of its own): the time from a callback to the frame it asked for, and the frame intervals;
-- RSS with 10 popups visible, against mako with the same 10.
+- RSS with 10 popups visible, against mako with the same 10;
+- on X11 (Xvfb + picom): first pixels against `notify-send` → dunst (import polls the region),
+  wakeups while 1 popup holds, RSS with 10 popups against dunst's with 10.
 
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
-(tests/test_popups_wayland.py has the harness). Prints Markdown rows in the bench table's columns.
-Usage: bench/popups.py [--bin DIR] [--quick]
+(tests/test_popups_wayland.py has the harness); on X11 everything runs as root
+(tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
+Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,x11]
 """
 
 import argparse
@@ -30,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import conftest  # noqa: E402
 import test_popups_wayland as harness  # noqa: E402
+import test_popups_x11 as x11_harness  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
 BUS_CONFIG = harness.BUS_CONFIG
@@ -75,14 +80,15 @@ def wakeups_per_second(pid, seconds):
     return switches / seconds
 
 
-def first_pixels(sway, start):
-    """Seconds from calling `start` until grim sees the region change: the middle of the capture
-    that first saw it (a capture takes a few milliseconds), and that capture's length."""
+def first_pixels(screen, start, region=REGION):
+    """Seconds from calling `start` until the screenshots (grim, import) see the region change: the
+    middle of the capture that first saw it (a capture takes a few milliseconds), and that
+    capture's length."""
     began = time.monotonic()
     start()
     while True:
         before = time.monotonic()
-        image = sway.screenshot(region=REGION)
+        image = screen.screenshot(region=region)
         after = time.monotonic()
         if image.box() is not None:
             return (before + after) / 2 - began, after - before
@@ -90,8 +96,75 @@ def first_pixels(sway, start):
             raise RuntimeError("nothing appeared in 10 s")
 
 
-def wait_clear(sway):
-    conftest.wait_for(lambda: sway.screenshot(region=REGION).box() is None, timeout=10, what="a clear screen")
+def wait_clear(screen, region=REGION):
+    conftest.wait_for(lambda: screen.screenshot(region=region).box() is None, timeout=10, what="a clear screen")
+
+
+def first_pixels_rows(rows, screen, runs, region, peer, probe_name, show, clear, peer_show, peer_clear, prefix=""):
+    """First pixels of `show(options)` with the built-in fade-in and with `--fade-in 0`, each round
+    beside the peer's `peer_show()`, after two unmeasured rounds; adds the rows."""
+    ours = {"": [], "0": []}
+    theirs, probe = [], []
+    for round_ in range(runs + 2):
+        for fade_in in ours:
+            elapsed, capture = first_pixels(screen, lambda: show(["--fade-in", fade_in] if fade_in else []), region)
+            clear()
+            wait_clear(screen, region)
+            elapsed_peer, capture_peer = first_pixels(screen, peer_show, region)
+            peer_clear()
+            wait_clear(screen, region)
+            if round_ >= 2:
+                ours[fade_in].append(elapsed)
+                theirs.append(elapsed_peer)
+                probe += [capture, capture_peer]
+    median_peer = statistics.median(theirs)
+    for fade_in, label in (("", "built-in fade-in"), ("0", "--fade-in 0")):
+        median = statistics.median(ours[fade_in])
+        rows.add(f"{prefix}notifyctl show → first pixels ({label}), median of {runs}",
+                 f"{median * 1000:.1f} ms (p90 {percentile(ours[fade_in], 0.9) * 1000:.1f}; probe: {probe_name} takes {statistics.median(probe) * 1000:.1f} ms)",
+                 f"≤ 0.5× notify-send → {peer}",
+                 f"notify-send → {peer} {median_peer * 1000:.1f} ms (p90 {percentile(theirs, 0.9) * 1000:.1f}, n={len(theirs)})",
+                 f"{median / median_peer:.2f}×", "met" if median <= 0.5 * median_peer else "missed")
+
+
+def holding_wakeups(rows, daemon, screen, region, peer, peer_name, peer_show, seconds, prefix=""):
+    """Wakeups of the daemon while one popup holds, beside the peer's while its one holds."""
+    daemon.show("Holding", "--fade-in", "0", "--hold", "120s")
+    conftest.wait_for(lambda: screen.screenshot(region=region).box(), what="the popup")
+    time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
+    ours = wakeups_per_second(daemon.process.pid, seconds)
+    peer_show()
+    time.sleep(8)
+    theirs = wakeups_per_second(peer.pid, seconds)
+    rows.add(f"{prefix}wakeups/s while 1 popup holds (context switches, all threads)", f"{ours:.1f}", "0",
+             f"{peer_name} {theirs:.1f}/s", "", "met" if ours == 0 else "missed")
+
+
+def start_bus(directory, processes):
+    """A private session bus in `directory`; answers its address."""
+    (directory / "bus.conf").write_text(BUS_CONFIG.format(socket=directory / "bus"))
+    bus = subprocess.Popen(["dbus-daemon", f"--config-file={directory / 'bus.conf'}", "--nofork", "--print-address"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    processes.append(bus)
+    return bus.stdout.readline().strip().split(",")[0]
+
+
+def start_server(command, env, bus, processes):
+    """A peer notification server (mako, dunst), once it owns its name on `bus`."""
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    processes.append(server)
+    conftest.wait_for(lambda: subprocess.run(["busctl", f"--address={bus}", "status", "org.freedesktop.Notifications"],
+                                             capture_output=True).returncode == 0, what="the peer server on the bus")
+    return server
+
+
+def stop_all(daemons, processes):
+    for daemon in daemons:
+        daemon.kill() if daemon.process and daemon.process.poll() is None else None
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def percentile(values, fraction):
@@ -103,13 +176,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="first,holding,fading", help="some of first, holding, fading")
+    parser.add_argument("--only", default="first,holding,fading,x11", help="some of first, holding, fading, x11")
     options = parser.parse_args()
     only = set(options.only.split(","))
     conftest.BIN = Path(options.bin)
     harness.BIN = Path(options.bin)
-    runs = 5 if options.quick else 20
     rows = Rows()
+    if only & {"first", "holding", "fading"}:
+        wayland(options, only, rows)
+    if "x11" in only:
+        x11(options, rows)
+    rows.print()
+
+
+def wayland(options, only, rows):
+    runs = 5 if options.quick else 20
     rows.add("**Popups on Wayland (headless sway 1.7, pixman, 1280×720 at 60 Hz; peer: mako 1.7)**", "")
 
     user = harness.popup_user()
@@ -125,22 +206,12 @@ def main():
     daemons = []
     try:
         sway.start()
-        (directory / "bus.conf").write_text(BUS_CONFIG.format(socket=directory / "bus"))
-        bus_process = subprocess.Popen(["dbus-daemon", f"--config-file={directory / 'bus.conf'}", "--nofork",
-                                        "--print-address"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       text=True)
-        processes.append(bus_process)
-        bus = bus_process.stdout.readline().strip().split(",")[0]
+        bus = start_bus(directory, processes)
         user_env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": str(directory), "WAYLAND_DISPLAY": sway.display,
                     "DBUS_SESSION_BUS_ADDRESS": bus, "HOME": str(directory)}
         mako_config = directory / "mako.conf"
         mako_config.write_text("default-timeout=0\nmax-visible=10\nfont=DejaVu Sans 10\n")
-        mako = subprocess.Popen(harness.as_user(user) + ["mako", "--config", str(mako_config)], env=user_env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(mako)
-        conftest.wait_for(lambda: subprocess.run(["busctl", f"--address={bus}", "status",
-                                                  "org.freedesktop.Notifications"],
-                                                 capture_output=True).returncode == 0, what="mako on the bus")
+        mako = start_server(harness.as_user(user) + ["mako", "--config", str(mako_config)], user_env, bus, processes)
 
         def as_user(*command):
             result = subprocess.run(harness.as_user(user) + list(command), env=user_env, capture_output=True,
@@ -163,50 +234,23 @@ def main():
             # first pixels come a frame later) and without one, each round beside mako.
             log("== popups: first pixels")
             daemon = make_daemon("first")
-            ours = {"": [], "0": []}
-            theirs, probe = [], []
-            for run in range(runs + 2):
-                for fade_in in ours:
-                    extra = ["--fade-in", fade_in] if fade_in else []
-                    elapsed, capture = first_pixels(
-                        sway, lambda: subprocess.Popen(
-                            harness.as_user(user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
-                                                     "show", "Bench", "--hold", "60s", *extra],
-                            env=user_env, stdout=subprocess.DEVNULL))
-                    daemon.notifyctl("cancel", "--all", "--now", check=True)
-                    wait_clear(sway)
-                    elapsed_mako, capture_mako = first_pixels(
-                        sway, lambda: subprocess.Popen(harness.as_user(user) + ["notify-send", "Bench"], env=user_env))
-                    as_user("makoctl", "dismiss", "--all")
-                    wait_clear(sway)
-                    if run >= 2:  # two unmeasured rounds first
-                        ours[fade_in].append(elapsed)
-                        theirs.append(elapsed_mako)
-                        probe += [capture, capture_mako]
-            median_mako = statistics.median(theirs)
-            for fade_in, label in (("", "built-in fade-in"), ("0", "--fade-in 0")):
-                median = statistics.median(ours[fade_in])
-                rows.add(f"notifyctl show → first pixels ({label}), median of {runs}",
-                         f"{median * 1000:.1f} ms (p90 {percentile(ours[fade_in], 0.9) * 1000:.1f}; probe: grim takes {statistics.median(probe) * 1000:.1f} ms)",
-                         "≤ 0.5× notify-send → mako",
-                         f"notify-send → mako {median_mako * 1000:.1f} ms (p90 {percentile(theirs, 0.9) * 1000:.1f}, n={len(theirs)})",
-                         f"{median / median_mako:.2f}×", "met" if median <= 0.5 * median_mako else "missed")
+            first_pixels_rows(
+                rows, sway, runs, REGION, "mako", "grim",
+                show=lambda extra: subprocess.Popen(
+                    harness.as_user(user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
+                                             "show", "Bench", "--hold", "60s", *extra],
+                    env=user_env, stdout=subprocess.DEVNULL),
+                clear=lambda: daemon.notifyctl("cancel", "--all", "--now", check=True),
+                peer_show=lambda: subprocess.Popen(harness.as_user(user) + ["notify-send", "Bench"], env=user_env),
+                peer_clear=lambda: as_user("makoctl", "dismiss", "--all"))
             daemon.stop()
 
         if "holding" in only:
             # 2. Wakeups while one holds; RSS with ten.
             log("== popups: holding, memory")
             daemon = make_daemon("holding")
-            daemon.show("Holding", "--fade-in", "0", "--hold", "120s")
-            conftest.wait_for(lambda: sway.screenshot(region=REGION).box(), what="the popup")
-            time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
-            ours = wakeups_per_second(daemon.process.pid, 5 if options.quick else 10)
-            as_user("notify-send", "Holding")
-            conftest.wait_for(lambda: sway.screenshot(region=REGION).box(), what="mako's popup")
-            time.sleep(8)
-            theirs = wakeups_per_second(mako.pid, 5 if options.quick else 10)
-            rows.add("wakeups/s while 1 popup holds (context switches, all threads)", f"{ours:.1f}", "0",
-                     f"mako {theirs:.1f}/s", "", "met" if ours == 0 else "missed")
+            holding_wakeups(rows, daemon, sway, REGION, mako, "mako", lambda: as_user("notify-send", "Holding"),
+                            5 if options.quick else 10)
             daemon.notifyctl("cancel", "--all", "--now", check=True)
             as_user("makoctl", "dismiss", "--all")
             wait_clear(sway)
@@ -301,17 +345,94 @@ def main():
                      f"p50 {statistics.median(errors):.2f} ms, p99 {percentile(errors, 0.99):.2f} ms (n={len(errors)})",
                      "", "", "", "")
     finally:
-        for daemon in daemons:
-            daemon.kill() if daemon.process and daemon.process.poll() is None else None
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-                process.wait(timeout=10)
+        stop_all(daemons, processes)
         sway.kill()
         subprocess.run(["pkill", "-KILL", "-u", user.pw_name], check=False)
         shutil.rmtree(directory, ignore_errors=True)
         shutil.rmtree(binaries, ignore_errors=True)
-    rows.print()
+
+
+X11_REGION = (1200, 40, 1208, 48)  # inside a top-right card of notifyd (360 wide, margin 16) and of dunst (300, 10x30)
+DUNSTRC = """[global]
+width = 300
+origin = top-right
+offset = 10x30
+font = DejaVu Sans 10
+notification_limit = 0
+[urgency_normal]
+timeout = 0
+"""
+
+
+def x11(options, rows):
+    """notifyd on X11 beside dunst, on one Xvfb with picom compositing: first pixels, wakeups while
+    one holds, RSS with ten."""
+    runs = 5 if options.quick else 20
+    rows.add("**Popups on X11 (Xvfb 1280×720, picom --backend xrender; peer: dunst 1.9)**", "")
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-bench-x11-"))
+    x = x11_harness.X(directory)
+    processes = []
+    daemons = []
+    try:
+        x.start()
+        x.start_picom()
+        bus = start_bus(directory, processes)
+        env = {**x.env(), "DBUS_SESSION_BUS_ADDRESS": bus}
+        (directory / "dunstrc").write_text(DUNSTRC)
+        dunst = start_server(["dunst", "-config", str(directory / "dunstrc")], env, bus, processes)
+
+        def run(*command):
+            subprocess.run(command, env=env, check=True, capture_output=True, timeout=30)
+
+        def make_daemon(name):
+            runtime = directory / name
+            runtime.mkdir(mode=0o700)
+            config = "[DBus]\nMode=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=x11\nFont=DejaVu Sans 10\n"
+            daemon = x11_harness.X11Daemon(runtime, x, config)
+            daemons.append(daemon)
+            return daemon.start()
+
+        log("== popups on X11: first pixels")
+        daemon = make_daemon("first")
+        notifyctl = str(Path(options.bin) / "notifyctl")
+        first_pixels_rows(
+            rows, x, runs, X11_REGION, "dunst", "import", prefix="X11: ",
+            show=lambda extra: subprocess.Popen(
+                [notifyctl, "--socket", daemon.socket_path, "show", "Bench", "--hold", "60s", *extra], env=env,
+                stdout=subprocess.DEVNULL),
+            clear=lambda: daemon.notifyctl("cancel", "--all", "--now", check=True),
+            peer_show=lambda: subprocess.Popen(["notify-send", "Bench"], env=env),
+            peer_clear=lambda: run("dunstctl", "close-all"))
+        daemon.stop()
+
+        log("== popups on X11: holding, memory")
+        daemon = make_daemon("holding")
+        holding_wakeups(rows, daemon, x, X11_REGION, dunst, "dunst", lambda: run("notify-send", "Holding"),
+                        5 if options.quick else 10, prefix="X11: ")
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        run("dunstctl", "close-all")
+        wait_clear(x, X11_REGION)
+        column = 1100  # through both stacks
+        for index in range(10):
+            daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
+        conftest.wait_for(lambda: len(x.screenshot().runs_down(column)) == 10, timeout=20, what="ten popups")
+        time.sleep(2)
+        ours = conftest.rss_kib(daemon.process.pid)
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        wait_clear(x, X11_REGION)
+        for index in range(10):
+            run("notify-send", f"Popup {index}")
+        conftest.wait_for(lambda: x.screenshot(region=X11_REGION).box(), what="dunst's popups")
+        time.sleep(2)
+        theirs = conftest.rss_kib(dunst.pid)
+        rows.add("X11: RSS with 10 popups visible", f"{ours / 1024:.1f} MiB", "≤ dunst's",
+                 f"dunst {theirs / 1024:.1f} MiB", f"{ours / theirs:.2f}×", "met" if ours <= theirs else "missed")
+        run("dunstctl", "close-all")
+        daemon.stop()
+    finally:
+        stop_all(daemons, processes)
+        x.stop()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

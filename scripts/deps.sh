@@ -12,6 +12,8 @@ debian_packages=(
   libwayland-dev wayland-protocols libcairo2-dev libpango1.0-dev  # the popups: Wayland client, wayland-scanner, drawing, text
   sway swaybg grim fonts-dejavu-core fonts-wqy-zenhei     # popup tests: headless compositor, its background, screenshots, Latin and CJK fonts
   mako-notifier                                           # the Wayland peer: forwarded to in tests, measured beside notifyd in the bench
+  libxcb1-dev libxcb-randr0-dev libxcb-xfixes0-dev libxcb-shape0-dev  # the X11 popups: xcb, monitors, the compositing manager's selection, corners
+  picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
 )
 python_packages=(varlink pytest)
 

@@ -222,11 +222,13 @@ public final class X11Backend: PopupBackend {
 
   /// Handles one event; answers whether the popups must be reconciled (monitors or the
   /// compositing manager changed).
-  private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool {
+  private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool
+  {
     let type = event.pointee.response_type & 0x7f
     switch type {
     case Self.buttonPress:
-      let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self).pointee
+      let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self)
+        .pointee
       guard let popup = popups.values.first(where: { $0.window == press.event }) else { return false }
       // Core buttons: 1 left, 3 right.
       switch press.detail {

@@ -182,7 +182,8 @@ final class X11Connection {
       }
     }
     if let xfixes = xcb_get_extension_data(connection, notifyd_xcb_xfixes_id()), xfixes.pointee.present != 0 {
-      let version = xcb_xfixes_query_version_reply(connection, xcb_xfixes_query_version(connection, 5, 0), nil)
+      let version = xcb_xfixes_query_version_reply(
+        connection, xcb_xfixes_query_version(connection, 5, 0), nil)
       if let version {
         free(version)
         xfixesEvents = xfixes.pointee.first_event
@@ -279,7 +280,9 @@ final class X11Connection {
     if let output, let named = monitors.first(where: { $0.name == output }) { return named }
     if followFocus == .mouse, let pointer = pointerPosition() {
       let under = monitors.filter { $0.contains(x: pointer.x, y: pointer.y) }
-      if let chosen = under.first(where: \.primary) ?? under.min(by: { $0.width * $0.height < $1.width * $1.height }) {
+      if let chosen = under.first(where: \.primary)
+        ?? under.min(by: { $0.width * $0.height < $1.width * $1.height })
+      {
         return chosen
       }
     }

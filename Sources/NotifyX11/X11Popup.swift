@@ -47,7 +47,8 @@ final class X11Popup {
       | XCB_CW_EVENT_MASK.rawValue
     if connection.colormap != 0 { mask |= XCB_CW_COLORMAP.rawValue }
     xcb_create_window_aux(
-      connection.connection, connection.depth, window, connection.root, 0, 0, UInt16(width), UInt16(height), 0,
+      connection.connection, connection.depth, window, connection.root, 0, 0, UInt16(width), UInt16(height),
+      0,
       UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), connection.visual, mask, &values)
     let atoms = connection.atoms
     setProperty(atoms.windowType, type: XCB_ATOM_ATOM.rawValue, atoms: [atoms.notification], connection)
@@ -69,7 +70,8 @@ final class X11Popup {
     }
   }
 
-  private func setText(_ property: xcb_atom_t, type: xcb_atom_t, _ text: String, _ connection: X11Connection) {
+  private func setText(_ property: xcb_atom_t, type: xcb_atom_t, _ text: String, _ connection: X11Connection)
+  {
     guard property != 0, type != 0 else { return }
     var text = text
     text.withUTF8 { bytes in
@@ -98,7 +100,8 @@ final class X11Popup {
     if mapped {
       var values = xcb_configure_window_value_list_t()
       values.stack_mode = XCB_STACK_MODE_ABOVE.rawValue
-      xcb_configure_window_aux(connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
+      xcb_configure_window_aux(
+        connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
       xcb_map_window(connection.connection, window)
       dirty = true
     } else {
@@ -131,13 +134,15 @@ final class X11Popup {
     var rows: [xcb_rectangle_t] = []
     for row in 0..<radius {
       let distance = Double(radius) - Double(row) - 0.5
-      let inset = Int((Double(radius) - (Double(radius * radius) - distance * distance).squareRoot()).rounded())
+      let inset = Int(
+        (Double(radius) - (Double(radius * radius) - distance * distance).squareRoot()).rounded())
       let span = UInt16(max(width - 2 * inset, 0))
       rows.append(xcb_rectangle_t(x: Int16(inset), y: Int16(row), width: span, height: 1))
       rows.append(xcb_rectangle_t(x: Int16(inset), y: Int16(height - 1 - row), width: span, height: 1))
     }
     rows.append(
-      xcb_rectangle_t(x: 0, y: Int16(radius), width: UInt16(width), height: UInt16(max(height - 2 * radius, 0))))
+      xcb_rectangle_t(
+        x: 0, y: Int16(radius), width: UInt16(width), height: UInt16(max(height - 2 * radius, 0))))
     return rows
   }
 

@@ -1,0 +1,56 @@
+import NotifyProtocol
+import Testing
+
+@testable import NotifyDisplay
+
+@Suite("The popup stack (what the engine's events make visible)")
+struct PopupStackTests {
+  private func notice(_ id: Int, _ phase: Phase, shown: Double? = nil, title: String = "t") -> Notice {
+    Notice(id: id, kind: .notice, title: title, phase: phase, shown: shown)
+  }
+
+  @Test func snapshot_keepsTheVisibleOnes_newestShownFirst() {
+    var stack = PopupStack()
+    let event = Event(
+      kind: .snapshot, at: 10,
+      notices: [
+        notice(1, .holding, shown: 1), notice(2, .queued), notice(3, .fadingOut, shown: 3),
+        notice(4, .fadingIn, shown: 2),
+      ])
+    #expect(stack.apply(event) == (true, nil))
+    #expect(stack.visible == [3, 4, 1])
+    #expect(stack.cards.keys.sorted() == [1, 2, 3, 4])
+  }
+
+  @Test func phases_bringANoticeIn_atTheTop_andTakeItOut() {
+    var stack = PopupStack()
+    _ = stack.apply(Event(kind: .added, at: 0, notice: notice(1, .queued)))
+    #expect(stack.visible.isEmpty)
+    #expect(stack.apply(Event(kind: .phase, at: 1, id: 1, phase: .fadingIn)) == (true, 1))
+    _ = stack.apply(Event(kind: .added, at: 2, notice: notice(2, .fadingIn, shown: 2)))
+    #expect(stack.visible == [2, 1])
+    // A phase change within the visible ones keeps the order.
+    _ = stack.apply(Event(kind: .phase, at: 3, id: 1, phase: .holding))
+    #expect(stack.visible == [2, 1])
+    #expect(stack.phases[1] == .holding)
+    _ = stack.apply(Event(kind: .finished, at: 4, id: 2))
+    #expect(stack.visible == [1])
+    #expect(stack.cards[2] == nil && stack.phases[2] == nil)
+  }
+
+  @Test func anUpdate_changesTheCard_notItsPlace() {
+    var stack = PopupStack()
+    _ = stack.apply(Event(kind: .added, at: 0, notice: notice(1, .holding, shown: 0, title: "old")))
+    _ = stack.apply(Event(kind: .added, at: 1, notice: notice(2, .holding, shown: 1)))
+    _ = stack.apply(Event(kind: .updated, at: 2, notice: notice(1, .holding, shown: 0, title: "new")))
+    #expect(stack.visible == [2, 1])
+    #expect(stack.cards[1]?.title == "new")
+  }
+
+  @Test func framesAndOtherEvents_changeNothing() {
+    var stack = PopupStack()
+    for kind in [EventKind.frame, .invoked, .suspended, .resumed] {
+      #expect(stack.apply(Event(kind: kind, at: 0, id: 1)) == (false, nil))
+    }
+  }
+}
