@@ -154,7 +154,9 @@ struct ConfigParserTests {
       (("Display", "Anchor", "left"), "test.conf:1: Anchor: 'left' is not one of top-left, top-center"),
       (("Display", "Width", "20"), "test.conf:1: Width: 20 is out of range"),
       (("Display", "Mode", "x12"), "test.conf:1: Mode: 'x12' is not one of auto, wayland, x11, off"),
-      (("Display", "FollowFocus", "keyboard"), "test.conf:1: FollowFocus: 'keyboard' is not one of no, mouse"),
+      (
+        ("Display", "FollowFocus", "keyboard"), "test.conf:1: FollowFocus: 'keyboard' is not one of no, mouse"
+      ),
       (("Display:normal", "Background", "red"), "test.conf:1: Background: 'red' is not a colour"),
       (("Display:normal", "Background", "#12345"), "test.conf:1: Background: '#12345' is not a colour"),
       (("Display:urgent", "Border", "#123456"), "test.conf:1: Border: unknown urgency in [Display:urgent]"),
