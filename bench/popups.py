@@ -19,6 +19,7 @@ Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,x11]
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -35,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import conftest  # noqa: E402
 import test_popups_wayland as harness  # noqa: E402
 import test_popups_x11 as x11_harness  # noqa: E402
+from popup_helpers import private_bus  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
-BUS_CONFIG = harness.BUS_CONFIG
 
 
 def log(text):
@@ -140,15 +141,6 @@ def holding_wakeups(rows, daemon, screen, region, peer, peer_name, peer_show, se
              f"{peer_name} {theirs:.1f}/s", "", "met" if ours == 0 else "missed")
 
 
-def start_bus(directory, processes):
-    """A private session bus in `directory`; answers its address."""
-    (directory / "bus.conf").write_text(BUS_CONFIG.format(socket=directory / "bus"))
-    bus = subprocess.Popen(["dbus-daemon", f"--config-file={directory / 'bus.conf'}", "--nofork", "--print-address"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    processes.append(bus)
-    return bus.stdout.readline().strip().split(",")[0]
-
-
 def start_server(command, env, bus, processes):
     """A peer notification server (mako, dunst), once it owns its name on `bus`."""
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -204,9 +196,10 @@ def wayland(options, only, rows):
     sway.config.write_text("output HEADLESS-1 mode 1280x720@60Hz position 0 0 bg #204060 solid_color\n")
     processes = []
     daemons = []
+    bus_context = contextlib.ExitStack()
     try:
         sway.start()
-        bus = start_bus(directory, processes)
+        bus = bus_context.enter_context(private_bus(directory))
         user_env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": str(directory), "WAYLAND_DISPLAY": sway.display,
                     "DBUS_SESSION_BUS_ADDRESS": bus, "HOME": str(directory)}
         mako_config = directory / "mako.conf"
@@ -346,6 +339,7 @@ def wayland(options, only, rows):
                      "", "", "", "")
     finally:
         stop_all(daemons, processes)
+        bus_context.close()
         sway.kill()
         subprocess.run(["pkill", "-KILL", "-u", user.pw_name], check=False)
         shutil.rmtree(directory, ignore_errors=True)
@@ -373,10 +367,11 @@ def x11(options, rows):
     x = x11_harness.X(directory)
     processes = []
     daemons = []
+    bus_context = contextlib.ExitStack()
     try:
         x.start()
         x.start_picom()
-        bus = start_bus(directory, processes)
+        bus = bus_context.enter_context(private_bus(directory))
         env = {**x.env(), "DBUS_SESSION_BUS_ADDRESS": bus}
         (directory / "dunstrc").write_text(DUNSTRC)
         dunst = start_server(["dunst", "-config", str(directory / "dunstrc")], env, bus, processes)
@@ -431,6 +426,7 @@ def x11(options, rows):
         daemon.stop()
     finally:
         stop_all(daemons, processes)
+        bus_context.close()
         x.stop()
         shutil.rmtree(directory, ignore_errors=True)
 

@@ -1,6 +1,7 @@
 """What the popup suites share: screenshots read for their pixels (they judge what a person would
 see), many notices sent at once, and the resident set once they are gone."""
 
+import contextlib
 import json
 import subprocess
 import time
@@ -129,3 +130,36 @@ def settled_rss_kib(daemon, holding=1):
     wait_for(drained, timeout=60, what="the queue to drain")
     time.sleep(1.5)
     return rss_kib(daemon.process.pid)
+
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+@contextlib.contextmanager
+def private_bus(directory):
+    """A session bus of its own on a socket in `directory` that any user may reach; yields its address."""
+    config = directory / "bus.conf"
+    socket_path = directory / "bus"
+    config.write_text(BUS_CONFIG.format(socket=socket_path))
+    process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        address = process.stdout.readline().strip()
+        assert address.startswith(f"unix:path={socket_path}"), address
+        yield f"unix:path={socket_path}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, Daemon, cpu_used_over, rss_kib, wait_for
-from popup_helpers import Image as Screenshot, close_to, send_shows, settled_rss_kib
+from popup_helpers import Image as Screenshot, close_to, private_bus, send_shows, settled_rss_kib
 from wayland_pointer import VirtualPointer
 
 USER = "notifyd-popups"
@@ -468,35 +468,11 @@ def test_the_compositor_dying_mid_fade_loses_nothing_and_popups_return_with_it(s
 # With the session bus: notify-send reaches the popups, clicks reach the bus, and another server
 # (mako) takes the notices while it runs.
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
-
-
 @pytest.fixture
 def bus(session):
     sway, _ = session
-    config = sway.directory / "bus.conf"
-    socket_path = sway.directory / "bus"
-    config.write_text(BUS_CONFIG.format(socket=socket_path))
-    process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    address = process.stdout.readline().strip()
-    assert address.startswith(f"unix:path={socket_path}"), address
-    yield f"unix:path={socket_path}"
-    process.terminate()
-    process.wait(timeout=10)
+    with private_bus(sway.directory) as address:
+        yield address
 
 
 def bus_config():

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Daemon, cpu_used_over, wait_for
-from popup_helpers import Image, close_to, send_shows, settled_rss_kib
+from popup_helpers import Image, close_to, private_bus, send_shows, settled_rss_kib
 
 SCREEN = (1280, 720)
 BACKGROUND = (0x20, 0x40, 0x60)
@@ -157,8 +157,13 @@ class X11Daemon(Daemon):
 def session():
     """A fresh Xvfb and a way to start notifyd daemons drawing on it."""
     directory = Path(tempfile.mkdtemp(prefix="notifyd-x11-"))
-    x = X(directory).start()
+    x = X(directory)
     started = []
+    try:
+        x.start()
+    except BaseException:
+        x.stop()
+        raise
 
     def make_daemon(config=None, env=None):
         runtime = directory / f"daemon{len(started)}"
@@ -418,3 +423,50 @@ def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_c
     assert cpu_used_over(daemon.process.pid, 1.0) < 0.02
     column = SCREEN[0] - MARGIN - WIDTH // 2
     assert len(x.screenshot().runs_down(column)) == 1
+
+
+@pytest.fixture
+def bus(session):
+    x, _ = session
+    with private_bus(x.directory) as address:
+        yield address
+
+
+def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes_it_with_reason_2(session, bus):
+    x, make_daemon = session
+    # [DBus] and [Display] both auto, as users run it: no other server, so notifyd serves for its popups.
+    config = x11_config().replace("[DBus]\nMode=off\n", "").replace("Mode=x11", "Mode=auto")
+    daemon = make_daemon(config, env={"DBUS_SESSION_BUS_ADDRESS": bus})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus for its popups")
+    client_env = {**x.env(), "DBUS_SESSION_BUS_ADDRESS": bus}
+    waiting = subprocess.Popen(["notify-send", "--action", "default=Open", "--wait", "Deploy?", "from notify-send"],
+                               env=client_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
+                              else None)(x.screenshot()), what="the popup at full opacity")
+    x0, y0, x1, y1 = image.box()
+    x.click((x0 + x1) // 2, (y0 + y1) // 2)
+    output, errors = waiting.communicate(timeout=10)
+    assert (waiting.returncode, output.strip()) == (0, "default"), errors
+    wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the invoked popup to go")
+
+    log_path = x.directory / "monitor.log"
+    with open(log_path, "w") as log:
+        monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
+                                    "type='signal',interface='org.freedesktop.Notifications'"],
+                                   stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "NameAcquired" in log_path.read_text(), what="dbus-monitor")
+        sent = subprocess.run(["notify-send", "--print-id", "Dismiss me"], env=client_env, capture_output=True,
+                              text=True, timeout=30)
+        assert sent.returncode == 0, sent.stderr
+        bus_id = int(sent.stdout.strip())
+        image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
+                                  else None)(x.screenshot()), what="the second popup")
+        x0, y0, x1, y1 = image.box()
+        x.click((x0 + x1) // 2, (y0 + y1) // 2, button=3)
+        wait_for(lambda: re.search(r"member=NotificationClosed\n\s+uint32 %d\n\s+uint32 2" % bus_id,
+                                   log_path.read_text()), timeout=10, what="NotificationClosed with reason 2")
+    finally:
+        monitor.terminate()
+        monitor.wait(timeout=10)
