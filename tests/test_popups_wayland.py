@@ -446,6 +446,16 @@ def test_a_right_click_dismisses_even_with_a_default_action(session):
         pointer.close()
 
 
+def test_mode_auto_draws_on_wayland_when_a_layer_shell_compositor_answers_even_with_display_set(session):
+    sway, make_daemon = session
+    # DISPLAY names no X server: were it chosen, nothing would be drawn.
+    daemon = make_daemon(display_config().replace("Mode=wayland", "Mode=auto"), env={"DISPLAY": ":99"})
+    daemon.show("Automatic", "--fade-in", "0", "--hold", "30s")
+    wait_for(lambda: sway.screenshot().box(), what="the popup on sway")
+    assert "display: drawing popups on Wayland" in daemon.stderr(), daemon.stderr()
+    assert "X11" not in daemon.stderr()
+
+
 def test_the_compositor_dying_mid_fade_loses_nothing_and_popups_return_with_it(session):
     sway, make_daemon = session
     daemon = make_daemon()

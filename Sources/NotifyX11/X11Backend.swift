@@ -26,6 +26,8 @@ public final class X11Backend: PopupBackend {
   private var monitor: X11Monitor?
   /// Draws the cards whose activity indicator spins, while one is shown and nothing fades.
   private var spinTimer: (any DispatchSourceTimer)?
+  /// Whether this connection's first X error was logged (the rest are not: one a frame would flood).
+  private var errorLogged = false
 
   /// Frames a second of an activity indicator that spins while nothing fades.
   static let spinRate = 30.0
@@ -45,6 +47,7 @@ public final class X11Backend: PopupBackend {
     let connection = try X11Connection(display: nil)
     self.connection = connection
     monitor = nil
+    errorLogged = false
     return connection.summary
   }
 
@@ -226,6 +229,16 @@ public final class X11Backend: PopupBackend {
   {
     let type = event.pointee.response_type & 0x7f
     switch type {
+    case 0:
+      // An error: a request of ours the server refused. Logged once; the popups carry on.
+      if !errorLogged {
+        errorLogged = true
+        let error = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_generic_error_t.self).pointee
+        display.log(
+          "display: the X server refused a request (error \(error.error_code), request \(error.major_code)."
+            + "\(error.minor_code)); later errors are not logged")
+      }
+      return false
     case Self.buttonPress:
       let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self)
         .pointee
