@@ -59,7 +59,9 @@ let package = Package(
     .target(
       name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
-    .target(name: "NotifyWayland", dependencies: ["NotifyDisplay", "NotifyCore", "CWayland", "CPangoCairo"]),
+    .target(
+      name: "NotifyWayland",
+      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyPosix", "CWayland", "CPangoCairo"]),
     // libxcb with RandR, XFixes and Shape through a module map.
     .systemLibrary(
       name: "CXcb", pkgConfig: "xcb",
@@ -67,7 +69,7 @@ let package = Package(
     // The popups on X11: override-redirect windows, PutImage frames, RandR monitors, the pointer.
     .target(
       name: "NotifyX11",
-      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "CXcb", "CPangoCairo"]),
+      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CXcb", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared

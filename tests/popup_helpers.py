@@ -3,6 +3,7 @@ see), many notices sent at once, and the resident set once they are gone."""
 
 import contextlib
 import json
+import re
 import subprocess
 import time
 
@@ -92,6 +93,13 @@ def close_to(rgb, expected, tolerance=3):
     return max(abs(a - b) for a, b in zip(rgb, expected)) <= tolerance
 
 
+def fully_drawn(image, colour):
+    """`image` if it holds a card drawn at full opacity in `colour` (read inside its border, at
+    its left edge), else None: for waiting until a fade-in is over."""
+    box = image.box()
+    return image if box and close_to(image.pixel(box[0] + 6, box[1] + 20), colour) else None
+
+
 SEND_MANY = r"""
 import json, socket, sys
 path, count, parameters = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
@@ -163,3 +171,26 @@ def private_bus(directory):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def notification_signals(bus, directory):
+    """dbus-monitor on `bus`, watching org.freedesktop.Notifications' signals, once it listens;
+    yields `closed(id, reason)`, which waits until NotificationClosed(id, reason) was sent."""
+    log_path = directory / "monitor.log"
+    with open(log_path, "w") as log:
+        monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
+                                    "type='signal',interface='org.freedesktop.Notifications'"],
+                                   stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "NameAcquired" in log_path.read_text(), what="dbus-monitor")
+
+        def closed(notice_id, reason):
+            pattern = r"member=NotificationClosed\n\s+uint32 %d\n\s+uint32 %d" % (notice_id, reason)
+            wait_for(lambda: re.search(pattern, log_path.read_text()), timeout=10,
+                     what=f"NotificationClosed({notice_id}, {reason})")
+
+        yield closed
+    finally:
+        monitor.terminate()
+        monitor.wait(timeout=10)

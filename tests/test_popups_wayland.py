@@ -8,7 +8,6 @@ virtual pointer are root's, which any compositor client may be.
 import json
 import os
 import pwd
-import re
 import shutil
 import signal
 import socket
@@ -21,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, Daemon, cpu_used_over, rss_kib, wait_for
-from popup_helpers import Image as Screenshot, close_to, private_bus, send_shows, settled_rss_kib
+from conftest import BIN, Daemon, cpu_used_over, wait_for
+from popup_helpers import (Image as Screenshot, close_to, fully_drawn, notification_signals, private_bus, send_shows,
+                           settled_rss_kib)
 from wayland_pointer import VirtualPointer
 
 USER = "notifyd-popups"
@@ -502,32 +502,23 @@ def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_
     daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
     wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
              what="notifyd to serve the bus for its popups")
-    monitor_log = sway.directory / "monitor.log"
-    with open(monitor_log, "w") as log:
-        monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
-                                    "type='signal',interface='org.freedesktop.Notifications'"],
-                                   stdout=log, stderr=subprocess.STDOUT)
     pointer = VirtualPointer(str(sway.directory), sway.display)
     pointer.move_to(*PARKED, *OUTPUT)
     try:
-        wait_for(lambda: "NameAcquired" in monitor_log.read_text(), what="dbus-monitor")
-        sent = as_user_with_bus(daemon, bus, "notify-send", "--print-id", "From notify-send", "over the bus")
-        assert sent.returncode == 0, sent.stderr
-        bus_id = int(sent.stdout.strip())
-        # The built-in fade-in, then the card at full opacity.
-        image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
-                                  else None)(sway.screenshot()), what="the popup")
-        x0, y0, x1, y1 = image.box()
-        pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
-        pointer.click(VirtualPointer.BTN_RIGHT)
-        pointer.move_to(*PARKED, *OUTPUT)
-        # NotificationClosed(id, 2): dismissed by a person.
-        wait_for(lambda: re.search(r"member=NotificationClosed\n\s+uint32 %d\n\s+uint32 2" % bus_id,
-                                   monitor_log.read_text()), timeout=10, what="NotificationClosed with reason 2")
+        with notification_signals(bus, sway.directory) as closed:
+            sent = as_user_with_bus(daemon, bus, "notify-send", "--print-id", "From notify-send", "over the bus")
+            assert sent.returncode == 0, sent.stderr
+            bus_id = int(sent.stdout.strip())
+            # The built-in fade-in, then the card at full opacity.
+            image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the popup")
+            x0, y0, x1, y1 = image.box()
+            pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
+            pointer.click(VirtualPointer.BTN_RIGHT)
+            pointer.move_to(*PARKED, *OUTPUT)
+            # NotificationClosed(id, 2): dismissed by a person.
+            closed(bus_id, 2)
     finally:
         pointer.close()
-        monitor.terminate()
-        monitor.wait(timeout=10)
 
 
 def test_while_mako_serves_notices_go_to_it_and_our_popups_stand_aside_until_it_leaves(session, bus):

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Daemon, cpu_used_over, wait_for
-from popup_helpers import Image, close_to, private_bus, send_shows, settled_rss_kib
+from popup_helpers import Image, close_to, fully_drawn, notification_signals, private_bus, send_shows, settled_rss_kib
 
 SCREEN = (1280, 720)
 BACKGROUND = (0x20, 0x40, 0x60)
@@ -442,31 +441,19 @@ def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes
     client_env = {**x.env(), "DBUS_SESSION_BUS_ADDRESS": bus}
     waiting = subprocess.Popen(["notify-send", "--action", "default=Open", "--wait", "Deploy?", "from notify-send"],
                                env=client_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
-                              else None)(x.screenshot()), what="the popup at full opacity")
+    image = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the popup at full opacity")
     x0, y0, x1, y1 = image.box()
     x.click((x0 + x1) // 2, (y0 + y1) // 2)
     output, errors = waiting.communicate(timeout=10)
     assert (waiting.returncode, output.strip()) == (0, "default"), errors
     wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the invoked popup to go")
 
-    log_path = x.directory / "monitor.log"
-    with open(log_path, "w") as log:
-        monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
-                                    "type='signal',interface='org.freedesktop.Notifications'"],
-                                   stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_for(lambda: "NameAcquired" in log_path.read_text(), what="dbus-monitor")
+    with notification_signals(bus, x.directory) as closed:
         sent = subprocess.run(["notify-send", "--print-id", "Dismiss me"], env=client_env, capture_output=True,
                               text=True, timeout=30)
         assert sent.returncode == 0, sent.stderr
         bus_id = int(sent.stdout.strip())
-        image = wait_for(lambda: (lambda i: i if i.box() and close_to(i.pixel(i.box()[0] + 6, i.box()[1] + 20), CARD)
-                                  else None)(x.screenshot()), what="the second popup")
+        image = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the second popup")
         x0, y0, x1, y1 = image.box()
         x.click((x0 + x1) // 2, (y0 + y1) // 2, button=3)
-        wait_for(lambda: re.search(r"member=NotificationClosed\n\s+uint32 %d\n\s+uint32 2" % bus_id,
-                                   log_path.read_text()), timeout=10, what="NotificationClosed with reason 2")
-    finally:
-        monitor.terminate()
-        monitor.wait(timeout=10)
+        closed(bus_id, 2)

@@ -273,20 +273,19 @@ public final class Daemon: @unchecked Sendable {
   private func startPopups(environment: [String: String]) {
     guard let queue else { return }
     let backend: PopupBackend
-    switch config.display.mode {
+    switch Self.popupChoice(config, environment: environment) {
     case .off:
       log.debug("display: [Display] Mode=off, no popups")
       return
-    case .auto:
-      guard config.dbusMode != .forward else {
-        log.info("display: notices are forwarded ([DBus] Mode=forward), no popups of our own")
-        return
-      }
-      guard let chosen = Self.automaticBackend(environment: environment, log: log) else { return }
-      backend = chosen
+    case .none(let why):
+      log.info("display: \(why), no popups ([Display] Mode=auto)")
+      return
     case .wayland:
       backend = WaylandBackend()
-    case .x11:
+    case .x11(let insteadOfWayland):
+      if insteadOfWayland {
+        log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead")
+      }
       backend = X11Backend()
     }
     let log = self.log
@@ -303,41 +302,49 @@ public final class Daemon: @unchecked Sendable {
     popups.start()
   }
 
-  /// Where popups would be drawn now and how, for `--check-config`: the backend `[Display] Mode=`
-  /// picks in this session, and on X11 whether they fade (a compositing manager runs) or why not.
-  private static func displayReport(_ config: Config, environment: [String: String]) -> String {
-    let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
-    let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
-    let waylandReport = {
-      WaylandBackend.isReachable()
-        ? "Wayland with layer-shell at WAYLAND_DISPLAY=\(environment["WAYLAND_DISPLAY"] ?? ""), popups fade"
-        : "no layer-shell compositor answers at WAYLAND_DISPLAY=\(environment["WAYLAND_DISPLAY"] ?? "")"
-    }
+  /// Where `[Display] Mode=` draws in this session (DESIGN §9).
+  private enum PopupChoice {
+    case off
+    /// `Mode=auto` draws nothing, for the reason given.
+    case none(String)
+    /// On Wayland; `reachable` when `Mode=auto` asked a compositor with layer-shell, and it answered.
+    case wayland(reachable: Bool?)
+    /// On X11; `insteadOfWayland` when `WAYLAND_DISPLAY` was set but named no layer-shell compositor.
+    case x11(insteadOfWayland: Bool)
+  }
+
+  /// `[Display] Mode=`'s choice: `wayland` and `x11` as said; `auto` Wayland when a layer-shell
+  /// compositor answers, else X11 when `DISPLAY` is set (XWayland too), else Wayland when
+  /// `WAYLAND_DISPLAY` is set (its compositor may come later), else none; never while forwarding.
+  private static func popupChoice(_ config: Config, environment: [String: String]) -> PopupChoice {
     switch config.display.mode {
-    case .off: return "none ([Display] Mode=off)"
-    case .wayland: return waylandReport()
-    case .x11: return X11Backend.describeDisplay()
+    case .off: return .off
+    case .wayland: return .wayland(reachable: nil)
+    case .x11: return .x11(insteadOfWayland: false)
     case .auto:
-      if config.dbusMode == .forward { return "none: notices are forwarded ([DBus] Mode=forward)" }
-      if wayland, !x11 || WaylandBackend.isReachable() { return waylandReport() }
-      if x11 { return X11Backend.describeDisplay() }
-      return "none: neither WAYLAND_DISPLAY nor DISPLAY is set"
+      if config.dbusMode == .forward { return .none("notices are forwarded ([DBus] Mode=forward)") }
+      let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
+      let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
+      if wayland, !x11 { return .wayland(reachable: nil) }
+      if wayland, WaylandBackend.isReachable() { return .wayland(reachable: true) }
+      if x11 { return .x11(insteadOfWayland: wayland) }
+      return .none("neither WAYLAND_DISPLAY nor DISPLAY is set")
     }
   }
 
-  /// `[Display] Mode=auto`'s choice: Wayland when a layer-shell compositor answers, else X11 when
-  /// `DISPLAY` is set (XWayland too), else Wayland when `WAYLAND_DISPLAY` is set (its compositor
-  /// may come later), else none.
-  private static func automaticBackend(environment: [String: String], log: Logger) -> PopupBackend? {
-    let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
-    let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
-    if wayland, !x11 || WaylandBackend.isReachable() { return WaylandBackend() }
-    if x11 {
-      if wayland { log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead") }
-      return X11Backend()
+  /// Where popups would be drawn now and how, for `--check-config`: the choice of `[Display]
+  /// Mode=` in this session, and on X11 whether they fade (a compositing manager runs) or why not.
+  private static func displayReport(_ config: Config, environment: [String: String]) -> String {
+    let socket = environment["WAYLAND_DISPLAY"] ?? ""
+    switch popupChoice(config, environment: environment) {
+    case .off: return "none ([Display] Mode=off)"
+    case .none(let why): return "none: \(why)"
+    case .wayland(let reachable):
+      return reachable ?? WaylandBackend.isReachable()
+        ? "Wayland with layer-shell at WAYLAND_DISPLAY=\(socket), popups fade"
+        : "no layer-shell compositor answers at WAYLAND_DISPLAY=\(socket)"
+    case .x11: return X11Backend.describeDisplay()
     }
-    log.info("display: neither WAYLAND_DISPLAY nor DISPLAY is set, no popups ([Display] Mode=auto)")
-    return nil
   }
 
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem

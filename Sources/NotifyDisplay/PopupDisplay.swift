@@ -29,6 +29,16 @@ public protocol PopupBackend: AnyObject {
   func disconnect()
 }
 
+/// What a backend keeps per card on the screen: the card, its height, and whether it must be drawn
+/// again.
+public protocol PopupSurface: AnyObject {
+  var card: Card { get set }
+  var height: Int { get set }
+  var dirty: Bool { get set }
+  /// Lets the card's rendered pixels go: it changed, and is rendered again when next drawn.
+  func discardImages()
+}
+
 /// Why a backend could not connect: said once in the log, then retried with a backoff.
 public struct PopupDisplayFailure: Error, Sendable {
   public var reason: String
@@ -196,10 +206,39 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
-  /// Reconciles once the handlers running now have returned (a backend's event handler asking for
-  /// it, or a connection change).
-  public func reconcileSoon() {
-    scheduleReconcile()
+  /// Makes a backend's `popups` match the visible cards it may show (none while suppressed, and
+  /// only those `allowed`): those gone are `destroy`ed, changed ones take their card and height and
+  /// are drawn again, new ones are `make`d (from the id, the card and its height). Answers the
+  /// popups newest first, and whether one was made.
+  public func match<Surface: PopupSurface>(
+    _ popups: inout [Int: Surface], allowed: (Int) -> Bool = { _ in true },
+    make: (Int, Card, Int) -> Surface, destroy: (Surface) -> Void
+  ) -> (shown: [Surface], appeared: Bool) {
+    let wanted = isSuppressed ? [] : stack.visible.filter(allowed)
+    for (id, popup) in popups where !wanted.contains(id) {
+      destroy(popup)
+      popups[id] = nil
+    }
+    var shown: [Surface] = []
+    var appeared = false
+    for id in wanted {
+      guard let card = stack.cards[id] else { continue }
+      if let popup = popups[id] {
+        if popup.card != card {
+          popup.card = card
+          popup.height = painter.height(of: card)
+          popup.discardImages()
+          popup.dirty = true
+        }
+        shown.append(popup)
+      } else {
+        let popup = make(id, card, painter.height(of: card))
+        popups[id] = popup
+        shown.append(popup)
+        appeared = true
+      }
+    }
+    return (shown, appeared)
   }
 
   /// The backend found the connection broken (a failed write): the popups are forgotten once the
@@ -221,17 +260,18 @@ public final class PopupDisplay: @unchecked Sendable {
     let (changed, phaseOf) = stack.apply(event)
     guard changed else { return }
     if let phaseOf, connected { backend.phaseChanged(of: phaseOf) }
-    scheduleReconcile()
+    reconcileSoon()
   }
 
   /// Whether a `reconcile()` is queued behind the events already handed to the display queue.
   private var reconcileScheduled = false
   private var frameScheduled = false
 
-  /// Reconciles once the events queued so far are applied, not once per event: when the display
-  /// falls behind a burst, a notice that came and went meanwhile gets no popup at all, and the
-  /// server is not flooded with windows made and destroyed at once.
-  private func scheduleReconcile() {
+  /// Reconciles once the events queued so far are applied (and the handler running now, such as
+  /// a backend's, has returned), not once per event: when the display falls behind a burst, a
+  /// notice that came and went meanwhile gets no popup at all, and the server is not flooded with
+  /// windows made and destroyed at once.
+  public func reconcileSoon() {
     guard !reconcileScheduled else { return }
     reconcileScheduled = true
     queue.async { [self] in
@@ -314,13 +354,5 @@ public final class PopupDisplay: @unchecked Sendable {
     timer.resume()
     retryTimer = timer
     retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
-  }
-}
-
-extension ContinuousClock.Instant {
-  /// Seconds from this instant to now: how far a popup's activity indicator has swept.
-  public var secondsSince: Double {
-    let elapsed = ContinuousClock.now - self
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
 }

@@ -2,6 +2,7 @@ import CPangoCairo
 import CWayland
 import Glibc
 import NotifyDisplay
+import NotifyPosix
 
 /// A buffer of shared memory the compositor reads a frame from: premultiplied ARGB8888, which is
 /// cairo's ARGB32 on a little-endian machine.
@@ -59,7 +60,7 @@ protocol PopupOwner: AnyObject {
 }
 
 /// One card on the screen: a layer surface of its own, its rendered image and its buffers.
-final class Popup {
+final class Popup: PopupSurface {
   unowned let owner: PopupOwner
   let id: Int
   var card: Card
@@ -78,7 +79,7 @@ final class Popup {
   var dirty = true
   var placement: PopupLayout.Placement?
   /// When the popup appeared, for the activity indicator's sweep.
-  let appeared: ContinuousClock.Instant
+  let appeared = Posix.monotonicNow()
   private var buffers: [ShmBuffer] = []
   /// The last frame asked for no next one (the card holds): buffers the compositor lets go of are
   /// freed, so that a card on screen keeps only what the compositor still reads.
@@ -94,7 +95,6 @@ final class Popup {
     self.id = id
     self.card = card
     self.height = height
-    appeared = ContinuousClock.now
     surface = wl_compositor_create_surface(compositor)
     // Critical notices go over full-screen windows; the rest stay under them.
     let layer = card.urgency == .critical ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY : ZWLR_LAYER_SHELL_V1_LAYER_TOP
@@ -153,7 +153,7 @@ final class Popup {
   }
 
   /// Lets the rendered image go; it is rendered again when next drawn.
-  func discardImage() {
+  func discardImages() {
     if let image { cairo_surface_destroy(image) }
     image = nil
   }
@@ -165,7 +165,7 @@ final class Popup {
     zwlr_layer_surface_v1_destroy(layerSurface)
     wl_surface_destroy(surface)
     buffers.removeAll()
-    discardImage()
+    discardImages()
   }
 }
 

@@ -3,6 +3,7 @@ import CWayland
 import Glibc
 import NotifyCore
 import NotifyDisplay
+import NotifyPosix
 
 /// The popups on a Wayland compositor with layer-shell (DESIGN §9): one layer surface per visible
 /// notice, drawn at the engine's opacity.
@@ -77,39 +78,22 @@ public final class WaylandBackend: PopupBackend {
   public func reconcile() {
     guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell
     else { return }
-    let painter = display.painter!
-    let visible = display.stack.visible
-    let suppressed = display.isSuppressed
     // With no output there is nowhere to draw: the notices keep their timing meanwhile.
     let nowhere = connection.outputs.isEmpty
-    for (id, popup) in popups where !visible.contains(id) || suppressed || nowhere {
-      popup.destroy()
-      popups[id] = nil
-    }
-    closedByCompositor.formIntersection(visible)
+    closedByCompositor.formIntersection(display.stack.visible)
+    let output = connection.output(named: display.settings.output)
+    let (shown, _) = display.match(
+      &popups, allowed: { !nowhere && !closedByCompositor.contains($0) },
+      make: { id, card, height in
+        Popup(
+          owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
+          output: output?.proxy)
+      }, destroy: { $0.destroy() })
     guard !nowhere else {
       flush()
       return
     }
-    let output = connection.output(named: display.settings.output)
-    for id in visible where !suppressed && !closedByCompositor.contains(id) {
-      guard let card = display.stack.cards[id] else { continue }
-      if let popup = popups[id] {
-        if popup.card != card {
-          popup.card = card
-          popup.height = painter.height(of: card)
-          popup.discardImage()
-          popup.dirty = true
-        }
-      } else {
-        let popup = Popup(
-          owner: self, id: id, card: card, height: painter.height(of: card), compositor: compositor,
-          layerShell: layerShell, output: output?.proxy)
-        popups[id] = popup
-      }
-    }
     let size = connection.layoutSize(for: output)
-    let shown = visible.compactMap { popups[$0] }
     let placements = PopupLayout.place(
       heights: shown.map(\.height), settings: display.settings, outputWidth: size.width,
       outputHeight: size.height)
@@ -145,7 +129,7 @@ public final class WaylandBackend: PopupBackend {
     }
     painter.composite(
       image, of: popup.card, into: buffer.image, opacity: appearance.opacity,
-      activity: popup.appeared.secondsSince)
+      activity: Posix.monotonicNow() - popup.appeared)
     wl_surface_attach(popup.surface, buffer.proxy, 0, 0)
     wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
     buffer.busy = true
@@ -156,7 +140,7 @@ public final class WaylandBackend: PopupBackend {
     // A card that holds is drawn again only when it changes or starts to fade out: until then it
     // keeps the one buffer on screen, and its image is rendered again when needed.
     popup.still = !moving
-    if !moving { popup.discardImage() }
+    if !moving { popup.discardImages() }
   }
 
   private func flush() {

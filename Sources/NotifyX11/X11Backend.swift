@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import NotifyCore
 import NotifyDisplay
+import NotifyPosix
 import NotifyProtocol
 
 /// The popups on an X server (DESIGN §9): one override-redirect window per visible notice, typed
@@ -37,14 +38,23 @@ public final class X11Backend: PopupBackend {
 
   public init() {}
 
-  /// What the log says of the X display `DISPLAY` names (`notifyd --check-config`).
-  public static func describeDisplay() -> String { X11Connection.describeDisplay() }
+  /// What `notifyd --check-config` says of the X display `DISPLAY` names: its summary, or why
+  /// there is none.
+  public static func describeDisplay() -> String {
+    do {
+      let connection = try X11Connection()
+      defer { connection.disconnect() }
+      return connection.summary
+    } catch {
+      return error.reason
+    }
+  }
 
   public var pacedByEngineFrames: Bool { true }
 
   public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
     host = display
-    let connection = try X11Connection(display: nil)
+    let connection = try X11Connection()
     self.connection = connection
     monitor = nil
     errorLogged = false
@@ -77,13 +87,7 @@ public final class X11Backend: PopupBackend {
   /// The engine's frame: every shown card that fades is drawn at this instant's opacity.
   public func frame() {
     guard let connection, connection.fades else { return }
-    let fading = popups.values.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true }
-    guard !fading.isEmpty else { return }
-    let appearances = display.engine.appearances(of: fading.map(\.id))
-    for popup in fading {
-      guard let appearance = appearances[popup.id] else { continue }
-      draw(popup, appearance)
-    }
+    draw(popups.values.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true })
     flush()
   }
 
@@ -91,30 +95,11 @@ public final class X11Backend: PopupBackend {
   /// ones re-rendered, all placed, mapped while they should show, and drawn where needed.
   public func reconcile() {
     guard let connection else { return }
-    let painter = display.painter!
-    let visible = display.stack.visible
-    let suppressed = display.isSuppressed
-    for (id, popup) in popups where !visible.contains(id) || suppressed {
-      popup.destroy(connection)
-      popups[id] = nil
-    }
-    var appeared = false
-    for id in visible where !suppressed {
-      guard let card = display.stack.cards[id] else { continue }
-      if let popup = popups[id] {
-        if popup.card != card {
-          popup.card = card
-          popup.height = painter.height(of: card)
-          popup.discardImages()
-          popup.dirty = true
-        }
-      } else {
-        popups[id] = X11Popup(
-          id: id, card: card, width: display.settings.width, height: painter.height(of: card),
-          connection: connection)
-        appeared = true
-      }
-    }
+    let (shown, appeared) = display.match(
+      &popups,
+      make: { id, card, height in
+        X11Popup(id: id, card: card, width: display.settings.width, height: height, connection: connection)
+      }, destroy: { $0.destroy(connection) })
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
     // card appears, and the stack goes where that card goes.
     if appeared {
@@ -125,7 +110,6 @@ public final class X11Backend: PopupBackend {
       monitor = connection.monitor(named: display.settings.output, followFocus: display.settings.followFocus)
     }
     let monitor = monitor!
-    let shown = visible.compactMap { popups[$0] }
     let placements = PopupLayout.place(
       heights: shown.map(\.height), settings: display.settings, outputWidth: monitor.width,
       outputHeight: monitor.height)
@@ -156,7 +140,7 @@ public final class X11Backend: PopupBackend {
     let frame = popup.frameBuffer()
     painter.composite(
       popup.image!, of: popup.card, into: frame, opacity: connection.fades ? appearance.opacity : 1,
-      activity: popup.appeared.secondsSince)
+      activity: Posix.monotonicNow() - popup.appeared)
     popup.put(frame, connection)
     popup.dirty = false
     // A card that holds is drawn again only when it changes, is exposed or starts to fade out:
@@ -167,10 +151,14 @@ public final class X11Backend: PopupBackend {
 
   /// Draws the shown cards that were exposed or changed.
   private func drawDirty() {
-    let dirty = popups.values.filter { $0.mapped && $0.dirty }
-    guard !dirty.isEmpty else { return }
-    let appearances = display.engine.appearances(of: dirty.map(\.id))
-    for popup in dirty {
+    draw(popups.values.filter { $0.mapped && $0.dirty })
+  }
+
+  /// Draws each of `popups` at the engine's opacity for now.
+  private func draw(_ popups: [X11Popup]) {
+    guard !popups.isEmpty else { return }
+    let appearances = display.engine.appearances(of: popups.map(\.id))
+    for popup in popups {
       guard let appearance = appearances[popup.id] else { continue }
       draw(popup, appearance)
     }
@@ -217,8 +205,8 @@ public final class X11Backend: PopupBackend {
   }
 
   private func logMonitors(_ connection: X11Connection) {
-    let names = connection.monitors.map { "\($0.primary ? "*" : "")\($0.name) \($0.width)x\($0.height)" }
-    display.log("display: monitors now \(names.joined(separator: ", "))")
+    let monitors = connection.monitors.map { ($0.primary ? "*" : "") + $0.description }
+    display.log("display: monitors now \(monitors.joined(separator: ", "))")
   }
 
   // MARK: - Events

@@ -5,7 +5,7 @@ import NotifyDisplay
 import NotifyProtocol
 
 /// A monitor as RandR describes it: its output name and its rectangle on the root window.
-struct X11Monitor: Equatable {
+struct X11Monitor: Equatable, CustomStringConvertible {
   var name: String
   var x: Int
   var y: Int
@@ -16,6 +16,9 @@ struct X11Monitor: Equatable {
   func contains(x px: Int, y py: Int) -> Bool {
     px >= x && px < x + width && py >= y && py < y + height
   }
+
+  /// `name WIDTHxHEIGHT`, as the log says it.
+  var description: String { "\(name) \(width)x\(height)" }
 }
 
 /// One connection to an X server and what the popups need of it: the screen, a 32-bit ARGB visual,
@@ -54,23 +57,22 @@ final class X11Connection {
   let maximumRequestBytes: Int
 
   struct Atoms {
-    var windowType: xcb_atom_t = 0
-    var notification: xcb_atom_t = 0
-    var name: xcb_atom_t = 0
-    var utf8String: xcb_atom_t = 0
-    var state: xcb_atom_t = 0
-    var above: xcb_atom_t = 0
-    var compositorSelection: xcb_atom_t = 0
+    var windowType: xcb_atom_t
+    var notification: xcb_atom_t
+    var name: xcb_atom_t
+    var utf8String: xcb_atom_t
+    var state: xcb_atom_t
+    var above: xcb_atom_t
+    var compositorSelection: xcb_atom_t
   }
 
-  /// Connects to the X server named by `display` (`DISPLAY` when nil; wraps `xcb_connect(3)`).
-  init(display: String?) throws(PopupDisplayFailure) {
-    let display = display.flatMap { $0.isEmpty ? nil : $0 }
+  /// Connects to the X server `DISPLAY` names (wraps `xcb_connect(3)`).
+  init() throws(PopupDisplayFailure) {
     var screenNumber: Int32 = 0
-    let connection = xcb_connect(display, &screenNumber)!
+    let connection = xcb_connect(nil, &screenNumber)!
     guard xcb_connection_has_error(connection) == 0 else {
       xcb_disconnect(connection)
-      throw PopupDisplayFailure("no X server answers at DISPLAY=\(display ?? Self.environmentDisplay)")
+      throw PopupDisplayFailure("no X server answers at DISPLAY=\(Self.environmentDisplay)")
     }
     var roots = xcb_setup_roots_iterator(xcb_get_setup(connection))
     for _ in 0..<screenNumber where roots.rem > 0 { xcb_screen_next(&roots) }
@@ -84,8 +86,7 @@ final class X11Connection {
     maximumRequestBytes = Int(xcb_get_maximum_request_length(connection)) * 4
     visual = screen.pointee.root_visual
     depth = screen.pointee.root_depth
-    atoms = Atoms()
-    atoms = internAtoms(screenNumber: screenNumber)
+    atoms = Self.internAtoms(connection, screenNumber: screenNumber)
     if let argb = Self.argbVisual(of: screen) {
       visual = argb
       depth = 32
@@ -122,7 +123,7 @@ final class X11Connection {
 
   // MARK: - Set-up
 
-  private func internAtoms(screenNumber: Int32) -> Atoms {
+  private static func internAtoms(_ connection: OpaquePointer, screenNumber: Int32) -> Atoms {
     let names = [
       "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NOTIFICATION", "_NET_WM_NAME", "UTF8_STRING",
       "_NET_WM_STATE", "_NET_WM_STATE_ABOVE", "_NET_WM_CM_S\(screenNumber)",
@@ -289,13 +290,13 @@ final class X11Connection {
     return monitors.first(where: \.primary) ?? monitors[0]
   }
 
-  // MARK: - Probing
+  // MARK: - Summary
 
   /// What the log and `notifyd --check-config` say of this display: where it is, its monitors,
   /// and whether popups fade there (a compositing manager runs) or appear and vanish at the phase
   /// boundaries.
   var summary: String {
-    let monitors = monitors.map { "\($0.name) \($0.width)x\($0.height)" }.joined(separator: ", ")
+    let monitors = monitors.map(\.description).joined(separator: ", ")
     let place = "X11 at DISPLAY=\(Self.environmentDisplay) (\(monitors))"
     if fades { return "\(place): a compositing manager runs, popups fade" }
     let why =
@@ -303,16 +304,5 @@ final class X11Connection {
       ? "no compositing manager owns _NET_WM_CM_S\(screenNumber)" : "the X server has no 32-bit visual"
     return "\(place): \(why); popups appear at the end of their fade-in and vanish at the start of "
       + "their fade-out"
-  }
-
-  /// `summary` of the display `DISPLAY` names, or why there is none.
-  public static func describeDisplay() -> String {
-    do {
-      let connection = try X11Connection(display: nil)
-      defer { connection.disconnect() }
-      return connection.summary
-    } catch {
-      return error.reason
-    }
   }
 }

@@ -3,18 +3,17 @@ import CXcb
 import Glibc
 import NotifyCore
 import NotifyDisplay
+import NotifyPosix
 import NotifyProtocol
 
 /// One card on an X server: an override-redirect window of its own, and while it moves (fades or
 /// spins) the rendered card and the frame copied to the window.
-final class X11Popup {
+final class X11Popup: PopupSurface {
   let id: Int
   let window: xcb_window_t
   var card: Card
   let width: Int
-  var height: Int {
-    didSet { if height != oldValue { sized = false } }
-  }
+  var height: Int
   /// The card at full opacity; kept only while the card moves.
   var image: OpaquePointer?
   /// The frame's pixels, copied to the window with `PutImage`; kept only while the card moves.
@@ -22,13 +21,12 @@ final class X11Popup {
   /// A frame should be drawn.
   var dirty = true
   private(set) var mapped = false
-  private var position: (x: Int, y: Int)?
-  /// The window has the card's height.
-  private var sized = true
+  /// Where the window was put last, and the height it was given.
+  private var geometry: (x: Int, y: Int, height: Int)?
   /// The bounding shape set: rounded (nothing composites) or none (alpha draws the corners).
   private var shape: (rounded: Bool, height: Int)?
   /// When the popup appeared, for the activity indicator's sweep.
-  let appeared = ContinuousClock.now
+  let appeared = Posix.monotonicNow()
 
   init(id: Int, card: Card, width: Int, height: Int, connection: X11Connection) {
     self.id = id
@@ -83,9 +81,8 @@ final class X11Popup {
 
   /// Moves the window to (`x`, `y`) on the root window, and gives it the card's height.
   func move(x: Int, y: Int, _ connection: X11Connection) {
-    guard position.map({ $0 != (x, y) }) ?? true || !sized else { return }
-    position = (x, y)
-    sized = true
+    guard geometry.map({ $0 != (x, y, height) }) ?? true else { return }
+    geometry = (x, y, height)
     var values = xcb_configure_window_value_list_t()
     values.x = Int32(x)
     values.y = Int32(y)
@@ -146,10 +143,9 @@ final class X11Popup {
     return rows
   }
 
-  /// The frame buffer, made when first needed.
+  /// The frame buffer, made when first needed (a change of height discards it with the image).
   func frameBuffer() -> OpaquePointer {
-    if let frame, cairo_image_surface_get_height(frame) == Int32(height) { return frame }
-    if let frame { cairo_surface_destroy(frame) }
+    if let frame { return frame }
     let made = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
     frame = made
     return made
