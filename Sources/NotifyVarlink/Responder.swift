@@ -5,7 +5,8 @@ import NotifyProtocol
 /// in on, in the order the calls came (`Connection` keeps a slot per call).
 ///
 /// On the event loop's thread, with nothing handed in before it, a reply goes straight into the
-/// connection's output; from any other thread it is handed to the loop.
+/// connection's output; from any other thread it waits in the responder's mailbox, and one task on
+/// the loop hands over every reply that gathered there (a watcher's run of events), in order.
 ///
 /// - Important: a call is complete after its final reply (`continues` false) or an error. Whatever a
 ///   call holds (a subscription, a wait) must be released in `onClose`: the connection calls it when
@@ -24,6 +25,8 @@ public final class Responder: Sendable {
   private let call: Int
   private let loop: EventLoop
   private let connection: Connection
+  /// Replies sent from other threads, waiting for one task on the loop to hand them over.
+  private let mailbox = Locked<(replies: [(Body, Bool)], handedOver: Bool)>(([], false))
   private let closeHandlers = Locked<(closed: Bool, handlers: [@Sendable () -> Void])>((false, []))
 
   init(call: Int, more: Bool, oneway: Bool, connection: Connection, loop: EventLoop) {
@@ -55,12 +58,36 @@ public final class Responder: Sendable {
     send(.stream(stream), final: !continues)
   }
 
+  /// Where a reply goes: straight into the connection, or into the mailbox — handing the loop a
+  /// task for it, or joining the replies a task already waits to deliver.
+  private enum Route {
+    case inline, handOver, queued
+  }
+
   private func send(_ body: Body, final: Bool) {
-    if loop.mayRunInline {
-      connection.replied(call, body, final: final)
-    } else {
-      loop.execute { [connection, call] in connection.replied(call, body, final: final) }
+    let route = mailbox.withLock { mailbox -> Route in
+      if mailbox.replies.isEmpty && !mailbox.handedOver && loop.mayRunInline { return .inline }
+      mailbox.replies.append((body, final))
+      if mailbox.handedOver { return .queued }
+      mailbox.handedOver = true
+      return .handOver
     }
+    switch route {
+    case .inline: connection.replied(call, body, final: final)
+    case .handOver: loop.execute { [self] in deliverMailbox() }
+    case .queued: break
+    }
+  }
+
+  /// Hands the connection every reply that waited in the mailbox, in order: one task on the loop
+  /// for a whole run of them (a watcher's events), not one per reply.
+  private func deliverMailbox() {
+    let replies = mailbox.withLock { mailbox in
+      mailbox.handedOver = false
+      defer { mailbox.replies = [] }
+      return mailbox.replies
+    }
+    for (body, final) in replies { connection.replied(call, body, final: final) }
   }
 
   /// Runs `handler` once the connection closes (at once if it already has), to release what the
