@@ -14,6 +14,7 @@ debian_packages=(
   mako-notifier                                           # the Wayland peer: forwarded to in tests, measured beside notifyd in the bench
   libxcb1-dev libxcb-randr0-dev libxcb-xfixes0-dev libxcb-shape0-dev  # the X11 popups: xcb, monitors, the compositing manager's selection, corners
   picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
+  gdb                                                     # a test that finds a process stuck prints its threads
 )
 python_packages=(varlink pytest)
 

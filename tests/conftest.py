@@ -29,6 +29,18 @@ def wait_for(condition, timeout=10.0, interval=0.01, what="condition"):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def thread_stacks(pid):
+    """Every thread's stack in process `pid`, from gdb: what a test says when a process is stuck."""
+    try:
+        result = subprocess.run(
+            ["gdb", "-p", str(pid), "-batch", "-ex", "set pagination off", "-ex", "thread apply all bt 25"],
+            capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"(no stacks of {pid}: {error})"
+    threads = result.stdout[result.stdout.find("\nThread "):]
+    return threads[-30000:] or result.stderr[-2000:]
+
+
 class Daemon:
     """A notifyd process on its own runtime directory."""
 
@@ -91,6 +103,10 @@ class Daemon:
         self.process.send_signal(sig)
         try:
             return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"notifyd did not exit within {timeout} s of signal {sig}; its threads:\n"
+                f"{thread_stacks(self.process.pid)}\nits stderr ends:\n{self.stderr()[-3000:]}") from None
         finally:
             self.stderr_file.close()
 
@@ -121,14 +137,24 @@ class Daemon:
         environment["NOTIFYD_SOCKET"] = self.socket_path
         if env:
             environment.update(env)
-        result = subprocess.run(
-            [str(BIN / "notifyctl"), *args],
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            input=input,
-        )
+        with subprocess.Popen(
+            [str(BIN / "notifyctl"), *args], env=environment, text=True,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        ) as child:
+            try:
+                stdout, stderr = child.communicate(input, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                # Say where both sides were: the client's stack and the daemon's.
+                client = thread_stacks(child.pid)
+                child.kill()
+                child.communicate()
+                daemon = self.process.pid if self.process and self.process.poll() is None else None
+                raise AssertionError(
+                    f"notifyctl {' '.join(args)} did not finish within {timeout} s; its threads:\n{client}\n"
+                    + (f"notifyd's threads:\n{thread_stacks(daemon)}" if daemon else "notifyd is not running")
+                ) from None
+        result = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
         if check and result.returncode != 0:
             raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
         return result
