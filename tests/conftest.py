@@ -132,13 +132,17 @@ class Daemon:
         connection.settimeout(10)
         return connection
 
-    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None):
+    def notifyctl_command(self):
+        """How a client runs notifyctl: the built one, as this user."""
+        return [str(BIN / "notifyctl")]
+
+    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None, cwd=None):
         environment = dict(self.env)
         environment["NOTIFYD_SOCKET"] = self.socket_path
         if env:
             environment.update(env)
         with subprocess.Popen(
-            [str(BIN / "notifyctl"), *args], env=environment, text=True,
+            [*self.notifyctl_command(), *args], env=environment, text=True, cwd=cwd,
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         ) as child:

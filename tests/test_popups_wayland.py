@@ -154,14 +154,8 @@ class UserDaemon(Daemon):
             raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
         return self.notifyctl("status", timeout=5).returncode == 0
 
-    def notifyctl(self, *args, check=False, timeout=30, input=None, env=None, cwd=None):
-        environment = dict(self.env)
-        environment["NOTIFYD_SOCKET"] = self.socket_path
-        result = subprocess.run(as_user(self.user) + [str(self.bin / "notifyctl"), *args], env=environment,
-                                capture_output=True, text=True, timeout=timeout, input=input, cwd=cwd)
-        if check and result.returncode != 0:
-            raise AssertionError(f"notifyctl {' '.join(args)} exited {result.returncode}: {result.stderr}")
-        return result
+    def notifyctl_command(self):
+        return as_user(self.user) + [str(self.bin / "notifyctl")]
 
     def show(self, title, *options):
         return int(self.notifyctl("show", title, *options, check=True).stdout)

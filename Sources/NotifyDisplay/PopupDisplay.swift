@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import NotifyCore
+import NotifyPosix
 import NotifyProtocol
 
 /// What a popup display backend does: get cards to the screen and input back (DESIGN §9). The
@@ -29,12 +30,16 @@ public protocol PopupBackend: AnyObject {
   func disconnect()
 }
 
-/// What a backend keeps per card on the screen: the card, its height, and whether it must be drawn
-/// again.
+/// What a backend keeps per card on the screen: the card, its height, whether it must be drawn
+/// again, and the card rendered while it is kept.
 public protocol PopupSurface: AnyObject {
   var card: Card { get set }
   var height: Int { get set }
   var dirty: Bool { get set }
+  /// The card at full opacity, rendered when first painted; `discardImages()` lets it go.
+  var image: OpaquePointer? { get set }
+  /// When the popup appeared (`Posix.monotonicNow()`), for the activity indicator's sweep.
+  var appeared: Double { get }
   /// Lets the card's rendered pixels go: it changed, and is rendered again when next drawn.
   func discardImages()
 }
@@ -124,7 +129,7 @@ public final class PopupDisplay: @unchecked Sendable {
   /// should not wait behind.
   public let queue = DispatchQueue(label: "notifyd.display", qos: .userInitiated)
   private let backend: PopupBackend
-  public private(set) var painter: CardPainter!
+  private var painter: CardPainter!
   public private(set) var stack = PopupStack()
   private var subscription: NoticeQueue.Subscription?
 
@@ -239,6 +244,16 @@ public final class PopupDisplay: @unchecked Sendable {
       }
     }
     return (shown, appeared)
+  }
+
+  /// Paints `popup`'s frame into `target` (its size, premultiplied ARGB) at `opacity`: its card
+  /// rendered first if its image went, its activity indicator as far into its sweep as the popup
+  /// is old.
+  public func paint(_ popup: some PopupSurface, into target: OpaquePointer, opacity: Double) {
+    if popup.image == nil { popup.image = painter.render(popup.card, height: popup.height) }
+    painter.composite(
+      popup.image!, of: popup.card, into: target, opacity: opacity,
+      activity: Posix.monotonicNow() - popup.appeared)
   }
 
   /// The backend found the connection broken (a failed write): the popups are forgotten once the

@@ -3,7 +3,6 @@ import CWayland
 import Glibc
 import NotifyCore
 import NotifyDisplay
-import NotifyPosix
 
 /// The popups on a Wayland compositor with layer-shell (DESIGN §9): one layer surface per visible
 /// notice, drawn at the engine's opacity.
@@ -118,18 +117,11 @@ public final class WaylandBackend: PopupBackend {
       return
     }
     guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
-    let painter = display.painter!
-    if popup.image == nil {
-      popup.image = painter.render(popup.card, height: popup.height)
-    }
-    guard let buffer = popup.freeBuffer(shm: shm, width: display.settings.width), let image = popup.image
-    else {
+    guard let buffer = popup.freeBuffer(shm: shm, width: display.settings.width) else {
       // No buffer free: the next release or frame brings another try.
       return
     }
-    painter.composite(
-      image, of: popup.card, into: buffer.image, opacity: appearance.opacity,
-      activity: Posix.monotonicNow() - popup.appeared)
+    display.paint(popup, into: buffer.image, opacity: appearance.opacity)
     wl_surface_attach(popup.surface, buffer.proxy, 0, 0)
     wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
     buffer.busy = true

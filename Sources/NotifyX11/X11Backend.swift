@@ -4,7 +4,6 @@ import Dispatch
 import Glibc
 import NotifyCore
 import NotifyDisplay
-import NotifyPosix
 import NotifyProtocol
 
 /// The popups on an X server (DESIGN §9): one override-redirect window per visible notice, typed
@@ -135,12 +134,8 @@ public final class X11Backend: PopupBackend {
   /// Draws `popup` at `appearance`'s opacity (full where nothing composites).
   private func draw(_ popup: X11Popup, _ appearance: (phase: Phase, opacity: Double)) {
     guard let connection else { return }
-    let painter = display.painter!
-    if popup.image == nil { popup.image = painter.render(popup.card, height: popup.height) }
     let frame = popup.frameBuffer()
-    painter.composite(
-      popup.image!, of: popup.card, into: frame, opacity: connection.fades ? appearance.opacity : 1,
-      activity: Posix.monotonicNow() - popup.appeared)
+    display.paint(popup, into: frame, opacity: connection.fades ? appearance.opacity : 1)
     popup.put(frame, connection)
     popup.dirty = false
     // A card that holds is drawn again only when it changes, is exposed or starts to fade out:

@@ -340,7 +340,7 @@ public struct QueueMachine {
     guard let old = notices[id]?.notice.phase else { return }
     notices.modify(id) { $0.notice.phase = phase }
     count(from: old, to: phase)
-    if phase == .fadingIn || phase == .fadingOut {
+    if phase.isFading {
       fading.insert(id)
     } else {
       fading.remove(id)
