@@ -69,7 +69,7 @@ public final class EventLoop: @unchecked Sendable {
     var ready = Posix.ReadyEvents()
     while !stopped {
       lock.lock()
-      let idle = tasks.isEmpty
+      let idle = tasks.isEmpty && !endOfTurnBusy
       sleeping = idle
       lock.unlock()
       let timeout = idle ? timers.timeout(now: Posix.monotonicNow()) : 0
@@ -89,6 +89,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         handlers[token]?(ready.events[index])
       }
+      endOfTurnBusy = false
       runTasks()
       runDueTimers()
       endTurn()
@@ -152,17 +153,22 @@ public final class EventLoop: @unchecked Sendable {
     return isCurrentLocked && tasks.isEmpty
   }
 
-  private func runTasks() {
+  /// Runs the tasks handed in, and answers whether there were any.
+  @discardableResult
+  private func runTasks() -> Bool {
     // Tasks handed in while these run wait for the next round, so a task that hands in another
     // cannot keep the loop from its sockets.
+    var ran = false
     for _ in 0..<4 {
       lock.lock()
       let batch = tasks
       tasks.removeAll(keepingCapacity: true)
       lock.unlock()
-      if batch.isEmpty { return }
+      if batch.isEmpty { break }
+      ran = true
       for task in batch { task() }
     }
+    return ran
   }
 
   // MARK: - Descriptors
@@ -250,13 +256,20 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func endTurn() {
+    // A task run here (a reply handed in from another thread) may leave work for the handlers: they
+    // run again after it, or its reply would wait for the loop's next wake-up.
     for _ in 0..<8 {
       var worked = false
       for handler in turnEndHandlers where handler() { worked = true }
-      runTasks()
+      if runTasks() { worked = true }
       if !worked { return }
     }
+    // Still busy after eight rounds: the next turn looks at the sockets without sleeping.
+    endOfTurnBusy = true
   }
+
+  /// Set when a turn ended with its end-of-turn work unfinished: the next turn does not sleep.
+  private var endOfTurnBusy = false
 }
 
 extension TimerHeap {
