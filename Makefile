@@ -117,13 +117,13 @@ FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyPosix/*.swif
 	Sources/NotifyDaemon/ConfigLoader.swift
 FUZZ_SECONDS ?= 300
 
-$(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config &: $(FUZZ_SOURCES)
+$(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup &: $(FUZZ_SOURCES)
 	fuzz/build.sh $(FUZZ_OUT)
 
-fuzz: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
+fuzz: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_OUT)
 
-fuzz-test: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config
+fuzz-test: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup
 	fuzz/run.sh 30 $(FUZZ_OUT)
 
 fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config

@@ -1,7 +1,7 @@
 # bash completion for notifyctl(1): commands, options, their values, and the ids of the notices
 # the daemon has now. Needs nothing but bash; uses bash-completion's helpers when they are loaded.
 
-_notifyctl_commands='show progress update end cancel invoke suspend resume reload status list
+_notifyctl_commands='show progress update end cancel dismiss invoke suspend resume reload status list
 history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
@@ -18,6 +18,7 @@ _notifyctl_options_of() {
         update) echo '--title --body --value' ;;
         end) echo '--hold' ;;
         cancel) echo '--tag --all --now' ;;
+        dismiss) echo '--all' ;;
         suspend) echo '--for' ;;
         status | list | get) echo '--json' ;;
         history) echo '--json --limit -n --app --outcome --since' ;;
@@ -136,7 +137,7 @@ _notifyctl() {
     case $verb in
         update | end | get | wait)
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
-        cancel)
+        cancel | dismiss)
             COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         invoke)
             if ((position == 0)); then
@@ -148,7 +149,7 @@ _notifyctl() {
             ((position == 0)) && COMPREPLY=($(compgen -W "$_notifyctl_commands" -- "$cur")) ;;
         call)
             ((position == 0)) && COMPREPLY=($(compgen -W 'Show Progress Update End Cancel Invoke Suspend
-                Resume Get List History Status Wait Watch Reload org.varlink.service.GetInfo
+                Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo
                 org.varlink.service.GetInterfaceDescription' -- "$cur")) ;;
         run)
             COMPREPLY=($(compgen -c -- "$cur")) ;;

@@ -101,6 +101,7 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a progress -d 'Start a pr
 complete -c notifyctl -n __notifyctl_needs_command -f -a update -d "Change a notice's title, body or value"
 complete -c notifyctl -n __notifyctl_needs_command -f -a end -d 'Finish a notice, with an optional closing message'
 complete -c notifyctl -n __notifyctl_needs_command -f -a cancel -d 'Cancel notices and print their ids'
+complete -c notifyctl -n __notifyctl_needs_command -f -a dismiss -d 'Close notices as a person would and print their ids'
 complete -c notifyctl -n __notifyctl_needs_command -f -a invoke -d "Choose one of a visible notice's actions"
 complete -c notifyctl -n __notifyctl_needs_command -f -a suspend -d 'Hold back new notices (do not disturb)'
 complete -c notifyctl -n __notifyctl_needs_command -f -a resume -d 'Show held-back notices again'
@@ -135,9 +136,10 @@ complete -c notifyctl -n '__notifyctl_using show' -l wait -d 'Wait until the not
 complete -c notifyctl -n '__notifyctl_using progress update' -l value -x -d 'Progress, in percent'
 complete -c notifyctl -n '__notifyctl_using progress' -l timeout -x -d 'Time out when not ended within D (0: never)'
 
-complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel' -f
+complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel dismiss' -f
 complete -c notifyctl -n '__notifyctl_using -p 0 update end get wait invoke' -a '(__notifyctl_ids)'
-complete -c notifyctl -n '__notifyctl_using cancel' -a '(__notifyctl_ids)'
+complete -c notifyctl -n '__notifyctl_using cancel dismiss' -a '(__notifyctl_ids)'
+complete -c notifyctl -n '__notifyctl_using dismiss' -l all -d 'Dismiss every visible notice'
 complete -c notifyctl -n '__notifyctl_using -p 1 invoke' -a '(__notifyctl_actions)'
 complete -c notifyctl -n '__notifyctl_using update' -l title -x -d 'New title'
 complete -c notifyctl -n '__notifyctl_using update' -l body -x -d 'New body'
@@ -165,5 +167,5 @@ complete -c notifyctl -n '__notifyctl_using -p 0 run' -l timeout -x -d 'Time the
 complete -c notifyctl -n '__notifyctl_using -p 0 run' -f -a '(__fish_complete_command)'
 complete -c notifyctl -n 'not __notifyctl_using -p 0 run; and __notifyctl_using run' -f -a '(__notifyctl_run_command)'
 complete -c notifyctl -n '__notifyctl_using call' -l more -d 'Ask for several replies'
-complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Suspend Resume Get List History Status Wait Watch Reload org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
-complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel invoke suspend resume reload status list history get wait watch run call help'
+complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Suspend Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
+complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke suspend resume reload status list history get wait watch run call help'

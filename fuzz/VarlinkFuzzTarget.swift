@@ -23,6 +23,7 @@ let table: MethodTable = {
   bind(.end, EndParameters.self)
   bind(.cancel, CancelParameters.self)
   bind(.invoke, InvokeParameters.self)
+  bind(.dismiss, DismissParameters.self)
   bind(.suspend, SuspendParameters.self)
   bind(.get, IDParameters.self)
   bind(.wait, IDParameters.self)
@@ -64,6 +65,7 @@ func decode(_ message: [UInt8]) {
   case "End": roundTrip(EndParameters.self, message, call!.parameters)
   case "Cancel": roundTrip(CancelParameters.self, message, call!.parameters)
   case "Invoke": roundTrip(InvokeParameters.self, message, call!.parameters)
+  case "Dismiss": roundTrip(DismissParameters.self, message, call!.parameters)
   case "Suspend": roundTrip(SuspendParameters.self, message, call!.parameters)
   case "Get", "Wait": roundTrip(IDParameters.self, message, call!.parameters)
   case "History": roundTrip(HistoryParameters.self, message, call!.parameters)
@@ -74,7 +76,8 @@ func decode(_ message: [UInt8]) {
     let decoders: [([UInt8]) -> Void] = [
       { decodeReply(ShowReply.self, $0) }, { decodeReply(ProgressReply.self, $0) },
       { decodeReply(NoticeReply.self, $0) }, { decodeReply(NoticesReply.self, $0) },
-      { decodeReply(CancelReply.self, $0) }, { decodeReply(SuspendReply.self, $0) },
+      { decodeReply(CancelReply.self, $0) }, { decodeReply(DismissReply.self, $0) },
+      { decodeReply(SuspendReply.self, $0) },
       { decodeReply(StatusReply.self, $0) }, { decodeReply(EventReply.self, $0) },
       { decodeReply(ServiceInfo.self, $0) }, { decodeReply(InterfaceDescriptionReply.self, $0) },
     ]

@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets with the toolchain's own libFuzzer and AddressSanitizer:
 #   OUT/fuzz-varlink   Varlink framing + the daemon's one-pass call reading (fuzz/VarlinkFuzzTarget.swift)
 #   OUT/fuzz-config    the config file through libinih and ConfigParser (fuzz/ConfigFuzzTarget.swift)
+#   OUT/fuzz-markup    a notification body through the markup reader, BodyMarkup (fuzz/MarkupFuzzTarget.swift)
 # Not through SwiftPM: each library the targets need is compiled here, instrumented, from the
 # files listed below. Usage: fuzz/build.sh [OUT]   (default .build/fuzz)
 set -euo pipefail
@@ -38,7 +39,7 @@ executable() {
   [ -x "$output" ]
 }
 
-rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config
+rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config "$out"/fuzz-markup
 library NotifyPosix "${posix_sources[@]}"
 library NotifyProtocol "${protocol_sources[@]}"
 library NotifyCore "${core_sources[@]}"
@@ -51,4 +52,5 @@ varlink=$!
 executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "${daemon_sources[@]}" \
   "${modules[@]}" -linih
 wait "$varlink"
-echo "fuzz: built $out/fuzz-varlink and $out/fuzz-config"
+executable "$out/fuzz-markup" fuzz/MarkupFuzzTarget.swift "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a"
+echo "fuzz: built $out/fuzz-varlink, $out/fuzz-config and $out/fuzz-markup"

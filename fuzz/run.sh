@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs both fuzz targets side by side for SECONDS each (default 30) on what fuzz/build.sh built in
+# Runs the fuzz targets side by side for SECONDS each (default 30) on what fuzz/build.sh built in
 # OUT (default .build/fuzz), starting from the committed seeds in fuzz/corpus/<target>/.
 # New inputs go to OUT/corpus/<target>/ (not committed); a crash leaves OUT/artifacts/<target>/crash-*
 # and fails the run. Usage: fuzz/run.sh [SECONDS] [OUT]
@@ -12,7 +12,8 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
 
 pids=()
-for target in varlink config; do
+targets=(varlink config markup)
+for target in "${targets[@]}"; do
   mkdir -p "$out/corpus/$target" "$out/artifacts/$target"
   "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$out/artifacts/$target/" \
@@ -20,8 +21,8 @@ for target in varlink config; do
   pids+=($!)
 done
 status=0
-for index in 0 1; do
-  target=$([ "$index" -eq 0 ] && echo varlink || echo config)
+for index in "${!targets[@]}"; do
+  target=${targets[$index]}
   if ! wait "${pids[$index]}"; then
     status=1
     echo "fuzz: $target FAILED; the end of $out/$target.log:" >&2

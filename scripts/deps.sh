@@ -16,7 +16,8 @@ debian_packages=(
   picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
   gdb                                                     # a test that finds a process stuck prints its threads
 )
-python_packages=(varlink pytest)
+# import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast).
+python_packages=(varlink:varlink pytest:pytest desktop_notifier:desktop-notifier)
 
 missing=()
 for package in "${debian_packages[@]}"; do
@@ -39,8 +40,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python=${PYTHON:-python3}
-for package in "${python_packages[@]}"; do
-  "$python" -c "import $package" 2>/dev/null || {
+for entry in "${python_packages[@]}"; do
+  module=${entry%%:*}
+  package=${entry#*:}
+  "$python" -c "import $module" 2>/dev/null || {
     echo "deps: pip installing $package"
     "$python" -m pip install -q "$package"
   }

@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(pkg-config --variable=pkgdatadir wayland-protocols)
 # xdg-shell only because layer-shell's get_popup names xdg_popup: its interface must be linked.
+# xdg-activation for the token an action's program is started with (ActivationToken on D-Bus).
 sources=(protocols/wlr-layer-shell-unstable-v1.xml "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"
-  "$data/stable/xdg-shell/xdg-shell.xml")
+  "$data/stable/xdg-shell/xdg-shell.xml" "$data/staging/xdg-activation/xdg-activation-v1.xml")
 out=Sources/CWayland
 check=${1:-}
 work=$(mktemp -d)

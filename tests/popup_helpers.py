@@ -176,7 +176,8 @@ def private_bus(directory):
 @contextlib.contextmanager
 def notification_signals(bus, directory):
     """dbus-monitor on `bus`, watching org.freedesktop.Notifications' signals, once it listens;
-    yields `closed(id, reason)`, which waits until NotificationClosed(id, reason) was sent."""
+    yields `closed(id, reason)`, which waits until NotificationClosed(id, reason) was sent (its
+    `log` is dbus-monitor's output)."""
     log_path = directory / "monitor.log"
     with open(log_path, "w") as log:
         monitor = subprocess.Popen(["dbus-monitor", "--address", bus,
@@ -190,6 +191,7 @@ def notification_signals(bus, directory):
             wait_for(lambda: re.search(pattern, log_path.read_text()), timeout=10,
                      what=f"NotificationClosed({notice_id}, {reason})")
 
+        closed.log = log_path
         yield closed
     finally:
         monitor.terminate()

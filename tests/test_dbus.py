@@ -141,7 +141,7 @@ class Monitor:
         found = []
         text = self.path.read_text()
         for block in re.split(r"\n(?=signal )", text):
-            header = re.search(r"member=(NotificationClosed|ActionInvoked)", block)
+            header = re.search(r"member=(NotificationClosed|ActionInvoked|ActivationToken)", block)
             if not header:
                 continue
             values = re.findall(r"^\s+(?:uint32 (\d+)|string \"(.*)\")$", block, re.M)
@@ -333,7 +333,8 @@ def test_server_answers_server_information_and_capabilities(start_daemon, bus):
     wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == daemon.process.pid,
              what="notifyd to own the name")
     assert bus.call_notifications("GetServerInformation") == ["notifyd", "notifyd", "0.1.0", "1.2"]
-    assert sorted(bus.call_notifications("GetCapabilities")[0]) == ["actions", "body", "persistence"]
+    # No popups are drawn here (no display): no icon-static; no [Sound]: no sound.
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence"]
     assert "dbus: serving org.freedesktop.Notifications" in daemon.stderr()
 
 
@@ -593,7 +594,8 @@ def test_forwarded_notice_appears_in_dunst(start_daemon, dunst, display):
     received = dunst.received()
     assert len(received) == 1
     assert (received[0]["summary"], received[0]["urgency"], received[0]["timeout"]) == ("Backup <done>", "CRITICAL", "22000")
-    # dunst reads the body as markup, so notifyd escaped it; the popup lived fade-in + hold + fade-out.
+    # dunst reads the body as markup, so notifyd sent it as well-formed markup meaning what its own
+    # popups would show (the bare & as &amp;); the popup lived fade-in + hold + fade-out.
     assert popup["timeout"] == 22_000_000
 
 

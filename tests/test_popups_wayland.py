@@ -8,6 +8,7 @@ virtual pointer are root's, which any compositor client may be.
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -491,13 +492,19 @@ def as_user_with_bus(daemon, bus_address, *command, **options):
                           timeout=30, **options)
 
 
-def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_it_with_reason_2(session, bus):
-    sway, make_daemon = session
+def serving_with_pointer(sway, make_daemon, bus):
+    """A daemon serving `bus` for its popups, and a virtual pointer parked off them."""
     daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
     wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
              what="notifyd to serve the bus for its popups")
     pointer = VirtualPointer(str(sway.directory), sway.display)
     pointer.move_to(*PARKED, *OUTPUT)
+    return daemon, pointer
+
+
+def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_it_with_reason_2(session, bus):
+    sway, make_daemon = session
+    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
     try:
         with notification_signals(bus, sway.directory) as closed:
             sent = as_user_with_bus(daemon, bus, "notify-send", "--print-id", "From notify-send", "over the bus")
@@ -511,6 +518,37 @@ def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_
             pointer.move_to(*PARKED, *OUTPUT)
             # NotificationClosed(id, 2): dismissed by a person.
             closed(bus_id, 2)
+    finally:
+        pointer.close()
+
+
+def test_a_click_that_chooses_an_action_sends_an_activation_token_before_action_invoked(session, bus):
+    sway, make_daemon = session
+    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
+    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
+                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+    try:
+        with notification_signals(bus, sway.directory) as closed:
+            # -A waits for the action: notify-send prints the id, then the action's name.
+            sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "default=Open",
+                                                              "Deploy?"], env=environment, stdout=subprocess.PIPE,
+                                      text=True)
+            image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the popup")
+            x0, y0, x1, y1 = image.box()
+            pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)
+            pointer.click()
+            pointer.move_to(*PARKED, *OUTPUT)
+            output, _ = sender.communicate(timeout=15)
+            printed = output.split()
+            assert len(printed) == 2 and printed[1] == "default", output
+            bus_id = int(printed[0])
+            text = wait_for(lambda: (lambda t: t if "member=ActionInvoked" in t else None)(closed.log.read_text()),
+                            what="ActionInvoked")
+            token = re.search(r'member=ActivationToken\n\s+uint32 %d\n\s+string "([^"]+)"' % bus_id, text)
+            invoked = re.search(r'member=ActionInvoked\n\s+uint32 %d\n\s+string "default"' % bus_id, text)
+            assert token and invoked, text
+            # The token comes first, so that the program the action starts can take the focus with it.
+            assert token.start() < invoked.start(), text
     finally:
         pointer.close()
 

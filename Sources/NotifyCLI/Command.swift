@@ -14,6 +14,8 @@ public enum Command: Sendable, Equatable {
   case end(EndParameters)
   /// `cancel`: cancels notices by id, by tag or all of them.
   case cancel(CancelTarget, now: Bool)
+  /// `dismiss`: closes notices as a person would (outcome `dismissed`): by id, or every visible one.
+  case dismiss(DismissTarget)
   /// `invoke`: chooses one of a notice's actions.
   case invoke(InvokeParameters)
   /// `suspend`: holds back new notices, for a while or until `resume`.
@@ -42,6 +44,12 @@ public enum Command: Sendable, Equatable {
   case version
   /// `--help` or `help VERB`: usage, of everything or of one verb.
   case help(verb: String?)
+}
+
+/// Which notices `dismiss` names: ids, or every visible notice.
+public enum DismissTarget: Sendable, Equatable {
+  case ids([Int])
+  case all
 }
 
 /// Which notices `cancel` names: exactly one of these.

@@ -129,6 +129,19 @@ extension CommandParser {
     return .cancel(target, now: arguments.flag("now"))
   }
 
+  static func dismiss(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    var ids: [Int] = []
+    for text in arguments.positionals {
+      ids.append(try ValueParser.noticeID(text, option: "ID"))
+    }
+    let all = arguments.flag("all")
+    guard ids.isEmpty == all else {
+      let reason = all ? "give only one of ID... and --all" : "say which notices: ID... or --all"
+      throw .invalidCombination(verb: arguments.verb, reason: reason)
+    }
+    return .dismiss(all ? .all : .ids(ids))
+  }
+
   static func invoke(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 2, names: ["ID", "ACTION"])
     return .invoke(

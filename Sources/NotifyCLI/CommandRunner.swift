@@ -44,6 +44,8 @@ public struct CommandRunner {
 
     case .cancel(let target, let now):
       return try cancel(target, now: now).rawValue
+    case .dismiss(let target):
+      return try dismiss(target).rawValue
 
     case .invoke(let parameters):
       _ = try connect().call(.invoke, parameters, returning: NoticeReply.self)
@@ -107,6 +109,28 @@ public struct CommandRunner {
     let notice = try client.call(.wait, IDParameters(id: id), returning: NoticeReply.self).notice
     if let action = notice.invoked { console.print(TextFormat.sanitized(action)) }
     return ExitStatus(outcome: notice.outcome)
+  }
+
+  /// Dismisses the target and prints the ids dismissed; with several ids, goes on past an id that
+  /// fails, and fails at the end.
+  private func dismiss(_ target: DismissTarget) throws -> ExitStatus {
+    let client = try connect()
+    let requests: [DismissParameters]
+    switch target {
+    case .all: requests = [DismissParameters(all: true)]
+    case .ids(let ids): requests = ids.map { DismissParameters(id: $0) }
+    }
+    var status = ExitStatus.success
+    for request in requests {
+      do {
+        let reply = try client.call(.dismiss, request, returning: DismissReply.self)
+        reply.dismissed.forEach { console.print("\($0)") }
+      } catch let error as VarlinkError {
+        console.printError("notifyctl: \(error)")
+        status = .failure
+      }
+    }
+    return status
   }
 
   /// Cancels the target and prints the ids cancelled; with several ids, goes on past an id that

@@ -40,7 +40,7 @@ enum NoticeFormatter {
       ("id", "\(notice.id)"),
       ("kind", notice.kind.rawValue),
       ("title", TextFormat.sanitized(notice.title)),
-      ("body", notice.body.map(TextFormat.sanitized)),
+      ("body", notice.body.map(TextFormat.bodyText)),
       ("app", notice.app.map(TextFormat.sanitized)),
       ("urgency", notice.urgency.rawValue),
       ("style", notice.style.rawValue),
@@ -50,7 +50,7 @@ enum NoticeFormatter {
       ("value", notice.value.map { "\($0)%" }),
       ("phase", "\(notice.phase.rawValue) (opacity \(TextFormat.fixed(notice.opacity, digits: 2)))"),
       ("outcome", notice.outcome?.rawValue),
-      ("message", notice.message.map(TextFormat.sanitized)),
+      ("message", notice.message.map(TextFormat.bodyText)),
       ("invoked", notice.invoked.map(TextFormat.sanitized)),
     ]
     let actions = (notice.actions ?? []).map {
@@ -124,7 +124,7 @@ enum NoticeFormatter {
     case .updated:
       guard let notice else { return ["\(prefix) #\(id.map(String.init) ?? "?")"] }
       // An update is about the text: show what it now says.
-      let text = (notice.message ?? notice.body).map { ": " + TextFormat.sanitized($0) } ?? ""
+      let text = (notice.message ?? notice.body).map { ": " + TextFormat.bodyText($0) } ?? ""
       return ["\(prefix) \(describe(notice, phase: event.phase, opacity: event.opacity))\(text)"]
     case .added, .phase, .frame:
       guard let notice else {

@@ -206,7 +206,7 @@ struct TerminalRenderer: Sendable {
     lines.append(framed(titleLine, inner: inner, ink: ink))
 
     // │ body, up to two lines │
-    if let text = (notice.message ?? notice.body).map(TextFormat.sanitized), !text.isEmpty {
+    if let text = (notice.message ?? notice.body).map(TextFormat.bodyText), !text.isEmpty {
       for row in DisplayWidth.wrapped(text, toColumns: inner, maximumLines: Self.maximumBodyLines) {
         lines.append(framed(StyledLine(row, ink.body), inner: inner, ink: ink))
       }

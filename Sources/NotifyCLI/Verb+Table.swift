@@ -43,6 +43,11 @@ extension Verb {
       ],
       build: CommandParser.cancel),
     Verb(
+      name: "dismiss", synopsis: "ID... | --all",
+      summary: "close notices as a person would (outcome dismissed) and print their ids",
+      options: [.flag("all", "dismiss every visible notice")],
+      build: CommandParser.dismiss),
+    Verb(
       name: "invoke", synopsis: "ID ACTION", summary: "choose one of a visible notice's actions",
       options: [], build: CommandParser.invoke),
     Verb(

@@ -39,7 +39,7 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
     let tooltip = visible.map { notice in
       let title = TextFormat.sanitized(notice.title)
       guard let body = notice.body, !body.isEmpty else { return title }
-      return "\(title): \(TextFormat.sanitized(body))"
+      return "\(title): \(TextFormat.bodyText(body))"
     }.joined(separator: "\n")
     var classes = [top.urgency.rawValue, top.phase.rawValue]
     if top.kind == .progress { classes.append("progress") }

@@ -47,9 +47,14 @@ extension Config {
       var pairs: [(String, String?)] = [
         ("MatchApp", rule.matchApp?.pattern), ("MatchTag", rule.matchTag?.pattern),
         ("MatchTitle", rule.matchTitle?.pattern), ("MatchUrgency", rule.matchUrgency?.rawValue),
+        ("MatchDesktopEntry", rule.matchDesktopEntry?.pattern),
+        ("MatchCategory", rule.matchCategory?.pattern),
       ]
       pairs += timing(rule.timing)
-      pairs += [("Urgency", rule.urgency?.rawValue), ("Suppress", rule.suppress ? "yes" : nil)]
+      pairs += [
+        ("Urgency", rule.urgency?.rawValue), ("Suppress", rule.suppress ? "yes" : nil),
+        ("IgnoreClose", seconds(rule.ignoreClose)),
+      ]
       if pairs.allSatisfy({ $0.1 == nil }) {
         pairs.append(("# matches every notice and changes nothing", ""))
       }
@@ -58,7 +63,9 @@ extension Config {
     section("Socket", [("Path", socketPath ?? "$XDG_RUNTIME_DIR/notifyd.sock")])
     section(
       "Store", [("Path", storePath ?? "$XDG_STATE_HOME/notifyd/notifyd.db"), ("Sync", storeSync.rawValue)])
-    section("DBus", [("Mode", dbusMode.rawValue)])
+    section("DBus", [("Mode", dbusMode.rawValue), ("IgnoreClose", seconds(dbusIgnoreClose))])
+    section(
+      "Sound", [("Enabled", sound.enabled ? "yes" : "no"), ("Default", sound.defaultName ?? "")])
     section(
       "Display",
       [

@@ -24,6 +24,20 @@ public struct Hooks: Sendable, Equatable {
   }
 }
 
+/// Whether notices play sounds as they show (`[Sound]`).
+public struct SoundSettings: Sendable, Equatable {
+  /// `Enabled=`: play a notice's sound (`canberra-gtk-play`, else `paplay` for files); when off,
+  /// hooks still see the sound in `NOTIFYD_SOUND_FILE` / `NOTIFYD_SOUND_NAME`.
+  public var enabled = false
+  /// `Default=`: a sound-theme name played for notices that name none (not for `silent` ones).
+  public var defaultName: String?
+
+  public init(enabled: Bool = false, defaultName: String? = nil) {
+    self.enabled = enabled
+    self.defaultName = defaultName
+  }
+}
+
 /// The daemon's whole configuration: what `notifyd.conf` says, over the built-in defaults.
 public struct Config: Sendable, Equatable {
   public var queue = QueueSettings()
@@ -35,6 +49,11 @@ public struct Config: Sendable, Equatable {
   public var storeSync = StoreSync.normal
   /// `[DBus] Mode=`.
   public var dbusMode = DBusMode.auto
+  /// `[DBus] IgnoreClose=`: a client's `CloseNotification` this many seconds or fewer after its
+  /// `Notify` is ignored (0: never); a rule's `IgnoreClose=` overrides it.
+  public var dbusIgnoreClose = 0.0
+  /// `[Sound]`.
+  public var sound = SoundSettings()
   /// `[Hooks]`.
   public var hooks = Hooks()
   /// `[Display]` and `[Display:URGENCY]`.

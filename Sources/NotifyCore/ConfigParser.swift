@@ -43,8 +43,17 @@ public enum ConfigParser {
         default: throw invalid("unknown key in [Store]")
         }
       case "DBus":
-        guard entry.key == "Mode" else { throw invalid("unknown key in [DBus]") }
-        config.dbusMode = try choice(entry.value, invalid)
+        switch entry.key {
+        case "Mode": config.dbusMode = try choice(entry.value, invalid)
+        case "IgnoreClose": config.dbusIgnoreClose = try duration(entry.value, invalid)
+        default: throw invalid("unknown key in [DBus]")
+        }
+      case "Sound":
+        switch entry.key {
+        case "Enabled": config.sound.enabled = try boolean(entry.value, invalid)
+        case "Default": config.sound.defaultName = entry.value.isEmpty ? nil : entry.value
+        default: throw invalid("unknown key in [Sound]")
+        }
       case "Hooks":
         let command = entry.value.isEmpty ? nil : entry.value
         switch entry.key {
@@ -148,6 +157,9 @@ public enum ConfigParser {
     case "MatchTag": rule.matchTag = try glob(entry.value, invalid)
     case "MatchTitle": rule.matchTitle = try glob(entry.value, invalid)
     case "MatchUrgency": rule.matchUrgency = try choice(entry.value, invalid)
+    case "MatchDesktopEntry": rule.matchDesktopEntry = try glob(entry.value, invalid)
+    case "MatchCategory": rule.matchCategory = try glob(entry.value, invalid)
+    case "IgnoreClose": rule.ignoreClose = try duration(entry.value, invalid)
     case "Urgency": rule.urgency = try choice(entry.value, invalid)
     case "Suppress": rule.suppress = try boolean(entry.value, invalid)
     case _ where timingKeys.contains(entry.key): try applyTiming(entry, to: &rule.timing, invalid)

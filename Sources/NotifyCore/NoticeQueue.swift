@@ -191,9 +191,15 @@ public final class NoticeQueue: Sendable {
     try mutate { machine, instant throws(QueueError) in try machine.cancel(request, at: instant) }
   }
 
-  /// Chooses action `action` of a visible notice; the notice then fades out with outcome `completed`.
+  /// Chooses action `action` of a visible notice; the notice then fades out with outcome `completed`
+  /// (a resident one stays).
   public func invoke(_ request: InvokeParameters) throws(QueueError) -> Notice {
     try mutate { machine, instant throws(QueueError) in try machine.invoke(request, at: instant) }
+  }
+
+  /// A person closes a notice, or every visible one (`QueueMachine.dismiss`). Answers the ids.
+  public func dismiss(_ request: DismissParameters) throws(QueueError) -> [Int] {
+    try mutate { machine, instant throws(QueueError) in try machine.dismiss(request, at: instant) }
   }
 
   /// Finishes a notice at once with `outcome`, as when a person closed it on the desktop.

@@ -46,9 +46,15 @@ public struct Rule: Sendable, Equatable {
   public var matchTag: Glob?
   public var matchTitle: Glob?
   public var matchUrgency: Urgency?
+  /// `MatchDesktopEntry=`: the sender's desktop file (the `desktop-entry` hint), without `.desktop`.
+  public var matchDesktopEntry: Glob?
+  /// `MatchCategory=`: the `category` hint (`email.arrived`).
+  public var matchCategory: Glob?
   public var timing: TimingOverrides
   public var urgency: Urgency?
   public var suppress: Bool
+  /// `IgnoreClose=`: a D-Bus client's `CloseNotification` this soon after its `Notify` is ignored.
+  public var ignoreClose: Double?
 
   public init(
     name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,
@@ -65,10 +71,14 @@ public struct Rule: Sendable, Equatable {
     self.suppress = suppress
   }
 
-  /// Whether every criterion the rule names holds for the notice; a missing app or tag matches
-  /// only the pattern `*`.
-  public func matches(app: String?, tag: String?, title: String, urgency: Urgency) -> Bool {
+  /// Whether every criterion the rule names holds for the notice; a missing app, tag, desktop
+  /// entry or category matches only the pattern `*`.
+  public func matches(app: String?, tag: String?, title: String, urgency: Urgency, hints: Hints? = nil)
+    -> Bool
+  {
     if let matchApp, !matchApp.matches(app ?? "") { return false }
+    if let matchDesktopEntry, !matchDesktopEntry.matches(hints?.desktopEntry ?? "") { return false }
+    if let matchCategory, !matchCategory.matches(hints?.category ?? "") { return false }
     if let matchTag, !matchTag.matches(tag ?? "") { return false }
     if let matchTitle, !matchTitle.matches(title) { return false }
     if let matchUrgency, matchUrgency != urgency { return false }
@@ -113,8 +123,10 @@ public struct QueueSettings: Sendable, Equatable {
   }
 
   /// The rules that match a notice, in file order.
-  public func matchingRules(app: String?, tag: String?, title: String, urgency: Urgency) -> [Rule] {
-    rules.filter { $0.matches(app: app, tag: tag, title: title, urgency: urgency) }
+  public func matchingRules(app: String?, tag: String?, title: String, urgency: Urgency, hints: Hints? = nil)
+    -> [Rule]
+  {
+    rules.filter { $0.matches(app: app, tag: tag, title: title, urgency: urgency, hints: hints) }
   }
 
   /// What a notice resolves to: its urgency, its full timing, and whether a rule suppresses it.
@@ -132,9 +144,10 @@ public struct QueueSettings: Sendable, Equatable {
   /// Resolves a notice's timing in order: built-in → `[Timing]` → `[Urgency:X]` → matching rules
   /// in file order → what the caller passed (`explicit`).
   public func resolve(
-    app: String?, tag: String?, title: String, urgency requested: Urgency?, explicit: TimingOverrides
+    app: String?, tag: String?, title: String, urgency requested: Urgency?, hints: Hints? = nil,
+    explicit: TimingOverrides
   ) -> Resolution {
-    let rules = matchingRules(app: app, tag: tag, title: title, urgency: requested ?? .normal)
+    let rules = matchingRules(app: app, tag: tag, title: title, urgency: requested ?? .normal, hints: hints)
     let urgency = requested ?? rules.compactMap(\.urgency).last ?? .normal
     // The built-in "critical holds until ended" is a built-in [Urgency:critical]: it stands above
     // [Timing], so `[Timing] Hold=` does not make critical notices go away by themselves.

@@ -5,6 +5,23 @@ import NotifyDisplay
 import NotifyProtocol
 import NotifyService
 
+/// What of the config the notification server reads as it serves, kept current across reloads.
+public struct DBusServerSettings: Sendable, Equatable {
+  /// `[DBus] IgnoreClose=`: a `CloseNotification` this soon after its `Notify` is ignored.
+  public var ignoreClose: Double
+  /// `[Sound] Enabled=`: `GetCapabilities` then lists `sound`.
+  public var soundEnabled: Bool
+
+  public init(ignoreClose: Double = 0, soundEnabled: Bool = false) {
+    self.ignoreClose = ignoreClose
+    self.soundEnabled = soundEnabled
+  }
+
+  public init(config: Config) {
+    self.init(ignoreClose: config.dbusIgnoreClose, soundEnabled: config.sound.enabled)
+  }
+}
+
 /// The desktop bridge (`[DBus] Mode=`): connects to the session bus and runs the forwarder or the
 /// notification server on it.
 ///
@@ -25,6 +42,8 @@ import NotifyService
 public final class DBusBridge: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `busQueue`.
   private let mode: DBusMode
+  /// What the server answers and ignores, as the config in force says: readable from any thread.
+  private let settings: Locked<DBusServerSettings>
   private let service: NoticeService
   private var queue: NoticeQueue { service.queue }
   private let log: Logger
@@ -56,13 +75,19 @@ public final class DBusBridge: @unchecked Sendable {
 
   /// A bridge in `mode` for `service`'s queue; `Notify` calls are answered once committed.
   public init(
-    mode: DBusMode, service: NoticeService, log: Logger,
+    mode: DBusMode, settings: DBusServerSettings = DBusServerSettings(), service: NoticeService, log: Logger,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
     self.mode = mode
+    self.settings = Locked(settings)
     self.service = service
     self.log = log
     self.environment = environment
+  }
+
+  /// Puts a reloaded config's `[DBus] IgnoreClose=` and `[Sound]` in force.
+  public func update(_ settings: DBusServerSettings) {
+    self.settings.withLock { $0 = settings }
   }
 
   /// `$XDG_CACHE_HOME/notifyd/icons`, else `~/.cache/notifyd/icons`.
@@ -171,7 +196,11 @@ public final class DBusBridge: @unchecked Sendable {
   }
 
   private func startServer(on connection: DBusConnection) throws(DBusError) {
-    let server = DBusNotificationServer(connection: connection, service: service, icons: icons, log: log)
+    let settings = settings
+    let server = DBusNotificationServer(
+      connection: connection, service: service, icons: icons, log: log,
+      settings: { settings.withLock { $0 } },
+      popupsDrawn: { [unowned self] in popupsDrawable })
     do {
       try server.start()
     } catch .system(_, let errno) where errno == EEXIST {

@@ -38,7 +38,7 @@ final class DBusForwarder: @unchecked Sendable {
   /// Whether a `Notify` may start a server through D-Bus activation.
   private let activation: Bool
   private var matches: [DBusConnection.Slot] = []
-  private var escapesMarkup = false
+  private var serverReadsMarkup = false
   private var popups: [Int: Popup] = [:]
   private var noticeIDs: [UInt32: Int] = [:]
 
@@ -70,9 +70,9 @@ final class DBusForwarder: @unchecked Sendable {
         destination: DBusNames.notifications, path: DBusNames.notificationsPath,
         interface: DBusNames.notificationsInterface, member: DBusNames.Method.getCapabilities, timeout: 2
       ) { message throws(DBusError) in try message.readStringArray() }
-      escapesMarkup = capabilities.contains(DBusNames.bodyMarkupCapability)
+      serverReadsMarkup = capabilities.contains(DBusNames.bodyMarkupCapability)
     } catch {
-      log.debug("dbus: GetCapabilities failed: \(error); sending bodies as plain text")
+      log.debug("dbus: GetCapabilities failed: \(error); sending bodies flattened to text")
     }
     for notice in queue.list() where notice.phase.isVisible { show(notice) }
   }
@@ -123,7 +123,7 @@ final class DBusForwarder: @unchecked Sendable {
       return
     }
     let next = DBusNotification(
-      forwarding: notice, replacesID: 0, firstShowing: false, escapesMarkup: escapesMarkup)
+      forwarding: notice, replacesID: 0, firstShowing: false, serverReadsMarkup: serverReadsMarkup)
     if let sent = popup.sent, Self.sameContent(sent, next) { return }
     send(notice, firstShowing: false)
   }
@@ -152,7 +152,7 @@ final class DBusForwarder: @unchecked Sendable {
     guard var popup = popups[notice.id] else { return }
     let request = DBusNotification(
       forwarding: notice, replacesID: popup.serverID ?? 0, firstShowing: firstShowing,
-      escapesMarkup: escapesMarkup)
+      serverReadsMarkup: serverReadsMarkup)
     popup.inFlight = true
     popup.sent = request
     popups[notice.id] = popup

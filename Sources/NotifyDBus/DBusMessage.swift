@@ -31,6 +31,12 @@ enum DBusHint: Sendable, Equatable {
     if case .string(let value) = self { return value }
     return nil
   }
+
+  /// The value of a boolean hint; an integer one (as some clients send) is true when not 0.
+  var booleanValue: Bool? {
+    if case .boolean(let value) = self { return value }
+    return integerValue.map { $0 != 0 }
+  }
 }
 
 /// A borrowed `sd_bus_message *`: reads and appends arguments through the non-variadic sd-bus

@@ -22,6 +22,8 @@ enum DBusNames {
   enum Signal {
     static let notificationClosed = "NotificationClosed"
     static let actionInvoked = "ActionInvoked"
+    /// Sent just before `ActionInvoked` when the click got an xdg-activation token (spec 1.2).
+    static let activationToken = "ActivationToken"
   }
 
   /// The hints notifyd reads and sends.
@@ -38,11 +40,37 @@ enum DBusNames {
     static let dunstStackTag = "x-dunst-stack-tag"
     /// String: notices with the same tag replace each other (Ubuntu's name).
     static let canonicalStackTag = "x-canonical-private-synchronous"
+    /// String: the kind of event (`email.arrived`).
+    static let category = "category"
+    /// String: the sender's desktop file, without `.desktop`.
+    static let desktopEntry = "desktop-entry"
+    /// Boolean: not kept in history.
+    static let transient = "transient"
+    /// Boolean: an action does not close it.
+    static let resident = "resident"
+    /// String: a sound file to play.
+    static let soundFile = "sound-file"
+    /// String: a sound-theme name to play.
+    static let soundName = "sound-name"
+    /// Boolean: play no sound.
+    static let suppressSound = "suppress-sound"
+    /// Int32: where the server should point the popup; notifyd places its popups itself.
+    static let x = "x"
+    static let y = "y"
   }
 
-  /// What `GetCapabilities` answers: only what notifyd really does. Not `body-markup` (bodies
-  /// are plain text), not `icon-*` (icons are ignored).
-  static let capabilities = ["actions", "body", "persistence"]
+  /// What `GetCapabilities` answers: only what notifyd really does. `actions`, `body`,
+  /// `body-markup` (the spec's subset, drawn styled) and `persistence` (history) always;
+  /// `icon-static` while popups draw icons; `sound` when `[Sound] Enabled=yes`. Not
+  /// `body-hyperlinks` (a link is drawn as text; a click on a popup means its action), not
+  /// `body-images` (an `img` shows its `alt` text), not `action-icons` or `icon-multi`.
+  static func capabilities(popups: Bool, sound: Bool) -> [String] {
+    var capabilities = ["actions", "body", "body-markup"]
+    if popups { capabilities.append("icon-static") }
+    capabilities.append("persistence")
+    if sound { capabilities.append("sound") }
+    return capabilities
+  }
   /// The capability a server announces when it reads the body as markup.
   static let bodyMarkupCapability = "body-markup"
 

@@ -82,6 +82,25 @@ struct DBusNotification: Equatable {
     return nil
   }
 
+  /// The hints notifyd keeps with the notice: `category`, `desktop-entry` (`.desktop` dropped),
+  /// `transient`, `resident`, `sound-file` (a path or `file://` URI), `sound-name`,
+  /// `suppress-sound`. A hint of the wrong type is ignored, as an unknown one is.
+  var desktopHints: Hints? {
+    func string(_ name: String) -> String? {
+      guard let value = hints[name]?.stringValue, !value.isEmpty else { return nil }
+      return value
+    }
+    func flag(_ name: String) -> Bool? { hints[name]?.booleanValue == true ? true : nil }
+    var entry = string(DBusNames.Hint.desktopEntry)
+    if let name = entry, name.hasSuffix(".desktop") { entry = String(name.dropLast(".desktop".count)) }
+    return Hints.nonEmpty(
+      Hints(
+        category: string(DBusNames.Hint.category), desktopEntry: entry,
+        transient: flag(DBusNames.Hint.transient), resident: flag(DBusNames.Hint.resident),
+        soundFile: string(DBusNames.Hint.soundFile).flatMap(Self.filePath),
+        soundName: string(DBusNames.Hint.soundName), silent: flag(DBusNames.Hint.suppressSound)))
+  }
+
   /// The notice's icon as a file, by the specification's order: `image-data` (kept as a PNG file
   /// in `icons`), else `image-path`, else `app_icon`, when they name a file (an absolute path or a
   /// `file://` URI; icon names from a theme are not looked up). Pixels that do not describe an
@@ -131,9 +150,12 @@ struct DBusNotification: Equatable {
   // MARK: - Forwarding: a notice as a Notify call
 
   /// The `Notify` call that shows `notice` on another server: summary = title; body = the closing
-  /// message after `End`, else the body (escaped when the server reads markup); `urgency` and
-  /// `value` hints; actions; `expireTimeout` covering what is left of the notice's life.
-  init(forwarding notice: Notice, replacesID: UInt32, firstShowing: Bool, escapesMarkup: Bool) {
+  /// message after `End`, else the body — as well-formed markup of the subset for a server that
+  /// reads markup (what notifyd's own popups would show: `a & b` stays `a & b` there), flattened to
+  /// text for one that does not; the icon, the `urgency` and `value` hints and the
+  /// notice's own hints (category, desktop entry, transient, resident, sound) passed through;
+  /// actions; `expireTimeout` covering what is left of the notice's life.
+  init(forwarding notice: Notice, replacesID: UInt32, firstShowing: Bool, serverReadsMarkup: Bool) {
     let text = notice.message ?? notice.body ?? ""
     let urgency: UInt8 =
       switch notice.urgency {
@@ -144,9 +166,21 @@ struct DBusNotification: Equatable {
     var hints: [String: DBusHint] = [DBusNames.Hint.urgency: .byte(urgency)]
     if let value = notice.value { hints[DBusNames.Hint.value] = .int32(Int32(clamping: value)) }
     if let icon = notice.icon { hints[DBusNames.Hint.imagePath[0]] = .string(icon) }
+    if let kept = notice.hints {
+      let strings = [
+        (DBusNames.Hint.category, kept.category), (DBusNames.Hint.desktopEntry, kept.desktopEntry),
+        (DBusNames.Hint.soundFile, kept.soundFile), (DBusNames.Hint.soundName, kept.soundName),
+      ]
+      for case (let name, let value?) in strings { hints[name] = .string(value) }
+      let flags = [
+        (DBusNames.Hint.transient, kept.isTransient), (DBusNames.Hint.resident, kept.isResident),
+        (DBusNames.Hint.suppressSound, kept.isSilent),
+      ]
+      for (name, set) in flags where set { hints[name] = .boolean(true) }
+    }
     self.init(
       appName: notice.app ?? "notifyd", replacesID: replacesID, summary: notice.title,
-      body: escapesMarkup ? Self.escapingMarkup(text) : text,
+      body: serverReadsMarkup ? BodyMarkup.normalized(text) : BodyMarkup.plainText(text),
       actions: (notice.actions ?? []).flatMap { [$0.key, $0.label] }, hints: hints,
       expireTimeout: Self.expireTimeout(for: notice, firstShowing: firstShowing))
   }
@@ -162,17 +196,4 @@ struct DBusNotification: Equatable {
     return Int32(clamping: Int64((seconds * 1000).rounded(.up)))
   }
 
-  /// `text` with `&`, `<` and `>` as entities, for a server that reads the body as markup.
-  static func escapingMarkup(_ text: String) -> String {
-    var escaped = ""
-    for character in text {
-      switch character {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      default: escaped.append(character)
-      }
-    }
-    return escaped
-  }
 }

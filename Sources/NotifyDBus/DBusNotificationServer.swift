@@ -2,6 +2,7 @@ import CNotifyBus
 import Dispatch
 import NotifyCore
 import NotifyDisplay
+import NotifyPosix
 import NotifyProtocol
 import NotifyService
 
@@ -23,7 +24,14 @@ final class DBusNotificationServer: @unchecked Sendable {
   private var queue: NoticeQueue { service.queue }
   private let icons: IconCache?
   private let log: Logger
+  /// The config in force: `IgnoreClose=`, whether sounds play.
+  private let settings: @Sendable () -> DBusServerSettings
+  /// Whether popups are drawn now: icons are shown only then.
+  private let popupsDrawn: () -> Bool
   private var object: DBusConnection.Slot?
+  /// When each unfinished notice from the bus came (monotonic seconds), and how soon after that a
+  /// `CloseNotification` of it is ignored: `[DBus] IgnoreClose=` or its rule's.
+  private var closeIgnoredUntil: [Int: Double] = [:]
   /// Unfinished notices that came through `Notify`: only they get signals.
   private var fromBus: Set<Int> = []
   /// Notices `CloseNotification` closed: their `NotificationClosed` says reason 3.
@@ -39,11 +47,17 @@ final class DBusNotificationServer: @unchecked Sendable {
     let message: DBusMessage
   }
 
-  init(connection: DBusConnection, service: NoticeService, icons: IconCache?, log: Logger) {
+  init(
+    connection: DBusConnection, service: NoticeService, icons: IconCache?, log: Logger,
+    settings: @escaping @Sendable () -> DBusServerSettings = { DBusServerSettings() },
+    popupsDrawn: @escaping () -> Bool = { false }
+  ) {
     self.connection = connection
     self.service = service
     self.icons = icons
     self.log = log
+    self.settings = settings
+    self.popupsDrawn = popupsDrawn
   }
 
   /// Puts the object on the bus and takes the name; fails with `EEXIST` when another server
@@ -120,22 +134,24 @@ final class DBusNotificationServer: @unchecked Sendable {
     let replacing = request.replacesID == 0 ? nil : Int(request.replacesID)
     let body = request.body.isEmpty ? nil : request.body
     let app = request.appName.isEmpty ? nil : request.appName
+    let hints = request.desktopHints
     if let value = request.value {
       // A D-Bus client cannot End an indicator: -1 means the hold a notice would get, not the
       // 30 s an indicator waits for news.
       let timeout =
         request.hold
         ?? queue.settings.resolve(
-          app: app, tag: nil, title: request.summary, urgency: request.urgency, explicit: TimingOverrides()
+          app: app, tag: nil, title: request.summary, urgency: request.urgency, hints: hints,
+          explicit: TimingOverrides()
         ).hold
       let parameters = ProgressParameters(
-        title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon,
+        title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon, hints: hints,
         key: request.stackTag, value: value, timeout: timeout)
       id = service.progress(parameters, replacing: replacing) { answer($0.map(\.id)) }?.id
     } else {
       let actions = request.actionPairs
       let parameters = ShowParameters(
-        title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon,
+        title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon, hints: hints,
         key: request.stackTag, hold: request.hold, actions: actions.isEmpty ? nil : actions)
       id = service.show(parameters, replacing: replacing, done: answer)
     }
@@ -145,8 +161,18 @@ final class DBusNotificationServer: @unchecked Sendable {
       notice.id = id
       fromBus.insert(id)
       unanswered[id, default: (0, [])].calls += 1
+      let window = ignoreCloseWindow(app: app, title: request.summary, urgency: request.urgency, hints: hints)
+      if window > 0 { closeIgnoredUntil[id] = Posix.monotonicNow() + window }
     }
     return 1
+  }
+
+  /// How long after its `Notify` a notice's `CloseNotification` is ignored: the last matching
+  /// rule's `IgnoreClose=`, else `[DBus] IgnoreClose=`.
+  private func ignoreCloseWindow(app: String?, title: String, urgency: Urgency?, hints: Hints?) -> Double {
+    let rules = queue.settings.matchingRules(
+      app: app, tag: nil, title: title, urgency: urgency ?? .normal, hints: hints)
+    return rules.compactMap(\.ignoreClose).last ?? settings().ignoreClose
   }
 
   /// The id a `Notify` got, for its answer on the connection's queue.
@@ -229,7 +255,10 @@ final class DBusNotificationServer: @unchecked Sendable {
     } catch {
       return DBusError.reply(failure, name: DBusNames.ErrorName.invalidArgs, message: "\(error)")
     }
-    if let notice = try? queue.get(id), notice.phase != .finished {
+    if let until = closeIgnoredUntil[id], Posix.monotonicNow() < until {
+      // An app that closes its own notices at once (`IgnoreClose=`): the notice stays.
+      log.debug("dbus: CloseNotification of notice \(id) right after its Notify, ignored (IgnoreClose=)")
+    } else if let notice = try? queue.get(id), notice.phase != .finished {
       closedByCall.insert(id)
       // libnotify closes a notice after its action was chosen: it is ending as `completed` already.
       if notice.invoked == nil { _ = try? queue.cancel(CancelParameters(id: id)) }
@@ -241,8 +270,8 @@ final class DBusNotificationServer: @unchecked Sendable {
   /// `GetCapabilities() → as`.
   private func getCapabilities(_ call: DBusMessage, failure: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
     do {
-      try connection.reply(to: call) { message throws(DBusError) in try message.append(DBusNames.capabilities)
-      }
+      let capabilities = DBusNames.capabilities(popups: popupsDrawn(), sound: settings().soundEnabled)
+      try connection.reply(to: call) { message throws(DBusError) in try message.append(capabilities) }
     } catch {
       return DBusError.reply(failure, name: DBusNames.ErrorName.failed, message: "\(error)")
     }
@@ -274,9 +303,15 @@ final class DBusNotificationServer: @unchecked Sendable {
     switch event.kind {
     case .invoked:
       guard let id = event.id, fromBus.contains(id), let key = event.notice?.invoked else { return }
+      if let token = event.activationToken {
+        emit(DBusNames.Signal.activationToken, id: id) { message throws(DBusError) in
+          try message.append(token)
+        }
+      }
       emit(DBusNames.Signal.actionInvoked, id: id) { message throws(DBusError) in try message.append(key) }
     case .finished:
       guard let notice = event.notice, fromBus.remove(notice.id) != nil else { return }
+      closeIgnoredUntil[notice.id] = nil
       let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice.outcome)
       emit(DBusNames.Signal.notificationClosed, id: notice.id) { message throws(DBusError) in
         try message.append(reason.rawValue)

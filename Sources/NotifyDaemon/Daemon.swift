@@ -142,10 +142,11 @@ public final class Daemon: @unchecked Sendable {
     queue.restore(saved)
     self.queue = queue
     let service = NoticeService(queue: queue, journal: store)
-    let hooks = HookRunner(hooks: config.hooks, log: log) { id in try? queue.get(id) }
+    let hooks = HookRunner(hooks: config.hooks, sound: config.sound, log: log) { id in try? queue.get(id) }
     self.hooks = hooks
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
-    let bridge = DBusBridge(mode: config.dbusMode, service: service, log: log)
+    let bridge = DBusBridge(
+      mode: config.dbusMode, settings: DBusServerSettings(config: config), service: service, log: log)
     self.bridge = bridge
     let currentPopups = currentPopups
     bridge.onForwardingChanged = { forwarding in
@@ -259,7 +260,8 @@ public final class Daemon: @unchecked Sendable {
       config.display = fresh.display
       startPopups(environment: ProcessInfo.processInfo.environment)
     }
-    hooks?.update(fresh.hooks)
+    hooks?.update(fresh.hooks, sound: fresh.sound)
+    bridge?.update(DBusServerSettings(config: fresh))
     config = fresh
     configSource = source
     log.info("reloaded config from \(source ?? "built-in defaults")")

@@ -10,8 +10,9 @@ import NotifyProtocol
 #endif
 
 /// Runs the `[Hooks]` commands through `sh -c` as notices are shown and finish, with the notice
-/// in `NOTIFYD_*` variables: asynchronously, a bounded number at a time, each with a timeout, so a
-/// hook never holds up the queue.
+/// in `NOTIFYD_*` variables, and plays a notice's sound as it shows (`[Sound] Enabled=yes`):
+/// asynchronously, a bounded number at a time, each with a timeout, so a hook or a player never
+/// holds up the queue.
 ///
 /// - Important: `OnComplete` runs only for outcome `completed`; a cancelled notice's never runs.
 ///   Everything mutable is owned by `queue`.
@@ -20,6 +21,9 @@ public final class HookRunner: @unchecked Sendable {
   private let queue = DispatchQueue.daemonSerial("notifyd.hooks")
   private let log: Logger
   private var hooks: Hooks
+  private var sound: SoundSettings
+  /// Where the players are, looked up in `PATH` once.
+  private let players: SoundPlayers
   /// Which kinds of event the hooks in force need, readable from any thread: an event no hook
   /// needs costs nothing, not even a hop to `queue`.
   private let wanted: Locked<(shows: Bool, finishes: Bool)>
@@ -27,17 +31,20 @@ public final class HookRunner: @unchecked Sendable {
   private let maximumRunning: Int
   private var shown: Set<Int> = []
   private var running: [pid_t: (name: String, id: Int, timer: any DispatchSourceTimer)] = [:]
-  private var backlog: [(name: String, command: String, notice: Notice)] = []
+  private var backlog: [(name: String, arguments: [String], notice: Notice)] = []
   private var childSignal: (any DispatchSourceSignal)?
   private let lookup: @Sendable (Int) -> Notice?
 
   /// A runner for `hooks`; `lookup` finds a notice by id when an event names only the id.
   public init(
-    hooks: Hooks, log: Logger, timeout: Double = 30, maximumRunning: Int = 16,
+    hooks: Hooks, sound: SoundSettings = SoundSettings(), log: Logger, timeout: Double = 30,
+    maximumRunning: Int = 16, environment: [String: String] = ProcessInfo.processInfo.environment,
     lookup: @escaping @Sendable (Int) -> Notice?
   ) {
     self.hooks = hooks
-    self.wanted = Locked(Self.wanted(by: hooks))
+    self.sound = sound
+    self.players = SoundPlayers(path: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+    self.wanted = Locked(Self.wanted(by: hooks, sound: sound))
     self.log = log
     self.timeout = timeout
     self.maximumRunning = maximumRunning
@@ -50,14 +57,18 @@ public final class HookRunner: @unchecked Sendable {
     }
   }
 
-  /// Puts new hooks in force (after a reload).
-  public func update(_ hooks: Hooks) {
-    wanted.withLock { $0 = Self.wanted(by: hooks) }
-    queue.async { self.hooks = hooks }
+  /// Puts new hooks and sound settings in force (after a reload).
+  public func update(_ hooks: Hooks, sound: SoundSettings) {
+    wanted.withLock { $0 = Self.wanted(by: hooks, sound: sound) }
+    queue.async {
+      self.hooks = hooks
+      self.sound = sound
+    }
   }
 
-  private static func wanted(by hooks: Hooks) -> (shows: Bool, finishes: Bool) {
-    (hooks.onShow != nil, hooks.onFinish != nil || hooks.onComplete != nil || hooks.onShow != nil)
+  private static func wanted(by hooks: Hooks, sound: SoundSettings) -> (shows: Bool, finishes: Bool) {
+    let shows = hooks.onShow != nil || sound.enabled
+    return (shows, hooks.onFinish != nil || hooks.onComplete != nil || shows)
   }
 
   /// Feeds one queue event (from any thread); runs the hooks it calls for.
@@ -73,12 +84,18 @@ public final class HookRunner: @unchecked Sendable {
       case .phase:
         guard let id = event.id, let phase = event.phase, phase.isVisible, !shown.contains(id) else { return }
         shown.insert(id)
-        if let command = hooks.onShow, let notice = lookup(id) { run("OnShow", command, notice) }
+        guard let notice = lookup(id) else { return }
+        if let command = hooks.onShow { run("OnShow", ["/bin/sh", "-c", command], notice) }
+        if sound.enabled, let player = players.command(for: notice, default: sound.defaultName) {
+          run("Sound", player, notice)
+        }
       case .finished:
         guard let notice = event.notice else { return }
         shown.remove(notice.id)
-        if let command = hooks.onFinish { run("OnFinish", command, notice) }
-        if let command = hooks.onComplete, notice.outcome == .completed { run("OnComplete", command, notice) }
+        if let command = hooks.onFinish { run("OnFinish", ["/bin/sh", "-c", command], notice) }
+        if let command = hooks.onComplete, notice.outcome == .completed {
+          run("OnComplete", ["/bin/sh", "-c", command], notice)
+        }
       default:
         return
       }
@@ -101,13 +118,17 @@ public final class HookRunner: @unchecked Sendable {
       "NOTIFYD_ACTION": clean(notice.invoked),
       "NOTIFYD_MESSAGE": clean(notice.message),
       "NOTIFYD_VALUE": notice.value.map { "\($0)" } ?? "",
+      "NOTIFYD_CATEGORY": clean(notice.hints?.category),
+      "NOTIFYD_DESKTOP_ENTRY": clean(notice.hints?.desktopEntry),
+      "NOTIFYD_SOUND_FILE": notice.hints?.isSilent == true ? "" : clean(notice.hints?.soundFile),
+      "NOTIFYD_SOUND_NAME": notice.hints?.isSilent == true ? "" : clean(notice.hints?.soundName),
     ]
   }
 
-  private func run(_ name: String, _ command: String, _ notice: Notice) {
+  private func run(_ name: String, _ arguments: [String], _ notice: Notice) {
     guard running.count < maximumRunning else {
       if backlog.count < 1000 {
-        backlog.append((name, command, notice))
+        backlog.append((name, arguments, notice))
       } else {
         log.warning("\(name) hook for notice \(notice.id) dropped: 1000 hooks are waiting to run, ignoring")
       }
@@ -123,7 +144,7 @@ public final class HookRunner: @unchecked Sendable {
     for (key, value) in Self.environment(for: notice) { environment[key] = value }
     let pid: pid_t
     do {
-      pid = try spawn(["/bin/sh", "-c", command], environment: environment)
+      pid = try spawn(arguments, environment: environment)
     } catch {
       log.warning("\(name) hook for notice \(notice.id) could not start: \(error), ignoring")
       return
@@ -193,7 +214,37 @@ public final class HookRunner: @unchecked Sendable {
     }
     while running.count < maximumRunning, !backlog.isEmpty {
       let next = backlog.removeFirst()
-      run(next.name, next.command, next.notice)
+      run(next.name, next.arguments, next.notice)
     }
+  }
+}
+
+/// The programs that play a notice's sound: `canberra-gtk-play` (files and sound-theme names),
+/// else `paplay` (files only).
+struct SoundPlayers: Sendable {
+  let canberra: String?
+  let paplay: String?
+
+  init(path: String) {
+    let directories = path.split(separator: ":").map(String.init)
+    func find(_ name: String) -> String? {
+      directories.lazy.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+    canberra = find("canberra-gtk-play")
+    paplay = find("paplay")
+  }
+
+  /// The command that plays `notice`'s sound: its file, else its name, else `defaultName`; nil
+  /// when it is silent, names nothing, or no player can play it.
+  func command(for notice: Notice, default defaultName: String?) -> [String]? {
+    let hints = notice.hints
+    if hints?.isSilent == true { return nil }
+    if let file = hints?.soundFile {
+      if let canberra { return [canberra, "--file=\(file)", "--description=notifyd"] }
+      if let paplay { return [paplay, file] }
+      return nil
+    }
+    guard let name = hints?.soundName ?? defaultName, let canberra else { return nil }
+    return [canberra, "--id=\(name)", "--description=notifyd"]
   }
 }

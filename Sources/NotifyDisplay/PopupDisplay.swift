@@ -200,14 +200,20 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
+  /// Whether `button` over the popup of notice `id` chooses its default action (else it dismisses).
+  public func invokesAction(_ button: PopupButton, on id: Int) -> Bool {
+    button == .left && stack.cards[id]?.hasDefaultAction == true
+  }
+
   /// A button pressed over the popup of notice `id` (DESIGN §9): left invokes the default action
   /// if the notice has one, else dismisses; right dismisses.
-  public func pressed(_ button: PopupButton, on id: Int) {
+  public func pressed(_ button: PopupButton, on id: Int, activationToken: String? = nil) {
     guard let card = stack.cards[id] else { return }
     if button == .left, card.hasDefaultAction {
-      _ = try? engine.invoke(InvokeParameters(id: id, action: Card.defaultActionKey))
+      _ = try? engine.invoke(
+        InvokeParameters(id: id, action: Card.defaultActionKey, activationToken: activationToken))
     } else {
-      try? engine.dismiss(id)
+      _ = try? engine.dismiss(DismissParameters(id: id))
     }
   }
 

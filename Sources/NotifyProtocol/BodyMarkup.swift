@@ -5,7 +5,16 @@
 /// `<3`, `a < b`, an unknown tag, a tag never closed or closed out of order: all shown as written.
 /// Entities (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#NN;`, `&#xHH;`) are decoded; any other
 /// `&` stays.
+///
+/// Bounded work for any input: a tag is at most `maximumTagLength` scalars, at most
+/// `maximumDepth` tags stay open at once (those past it are literal), an entity at most 12; so a
+/// body costs time in proportion to its length times those bounds, whatever a client puts in it.
 public enum BodyMarkup {
+  /// The longest tag read as markup, in Unicode scalars (an `<a href>` with a long link fits).
+  public static let maximumTagLength = 1024
+  /// The most tags open at once; an opening tag past it is shown as written.
+  public static let maximumDepth = 32
+
   /// A stretch of text with one style.
   public struct Run: Sendable, Equatable {
     public var text: String
@@ -75,6 +84,43 @@ public enum BodyMarkup {
     return runs
   }
 
+  /// `body` as well-formed markup of the subset, meaning what `runs` reads in it: text escaped
+  /// (`&amp;`, `&lt;`, `&gt;`), each run in its `b`, `i`, `u` and `a` tags. For a server that reads
+  /// markup strictly (pango), so that `a & b` or `<3` shows as written there too. A body without
+  /// `<` or `&` comes back as it is. A link whose escaped target would not fit in a tag
+  /// (`maximumTagLength`) is left out: its text stays.
+  public static func normalized(_ body: String) -> String {
+    var markup = ""
+    for run in runs(body) {
+      var open: [String] = []
+      if let link = run.link {
+        let tag = "a href=\"\(escaped(link, quotes: true))\""
+        if tag.unicodeScalars.count + 2 <= maximumTagLength { open.append(tag) }
+      }
+      if run.bold { open.append("b") }
+      if run.italic { open.append("i") }
+      if run.underline { open.append("u") }
+      for tag in open { markup += "<\(tag)>" }
+      markup += escaped(run.text, quotes: false)
+      for tag in open.reversed() { markup += "</\(tag.prefix { $0 != " " })>" }
+    }
+    return markup
+  }
+
+  private static func escaped(_ text: String, quotes: Bool) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"" where quotes: result += "&quot;"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   /// `body` as plain text: the runs' text, links shown as their text.
   public static func plainText(_ body: String) -> String {
     runs(body).map(\.text).joined()
@@ -110,7 +156,7 @@ public enum BodyMarkup {
       } else if tag.selfClosing {
         continue
       } else if !tag.closing {
-        stack.append((tag.name, index))
+        if stack.count < maximumDepth { stack.append((tag.name, index)) }
       } else if let top = stack.last, top.name == tag.name {
         stack.removeLast()
         matched.insert(top.index)
@@ -157,7 +203,15 @@ public enum BodyMarkup {
 
   /// A tag of the subset starting at `start` (`<b>`, `</i>`, `<a href="…">`, `<img src=… alt=…/>`).
   private static func parseTag(_ scalars: [Unicode.Scalar], from start: Int) -> (Tag, Int)? {
-    guard let end = scalars[start...].firstIndex(of: ">") else { return nil }
+    // The name first, without looking further: most `<` in a body start no tag of the subset.
+    var scan = start + 1
+    if scan < scalars.count, scalars[scan] == "/" { scan += 1 }
+    let first = scan
+    while scan < scalars.count, scan - first < 3, scalars[scan].properties.isAlphabetic { scan += 1 }
+    let candidate = String(String.UnicodeScalarView(scalars[first..<scan])).lowercased()
+    guard elements.contains(candidate) else { return nil }
+    let limit = min(scalars.count, start + maximumTagLength)
+    guard let end = scalars[start..<limit].firstIndex(of: ">") else { return nil }
     let raw = String(String.UnicodeScalarView(scalars[start...end]))
     var inner = Substring(String(String.UnicodeScalarView(scalars[(start + 1)..<end])))
     var closing = false

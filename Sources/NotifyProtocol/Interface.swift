@@ -25,6 +25,7 @@ public enum Interface {
     case wait = "Wait"
     case watch = "Watch"
     case reload = "Reload"
+    case dismiss = "Dismiss"
 
     /// The fully qualified name, as sent on the wire.
     public var qualifiedName: String { "\(Interface.name).\(rawValue)" }
@@ -58,9 +59,16 @@ public enum Interface {
 
     type Action (key: string, label: string)
 
+    # What a desktop client says beyond the text (the freedesktop hints): transient ones are not
+    # kept in history, resident ones stay when an action is chosen; a sound plays as it shows.
+    type Hints (
+      category: ?string, desktopEntry: ?string, transient: ?bool, resident: ?bool,
+      soundFile: ?string, soundName: ?string, silent: ?bool
+    )
+
     type Notice (
       id: int, kind: Kind, title: string, body: ?string, app: ?string,
-      urgency: Urgency, style: Style, icon: ?string, tag: ?string, key: ?string,
+      urgency: Urgency, style: Style, icon: ?string, hints: ?Hints, tag: ?string, key: ?string,
       value: ?int, delay: float, fadeIn: float, hold: float, fadeOut: float,
       easeIn: Easing, easeOut: Easing, timeout: ?float, after: ?int,
       actions: ?[]Action, invoked: ?string,
@@ -70,27 +78,27 @@ public enum Interface {
 
     type Event (
       kind: EventKind, at: float, id: ?int, notice: ?Notice, phase: ?Phase,
-      opacity: ?float, notices: ?[]Notice, suspended: ?bool
+      opacity: ?float, notices: ?[]Notice, suspended: ?bool, activationToken: ?string
     )
 
     method Show(
       title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
-      icon: ?string, tag: ?string, key: ?string, delay: ?float, fadeIn: ?float, hold: ?float,
-      fadeOut: ?float, easeIn: ?Easing, easeOut: ?Easing, after: ?int,
+      icon: ?string, hints: ?Hints, tag: ?string, key: ?string, delay: ?float, fadeIn: ?float,
+      hold: ?float, fadeOut: ?float, easeIn: ?Easing, easeOut: ?Easing, after: ?int,
       actions: ?[]Action
     ) -> (id: int)
 
     method Progress(
       title: string, body: ?string, app: ?string, urgency: ?Urgency, style: ?Style,
-      icon: ?string, tag: ?string, key: ?string, value: ?int, timeout: ?float, delay: ?float,
-      fadeIn: ?float, fadeOut: ?float
+      icon: ?string, hints: ?Hints, tag: ?string, key: ?string, value: ?int, timeout: ?float,
+      delay: ?float, fadeIn: ?float, fadeOut: ?float
     ) -> (id: int, existing: bool)
 
     method Update(id: int, title: ?string, body: ?string, value: ?int) -> (notice: Notice)
     method End(id: int, message: ?string, hold: ?float) -> (notice: Notice)
     method Cancel(id: ?int, tag: ?string, all: ?bool, now: ?bool) -> (cancelled: []int)
     # Chooses one of a visible notice's actions; the notice then fades out (outcome completed).
-    method Invoke(id: int, action: string) -> (notice: Notice)
+    method Invoke(id: int, action: string, activationToken: ?string) -> (notice: Notice)
     method Suspend(duration: ?float) -> (suspended: bool)
     method Resume() -> (suspended: bool)
     method Get(id: int) -> (notice: Notice)
@@ -107,6 +115,8 @@ public enum Interface {
     method Watch(frames: ?bool, fps: ?int) -> (event: Event)
     # Re-reads the config; replies once the new config is in force (or the old one kept).
     method Reload() -> ()
+    # A person closed it, or every visible notice (all): each finishes at once, outcome dismissed.
+    method Dismiss(id: ?int, all: ?bool) -> (dismissed: []int)
 
     error NoSuchNotice (id: int)
     error InvalidArgument (field: string, reason: string)

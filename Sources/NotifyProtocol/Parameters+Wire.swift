@@ -60,6 +60,24 @@ extension Action: WireDecodable {
   }
 }
 
+extension Hints: WireDecodable {
+  public init(reading reader: inout JSONReader) throws(JSONReadError) {
+    self.init()
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "category": category = try reader.readOptionalString()
+      case "desktopEntry": desktopEntry = try reader.readOptionalString()
+      case "transient": transient = try reader.readOptionalBool()
+      case "resident": resident = try reader.readOptionalBool()
+      case "soundFile": soundFile = try reader.readOptionalString()
+      case "soundName": soundName = try reader.readOptionalString()
+      case "silent": silent = try reader.readOptionalBool()
+      default: try reader.skipValue()
+      }
+    }
+  }
+}
+
 /// The members `Show` and `Progress` both take, read once for both.
 protocol NoticeRequest {
   var body: String? { get set }
@@ -67,6 +85,7 @@ protocol NoticeRequest {
   var urgency: Urgency? { get set }
   var style: Style? { get set }
   var icon: String? { get set }
+  var hints: Hints? { get set }
   var tag: String? { get set }
   var key: String? { get set }
   var delay: Double? { get set }
@@ -83,6 +102,7 @@ extension NoticeRequest {
     case "urgency": urgency = try reader.readOptionalEnum(Urgency.self)
     case "style": style = try reader.readOptionalEnum(Style.self)
     case "icon": icon = try reader.readOptionalString()
+    case "hints": hints = try reader.readNull() ? nil : try Hints(reading: &reader)
     case "tag": tag = try reader.readOptionalString()
     case "key": key = try reader.readOptionalString()
     case "delay": delay = try reader.readOptionalDouble()
@@ -181,20 +201,35 @@ extension CancelParameters: WireDecodable {
   }
 }
 
+extension DismissParameters: WireDecodable {
+  public init(reading reader: inout JSONReader) throws(JSONReadError) {
+    self.init()
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "id": id = try reader.readOptionalInt()
+      case "all": all = try reader.readOptionalBool()
+      default: try reader.skipValue()
+      }
+    }
+  }
+}
+
 extension InvokeParameters: WireDecodable {
   public init(reading reader: inout JSONReader) throws(JSONReadError) {
     var id: Int?
     var action: String?
+    var activationToken: String?
     try reader.readObject { reader, name throws(JSONReadError) in
       switch name {
       case "id": id = try reader.readInt()
       case "action": action = try reader.readString()
+      case "activationToken": activationToken = try reader.readOptionalString()
       default: try reader.skipValue()
       }
     }
     guard let id else { throw missing("id") }
     guard let action else { throw missing("action") }
-    self.init(id: id, action: action)
+    self.init(id: id, action: action, activationToken: activationToken)
   }
 }
 

@@ -12,6 +12,8 @@ public struct ShowParameters: Codable, Sendable, Equatable {
   public var style: Style?
   /// An image file (PNG, an absolute path) the popups draw beside the text.
   public var icon: String?
+  /// Freedesktop hints: category, desktop entry, transient, resident, sound.
+  public var hints: Hints?
   public var tag: String?
   public var key: String?
   public var delay: Double?
@@ -25,8 +27,9 @@ public struct ShowParameters: Codable, Sendable, Equatable {
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
-    style: Style? = nil, icon: String? = nil, tag: String? = nil, key: String? = nil, delay: Double? = nil,
-    fadeIn: Double? = nil, hold: Double? = nil, fadeOut: Double? = nil, easeIn: Easing? = nil,
+    style: Style? = nil, icon: String? = nil, hints: Hints? = nil, tag: String? = nil, key: String? = nil,
+    delay: Double? = nil, fadeIn: Double? = nil, hold: Double? = nil, fadeOut: Double? = nil,
+    easeIn: Easing? = nil,
     easeOut: Easing? = nil, after: Int? = nil, actions: [Action]? = nil
   ) {
     self.title = title
@@ -35,6 +38,7 @@ public struct ShowParameters: Codable, Sendable, Equatable {
     self.urgency = urgency
     self.style = style
     self.icon = icon
+    self.hints = hints
     self.tag = tag
     self.key = key
     self.delay = delay
@@ -57,6 +61,8 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
   public var style: Style?
   /// An image file (PNG, an absolute path) the popups draw beside the text.
   public var icon: String?
+  /// Freedesktop hints: category, desktop entry, transient, resident, sound.
+  public var hints: Hints?
   public var tag: String?
   public var key: String?
   public var value: Int?
@@ -67,7 +73,8 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
-    style: Style? = nil, icon: String? = nil, tag: String? = nil, key: String? = nil, value: Int? = nil,
+    style: Style? = nil, icon: String? = nil, hints: Hints? = nil, tag: String? = nil, key: String? = nil,
+    value: Int? = nil,
     timeout: Double? = nil, delay: Double? = nil, fadeIn: Double? = nil, fadeOut: Double? = nil
   ) {
     self.title = title
@@ -76,6 +83,7 @@ public struct ProgressParameters: Codable, Sendable, Equatable {
     self.urgency = urgency
     self.style = style
     self.icon = icon
+    self.hints = hints
     self.tag = tag
     self.key = key
     self.value = value
@@ -129,14 +137,29 @@ public struct CancelParameters: Codable, Sendable, Equatable {
   }
 }
 
+/// The parameters of `Dismiss`: exactly one of `id` and `all` (every visible notice).
+public struct DismissParameters: Codable, Sendable, Equatable {
+  public var id: Int?
+  public var all: Bool?
+
+  public init(id: Int? = nil, all: Bool? = nil) {
+    self.id = id
+    self.all = all
+  }
+}
+
 /// The parameters of `Invoke`.
 public struct InvokeParameters: Codable, Sendable, Equatable {
   public var id: Int
   public var action: String
+  /// An xdg-activation token for the program the action starts (a click on a Wayland popup gets
+  /// one): the `invoked` event carries it, and D-Bus sends it as `ActivationToken`.
+  public var activationToken: String?
 
-  public init(id: Int, action: String) {
+  public init(id: Int, action: String, activationToken: String? = nil) {
     self.id = id
     self.action = action
+    self.activationToken = activationToken
   }
 }
 
@@ -217,6 +240,12 @@ public struct NoticesReply: Codable, Sendable, Equatable {
 public struct CancelReply: Codable, Sendable, Equatable {
   public var cancelled: [Int]
   public init(cancelled: [Int]) { self.cancelled = cancelled }
+}
+
+/// The reply of `Dismiss`.
+public struct DismissReply: Codable, Sendable, Equatable {
+  public var dismissed: [Int]
+  public init(dismissed: [Int]) { self.dismissed = dismissed }
 }
 
 /// The reply of `Suspend` and `Resume`.

@@ -28,6 +28,10 @@ extension Notice: WireEncodable {
     writer.key("urgency", urgency)
     writer.key("style", style)
     writer.key("icon", icon)
+    if let hints {
+      writer.key("hints")
+      hints.write(to: &writer)
+    }
     writer.key("tag", tag)
     writer.key("key", key)
     writer.key("value", value)
@@ -55,6 +59,20 @@ extension Notice: WireEncodable {
   }
 }
 
+extension Hints: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("category", category)
+    writer.key("desktopEntry", desktopEntry)
+    writer.key("transient", transient)
+    writer.key("resident", resident)
+    writer.key("soundFile", soundFile)
+    writer.key("soundName", soundName)
+    writer.key("silent", silent)
+    writer.endObject()
+  }
+}
+
 extension Event: WireEncodable {
   public func write(to writer: inout JSONWriter) {
     writer.beginObject()
@@ -78,6 +96,7 @@ extension Event: WireEncodable {
     writer.key("phase", phase)
     writer.key("opacity", opacity)
     writer.key("suspended", suspended)
+    writer.key("activationToken", activationToken)
   }
 }
 
@@ -122,6 +141,17 @@ extension CancelReply: WireEncodable {
     writer.key("cancelled")
     writer.beginArray()
     for id in cancelled { writer.integer(id) }
+    writer.endArray()
+    writer.endObject()
+  }
+}
+
+extension DismissReply: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("dismissed")
+    writer.beginArray()
+    for id in dismissed { writer.integer(id) }
     writer.endArray()
     writer.endObject()
   }

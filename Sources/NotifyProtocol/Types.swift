@@ -71,6 +71,8 @@ public struct Notice: Codable, Sendable, Equatable {
   public var style: Style
   /// An image file (PNG, an absolute path) the popups draw beside the text.
   public var icon: String?
+  /// What a desktop client said about it beyond the text (freedesktop hints); nil when nothing.
+  public var hints: Hints?
   public var tag: String?
   public var key: String?
   public var value: Int?
@@ -94,8 +96,9 @@ public struct Notice: Codable, Sendable, Equatable {
 
   public init(
     id: Int, kind: Kind, title: String, body: String? = nil, app: String? = nil,
-    urgency: Urgency = .normal, style: Style = .clear, icon: String? = nil, tag: String? = nil,
-    key: String? = nil, value: Int? = nil, delay: Double = 0, fadeIn: Double = 1, hold: Double = 5,
+    urgency: Urgency = .normal, style: Style = .clear, icon: String? = nil, hints: Hints? = nil,
+    tag: String? = nil, key: String? = nil, value: Int? = nil, delay: Double = 0, fadeIn: Double = 1,
+    hold: Double = 5,
     fadeOut: Double = 1,
     easeIn: Easing = .easeOut, easeOut: Easing = .easeIn, timeout: Double? = nil, after: Int? = nil,
     actions: [Action]? = nil, invoked: String? = nil, phase: Phase = .waiting, opacity: Double = 0,
@@ -110,6 +113,7 @@ public struct Notice: Codable, Sendable, Equatable {
     self.urgency = urgency
     self.style = style
     self.icon = icon
+    self.hints = hints
     self.tag = tag
     self.key = key
     self.value = value
@@ -133,6 +137,50 @@ public struct Notice: Codable, Sendable, Equatable {
   }
 }
 
+/// What a desktop client can say about a notice beyond its text, from the freedesktop hints; a
+/// Varlink client may say the same in `Show` and `Progress`.
+public struct Hints: Codable, Sendable, Equatable {
+  /// The kind of event, as the specification names them (`email.arrived`, `device.added`).
+  public var category: String?
+  /// The desktop file of the program that sent it, without `.desktop`: rules can match it.
+  public var desktopEntry: String?
+  /// Not kept in history once finished (it still waits, shows and fades as any other).
+  public var transient: Bool?
+  /// Choosing an action does not close it.
+  public var resident: Bool?
+  /// A sound to play as it shows: a file, or a name from the sound theme.
+  public var soundFile: String?
+  public var soundName: String?
+  /// No sound for it at all, not even `[Sound] Default=`.
+  public var silent: Bool?
+
+  public init(
+    category: String? = nil, desktopEntry: String? = nil, transient: Bool? = nil, resident: Bool? = nil,
+    soundFile: String? = nil, soundName: String? = nil, silent: Bool? = nil
+  ) {
+    self.category = category
+    self.desktopEntry = desktopEntry
+    self.transient = transient
+    self.resident = resident
+    self.soundFile = soundFile
+    self.soundName = soundName
+    self.silent = silent
+  }
+
+  /// Whether it says nothing: such hints are left out (`nil`).
+  public var isEmpty: Bool { self == Hints() }
+
+  /// `hints`, or nil when it says nothing.
+  public static func nonEmpty(_ hints: Hints?) -> Hints? {
+    guard let hints, !hints.isEmpty else { return nil }
+    return hints
+  }
+
+  public var isTransient: Bool { transient ?? false }
+  public var isResident: Bool { resident ?? false }
+  public var isSilent: Bool { silent ?? false }
+}
+
 /// One thing that happened on the queue, as `Watch` streams it.
 public struct Event: Codable, Sendable, Equatable {
   public var kind: EventKind
@@ -143,10 +191,12 @@ public struct Event: Codable, Sendable, Equatable {
   public var opacity: Double?
   public var notices: [Notice]?
   public var suspended: Bool?
+  /// For `invoked`: the xdg-activation token the click that chose the action got, if any.
+  public var activationToken: String?
 
   public init(
     kind: EventKind, at: Double, id: Int? = nil, notice: Notice? = nil, phase: Phase? = nil,
-    opacity: Double? = nil, notices: [Notice]? = nil, suspended: Bool? = nil
+    opacity: Double? = nil, notices: [Notice]? = nil, suspended: Bool? = nil, activationToken: String? = nil
   ) {
     self.kind = kind
     self.at = at
@@ -156,5 +206,6 @@ public struct Event: Codable, Sendable, Equatable {
     self.opacity = opacity
     self.notices = notices
     self.suspended = suspended
+    self.activationToken = activationToken
   }
 }

@@ -108,6 +108,13 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.invoke(request) }, done: done)
   }
 
+  /// A person closes a notice, or every visible one (`notifyctl dismiss`).
+  public func dismiss(
+    _ request: DismissParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.dismiss(request) }, done: done)
+  }
+
   /// A person closed notice `id` (a click on a popup), or the desktop's server reported so.
   public func dismiss(
     _ id: Int, outcome: Outcome = .dismissed, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void

@@ -127,12 +127,17 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     DROP TABLE notices;
     ALTER TABLE notices_v2 RENAME TO notices;
     """,
+    // 3: the freedesktop hints (category, desktop entry, transient, resident, sound), as JSON.
+    """
+    ALTER TABLE notices ADD COLUMN hints TEXT;
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
-    + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at"
+    + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
+    + "hints"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -141,7 +146,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...26).map { "?\($0)" }.joined(separator: ", ")
+    let placeholders = (1...27).map { "?\($0)" }.joined(separator: ", ")
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -257,7 +262,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - Rows
 
-  /// Binds `notice` to `upsert`'s 26 columns.
+  /// Binds `notice` to `upsert`'s 27 columns.
   private func bind(_ notice: Notice) {
     let row = upsert
     row.reset()
@@ -287,6 +292,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(24, notice.created)
     row.bind(25, notice.shown)
     row.bind(26, notice.outcome == nil ? nil : notice.finished)
+    row.bind(27, notice.hints.map(Self.encode))
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -300,7 +306,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     let outcome = row.text(21).flatMap(Outcome.init(rawValue:))
     return Notice(
       id: row.integer(0), kind: kind, title: title, body: row.text(3), app: row.text(4), urgency: urgency,
-      style: style, icon: row.text(7), tag: row.text(8), key: row.text(9), value: row.optionalInteger(10),
+      style: style, icon: row.text(7), hints: row.text(26).flatMap(decodeHints), tag: row.text(8),
+      key: row.text(9), value: row.optionalInteger(10),
       delay: row.real(11), fadeIn: row.real(12), hold: row.real(13), fadeOut: row.real(14), easeIn: easeIn,
       easeOut: easeOut, timeout: row.optionalReal(17), after: row.optionalInteger(18),
       actions: row.text(19).flatMap(decodeActions), invoked: row.text(20),
@@ -313,6 +320,20 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     var writer = JSONWriter()
     writer.write(actions)
     return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  /// The `hints` column: the `Hints` object as the IDL spells it.
+  static func encode(_ hints: Hints) -> String {
+    var writer = JSONWriter()
+    hints.write(to: &writer)
+    return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  static func decodeHints(_ text: String) -> Hints? {
+    Array(text.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      return try? Hints(reading: &reader)
+    }
   }
 
   static func decodeActions(_ text: String) -> [Action]? {

@@ -40,6 +40,9 @@ public enum QueueMethods {
     bind(.cancel, CancelParameters.self) { request, call in
       service.cancel(request) { call.answer($0.map(CancelReply.init(cancelled:))) }
     }
+    bind(.dismiss, DismissParameters.self) { request, call in
+      service.dismiss(request) { call.answer($0.map(DismissReply.init(dismissed:))) }
+    }
     bind(.invoke, InvokeParameters.self) { request, call in
       service.invoke(request) { call.answer($0.map(NoticeReply.init(notice:))) }
     }

@@ -173,6 +173,12 @@ extension WaylandBackend: PointerDelegate {
     guard let popup = popups.values.first(where: { $0.surface == surface }) else { return }
     // BTN_LEFT and BTN_RIGHT of linux/input-event-codes.h.
     switch button {
+    case 0x110 where display.invokesAction(.left, on: popup.id):
+      // The action's program may want the focus: it gets the click's activation token.
+      let id = popup.id
+      connection?.requestActivationToken(for: popup.surface) { [weak self] token in
+        self?.display.pressed(.left, on: id, activationToken: token)
+      }
     case 0x110: display.pressed(.left, on: popup.id)
     case 0x111: display.pressed(.right, on: popup.id)
     default: break

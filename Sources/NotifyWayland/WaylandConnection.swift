@@ -40,6 +40,12 @@ final class WaylandConnection {
   private var pointer: OpaquePointer?
   /// The surface the pointer is over, if it is one of ours.
   private var pointerSurface: OpaquePointer?
+  /// The serial of the last button press: an activation token asked for after it names it.
+  private var buttonSerial: UInt32 = 0
+  /// `xdg_activation_v1`, when the compositor offers it.
+  private var activation: OpaquePointer?
+  /// Activation tokens asked for and not yet answered (one per click on a popup).
+  private var tokenRequests: [ActivationTokenRequest] = []
   private(set) var outputs: [WaylandOutput] = []
   weak var pointerDelegate: PointerDelegate?
   /// Called when outputs come or go, or one is renamed or resized.
@@ -92,6 +98,10 @@ final class WaylandConnection {
 
   /// Destroys every proxy and closes the connection.
   func disconnect() {
+    for request in tokenRequests { request.cancel() }
+    tokenRequests.removeAll()
+    if let activation { xdg_activation_v1_destroy(activation) }
+    activation = nil
     if let pointer { wl_pointer_destroy(pointer) }
     if let seat { wl_seat_destroy(seat) }
     for output in outputs { destroy(output) }
@@ -136,6 +146,8 @@ final class WaylandConnection {
     case "zwlr_layer_shell_v1":
       layerShellVersion = min(version, 4)
       layerShell = bind(notifyd_layer_shell_interface(), 4)
+    case "xdg_activation_v1":
+      activation = bind(notifyd_xdg_activation_interface(), 1)
     case "zxdg_output_manager_v1":
       xdgOutputManager = bind(notifyd_xdg_output_manager_interface(), 2)
       for output in outputs where output.xdgOutput == nil { describe(output) }
@@ -193,9 +205,58 @@ final class WaylandConnection {
   fileprivate func pointerEntered(_ surface: OpaquePointer?) { pointerSurface = surface }
   fileprivate func pointerLeft() { pointerSurface = nil }
 
-  fileprivate func pointerButton(_ button: UInt32, state: UInt32) {
+  fileprivate func pointerButton(_ button: UInt32, serial: UInt32, state: UInt32) {
     guard state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue, let pointerSurface else { return }
+    buttonSerial = serial
     pointerDelegate?.pointerPressed(button, on: pointerSurface)
+  }
+
+  // MARK: - Activation
+
+  /// Asks the compositor for an xdg-activation token for the click just made on `surface`, and
+  /// calls `done` with it once it comes; with no `xdg_activation_v1`, calls `done(nil)` at once.
+  func requestActivationToken(for surface: OpaquePointer, done: @escaping (String?) -> Void) {
+    guard let activation, let proxy = xdg_activation_v1_get_activation_token(activation) else {
+      done(nil)
+      return
+    }
+    let request = ActivationTokenRequest(proxy: proxy) { [weak self] request, token in
+      self?.tokenRequests.removeAll { $0 === request }
+      done(token)
+    }
+    tokenRequests.append(request)
+    xdg_activation_token_v1_add_listener(
+      proxy, activationTokenListener, Unmanaged.passUnretained(request).toOpaque())
+    if let seat { xdg_activation_token_v1_set_serial(proxy, buttonSerial, seat) }
+    xdg_activation_token_v1_set_surface(proxy, surface)
+    xdg_activation_token_v1_commit(proxy)
+    wl_display_flush(display)
+  }
+}
+
+/// One `xdg_activation_token_v1` on its way: destroyed once its token came, or with the connection.
+final class ActivationTokenRequest {
+  private var proxy: OpaquePointer?
+  private let done: (ActivationTokenRequest, String?) -> Void
+
+  init(proxy: OpaquePointer, done: @escaping (ActivationTokenRequest, String?) -> Void) {
+    self.proxy = proxy
+    self.done = done
+  }
+
+  fileprivate func received(_ token: String?) {
+    guard let proxy else { return }
+    xdg_activation_token_v1_destroy(proxy)
+    self.proxy = nil
+    done(self, token)
+  }
+
+  /// The connection goes: the proxy with it, and the click is reported without a token.
+  func cancel() {
+    guard let proxy else { return }
+    xdg_activation_token_v1_destroy(proxy)
+    self.proxy = nil
+    done(self, nil)
   }
 }
 
@@ -262,8 +323,8 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.enter = { data, _, _, surface, _, _ in connection(data).pointerEntered(surface) }
   listener.pointee.leave = { data, _, _, _ in connection(data).pointerLeft() }
   listener.pointee.motion = { _, _, _, _, _ in }
-  listener.pointee.button = { data, _, _, _, button, state in
-    connection(data).pointerButton(button, state: state)
+  listener.pointee.button = { data, _, serial, _, button, state in
+    connection(data).pointerButton(button, serial: serial, state: state)
   }
   listener.pointee.axis = { _, _, _, _, _ in }
   listener.pointee.frame = { _, _ in }
@@ -273,3 +334,14 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.axis_value120 = { _, _, _, _ in }
   return listener
 }()
+
+nonisolated(unsafe) private let activationTokenListener:
+  UnsafeMutablePointer<xdg_activation_token_v1_listener> = {
+    let listener = UnsafeMutablePointer<xdg_activation_token_v1_listener>.allocate(capacity: 1)
+    listener.initialize(to: xdg_activation_token_v1_listener())
+    listener.pointee.done = { data, _, token in
+      Unmanaged<ActivationTokenRequest>.fromOpaque(data!).takeUnretainedValue()
+        .received(token.map { String(cString: $0) })
+    }
+    return listener
+  }()

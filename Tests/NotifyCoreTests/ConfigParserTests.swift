@@ -123,6 +123,32 @@ struct ConfigParserTests {
     #expect(spam.matchUrgency == .low)
   }
 
+  @Test func desktopKeys_rulesByDesktopEntryAndCategory_ignoreClose_andSound() throws {
+    let config = try parse([
+      ("Rule:chat", "MatchDesktopEntry", "org.telegram.*"), ("Rule:chat", "MatchCategory", "im.*"),
+      ("Rule:chat", "IgnoreClose", "2s"), ("DBus", "IgnoreClose", "500ms"),
+      ("Sound", "Enabled", "yes"), ("Sound", "Default", "message-new-instant"),
+    ])
+    let chat = config.queue.rules[0]
+    #expect(chat.ignoreClose == 2)
+    #expect(config.dbusIgnoreClose == 0.5)
+    #expect(config.sound == SoundSettings(enabled: true, defaultName: "message-new-instant"))
+    let telegram = Hints(category: "im.received", desktopEntry: "org.telegram.desktop")
+    #expect(chat.matches(app: "Telegram", tag: nil, title: "t", urgency: .normal, hints: telegram))
+    #expect(!chat.matches(app: "Telegram", tag: nil, title: "t", urgency: .normal, hints: nil))
+    #expect(
+      !chat.matches(
+        app: nil, tag: nil, title: "t", urgency: .normal,
+        hints: Hints(category: "email.arrived", desktopEntry: "org.telegram.desktop")))
+    let text = config.rendered()
+    #expect(text.contains("MatchDesktopEntry=org.telegram.*\nMatchCategory=im.*"))
+    #expect(text.contains("IgnoreClose=2s"))
+    #expect(text.contains("[DBus]\nMode=auto\nIgnoreClose=0.5s"))
+    #expect(text.contains("[Sound]\nEnabled=yes\nDefault=message-new-instant"))
+    #expect(throws: ConfigError.self) { try parse([("Sound", "Volume", "3")]) }
+    #expect(throws: ConfigError.self) { try parse([("DBus", "IgnoreClose", "soon")]) }
+  }
+
   @Test(
     "bad lines are refused as file:line: Key: reason",
     arguments: [

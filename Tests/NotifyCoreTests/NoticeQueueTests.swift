@@ -1022,6 +1022,64 @@ struct NoticeQueueTests {
     #expect(notice.finished == Self.epoch + 2)
   }
 
+  @Test func dismissByID_orAllVisible_finishesThemDismissed_andLeavesTheRestWaiting() throws {
+    let h = QueueHarness()
+    let first = try h.show(hold: 10)
+    let second = try h.show(hold: 10)
+    let later = try h.show(delay: 50)
+    #expect(h.waitUntilShown(first))
+    #expect(try h.queue.dismiss(DismissParameters(id: first)) == [first])
+    #expect(try h.queue.get(first).outcome == .dismissed)
+    // One slot here: the next shows once the first is gone.
+    #expect(h.waitUntilShown(second))
+    // Once finished, dismissing it again does nothing; an id never given is an error.
+    #expect(try h.queue.dismiss(DismissParameters(id: first)) == [])
+    #expect(throws: QueueError.noSuchNotice(id: 99)) { try h.queue.dismiss(DismissParameters(id: 99)) }
+    // All: what a person sees; the notice not yet due stays.
+    #expect(try h.queue.dismiss(DismissParameters(all: true)) == [second])
+    #expect(try h.queue.get(second).outcome == .dismissed)
+    #expect(h.phase(later) == .waiting)
+    for both in [DismissParameters(), DismissParameters(id: later, all: true)] {
+      let refused = #expect(throws: QueueError.self) { try h.queue.dismiss(both) }
+      #expect(refused?.field == "id")
+    }
+  }
+
+  @Test func resident_invokingAnAction_reportsIt_butTheNoticeStays() throws {
+    let h = QueueHarness()
+    let id = try h.show(
+      fadeIn: 1, hold: 10, fadeOut: 1, actions: [Action(key: "open", label: "Open")],
+      hints: Hints(resident: true))
+    #expect(h.waitUntilShown(id))
+    h.advance(to: 2)
+    let invoked = try h.queue.invoke(InvokeParameters(id: id, action: "open", activationToken: "t-1"))
+    #expect(invoked.invoked == "open")
+    #expect(invoked.phase == .holding)
+    #expect(h.recorder.waitFor { $0.kind == .invoked && $0.id == id && $0.activationToken == "t-1" })
+    // It lives its hold out, as if nothing was chosen.
+    h.advance(to: 10.9)
+    #expect(h.phase(id) == .holding)
+    h.advance(to: 13)
+    #expect(try h.queue.get(id).outcome == .completed)
+  }
+
+  @Test func transient_isSeenFinishing_butNotKeptInHistory() throws {
+    let h = QueueHarness()
+    let kept = try h.show("kept", fadeIn: 0, hold: 1, fadeOut: 0)
+    #expect(h.waitUntilShown(kept))
+    h.advance(to: 2)
+    #expect(h.recorder.waitForFinish(of: kept))
+    let passing = try h.show("passing", fadeIn: 0, hold: 1, fadeOut: 0, hints: Hints(transient: true))
+    #expect(try h.queue.get(passing).hints == Hints(transient: true))
+    #expect(h.waitUntilShown(passing))
+    h.advance(to: 4)
+    #expect(
+      h.recorder.waitFor { $0.kind == .finished && $0.id == passing && $0.notice?.outcome == .completed })
+    #expect(try h.queue.get(kept).outcome == .completed)
+    #expect(throws: QueueError.noSuchNotice(id: passing)) { try h.queue.get(passing) }
+    #expect(h.queue.history().map(\.id) == [kept])
+  }
+
   // MARK: - Watching and frames
 
   @Test func watch_startsWithASnapshotOfUnfinishedNotices() throws {

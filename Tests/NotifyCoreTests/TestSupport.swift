@@ -135,11 +135,13 @@ final class QueueHarness: Sendable {
   func show(
     _ title: String = "notice", delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2,
     fadeOut: Double = 1, easeIn: Easing = .linear, easeOut: Easing = .linear, urgency: Urgency? = nil,
-    key: String? = nil, tag: String? = nil, app: String? = nil, after: Int? = nil, actions: [Action]? = nil
+    key: String? = nil, tag: String? = nil, app: String? = nil, after: Int? = nil, actions: [Action]? = nil,
+    hints: Hints? = nil
   ) throws -> Int {
     try queue.show(
       ShowParameters(
-        title: title, app: app, urgency: urgency, tag: tag, key: key, delay: delay, fadeIn: fadeIn,
+        title: title, app: app, urgency: urgency, hints: hints, tag: tag, key: key, delay: delay,
+        fadeIn: fadeIn,
         hold: hold, fadeOut: fadeOut, easeIn: easeIn, easeOut: easeOut, after: after, actions: actions))
   }
 

@@ -93,16 +93,60 @@ struct DBusNotificationTests {
 
   @Test func forwarding_aNotice_carriesTitleBodyHintsActionsAndItsWholeLife() {
     let notice = Notice(
-      id: 3, kind: .notice, title: "Backup <done>", body: "3 & 4", app: "restic", urgency: .critical,
+      id: 3, kind: .notice, title: "Backup <done>", body: "<b>3</b> & 4 <3", app: "restic",
+      urgency: .critical,
+      hints: Hints(category: "transfer.complete", desktopEntry: "restic", transient: true),
       fadeIn: 1, hold: 20, fadeOut: 1, actions: [Action(key: "open", label: "Open")])
-    let call = DBusNotification(forwarding: notice, replacesID: 9, firstShowing: true, escapesMarkup: true)
+    let call = DBusNotification(
+      forwarding: notice, replacesID: 9, firstShowing: true, serverReadsMarkup: true)
     #expect(call.summary == "Backup <done>")
-    #expect(call.body == "3 &amp; 4")
+    // Markup goes to a server that reads it as well-formed markup; hints as the client sent them.
+    #expect(call.body == "<b>3</b> &amp; 4 &lt;3")
+    #expect(call.hints["category"] == .string("transfer.complete"))
+    #expect(call.hints["desktop-entry"] == .string("restic"))
+    #expect(call.hints["transient"] == .boolean(true))
+    #expect(call.hints["resident"] == nil)
     #expect(call.appName == "restic")
     #expect(call.replacesID == 9)
     #expect(call.hints["urgency"] == .byte(2))
     #expect(call.actions == ["open", "Open"])
     #expect(call.expireTimeout == 22_000)
+  }
+
+  @Test func forwarding_toAServerWithoutMarkup_flattensTheBody() {
+    let notice = Notice(id: 1, kind: .notice, title: "t", body: "<i>3</i> &lt; <a href=\"x\">4</a> <3")
+    let call = DBusNotification(
+      forwarding: notice, replacesID: 0, firstShowing: true, serverReadsMarkup: false)
+    #expect(call.body == "3 < 4 <3")
+  }
+
+  @Test func desktopHints_areReadTolerantly_andWrongTypesIgnored() {
+    let call = DBusNotification(
+      appName: "a", summary: "s",
+      hints: [
+        "category": .string("email.arrived"), "desktop-entry": .string("org.gnome.Evolution.desktop"),
+        "transient": .byte(1), "resident": .boolean(true),
+        "sound-file": .string("file:///usr/share/a%20b.oga"),
+        "sound-name": .int32(4), "suppress-sound": .string("yes"), "x": .int32(10), "y": .string("no"),
+      ])
+    #expect(
+      call.desktopHints
+        == Hints(
+          category: "email.arrived", desktopEntry: "org.gnome.Evolution", transient: true, resident: true,
+          soundFile: "/usr/share/a b.oga"))
+    #expect(DBusNotification(appName: "a", summary: "s", hints: ["x": .int32(1)]).desktopHints == nil)
+    #expect(
+      DBusNotification(appName: "a", summary: "s", hints: ["transient": .boolean(false)]).desktopHints == nil)
+  }
+
+  @Test func capabilities_sayOnlyWhatIsDone() {
+    #expect(
+      DBusNames.capabilities(popups: false, sound: false) == [
+        "actions", "body", "body-markup", "persistence",
+      ])
+    #expect(
+      DBusNames.capabilities(popups: true, sound: true)
+        == ["actions", "body", "body-markup", "icon-static", "persistence", "sound"])
   }
 
   @Test func forwarding_aNoticeThatHoldsUntilEnded_neverExpires() {
@@ -117,7 +161,8 @@ struct DBusNotificationTests {
 
   @Test func forwarding_anEndedProgress_showsItsMessageUntilClosed() {
     let notice = Notice(id: 1, kind: .progress, title: "Build", body: "linking", value: 90, message: "done")
-    let call = DBusNotification(forwarding: notice, replacesID: 4, firstShowing: false, escapesMarkup: false)
+    let call = DBusNotification(
+      forwarding: notice, replacesID: 4, firstShowing: false, serverReadsMarkup: false)
     #expect(call.body == "done")
     #expect(call.hints["value"] == .int32(90))
     #expect(call.expireTimeout == 0)

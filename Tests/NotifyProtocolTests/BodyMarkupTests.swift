@@ -46,4 +46,26 @@ struct BodyMarkupTests {
   @Test func images_showTheirDescription() {
     #expect(BodyMarkup.plainText(#"<img src="/a.png" alt="chart"/> up 3%"#) == "[chart] up 3%")
   }
+
+  @Test func normalized_isWellFormedMarkupThatReadsTheSame() {
+    let body = "<b>bold <i>both</i></b> a & b <3 <a href='x?a=1&amp;b=\"2\"'>link</a> <font>x</font>"
+    let normalized = BodyMarkup.normalized(body)
+    #expect(
+      normalized
+        == "<b>bold </b><b><i>both</i></b> a &amp; b &lt;3 <a href=\"x?a=1&amp;b=&quot;2&quot;\">link</a> "
+        + "&lt;font&gt;x&lt;/font&gt;")
+    #expect(BodyMarkup.runs(normalized) == BodyMarkup.runs(body))
+    #expect(BodyMarkup.normalized("plain text, no markup") == "plain text, no markup")
+  }
+
+  @Test func bounds_aTagPastItsLength_andTagsPastTheDepth_areLiteral() {
+    let long = "<a href=\"" + String(repeating: "x", count: BodyMarkup.maximumTagLength) + "\">t</a>"
+    #expect(BodyMarkup.runs(long).allSatisfy { $0.link == nil })
+    let deep =
+      String(repeating: "<b>", count: BodyMarkup.maximumDepth + 1) + "x"
+      + String(repeating: "</b>", count: BodyMarkup.maximumDepth + 1)
+    let runs = BodyMarkup.runs(deep)
+    #expect(runs.contains { $0.bold })
+    #expect(BodyMarkup.plainText(deep).contains("<b>"))
+  }
 }

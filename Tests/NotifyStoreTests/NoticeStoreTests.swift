@@ -122,6 +122,19 @@ struct NoticeStoreTests {
     #expect(try NoticeStore.open(path: path, sync: .normal, log: log).state.history.isEmpty)
   }
 
+  @Test func aNoticesHints_areKept_andComeBackAsTheyWere() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    let hints = Hints(
+      category: "email.arrived", desktopEntry: "org.gnome.Evolution", transient: true, resident: true,
+      soundFile: "/usr/share/sounds/a \"b\".oga", soundName: "message-new-email", silent: true)
+    store.recordUnfinished(Notice(id: 1, kind: .notice, title: "with hints", hints: hints))
+    store.recordUnfinished(Notice(id: 2, kind: .notice, title: "without"))
+    #expect(store.commitPending() == .committed)
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.unfinished.map(\.hints) == [hints, nil])
+  }
+
   @Test func aFailedCommit_answersWithTheError_keepsTheChanges_andWaitsBeforeTryingAgain() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)

@@ -4,6 +4,7 @@
 #include <wayland-client.h>
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 #include "xdg-output-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
 
 // memfd_create(2), which glibc declares only under _GNU_SOURCE: the shared-memory buffers.
 int memfd_create(const char *name, unsigned int flags);
@@ -18,3 +19,4 @@ static inline const struct wl_interface *notifyd_layer_shell_interface(void) { r
 static inline const struct wl_interface *notifyd_xdg_output_manager_interface(void) {
   return &zxdg_output_manager_v1_interface;
 }
+static inline const struct wl_interface *notifyd_xdg_activation_interface(void) { return &xdg_activation_v1_interface; }

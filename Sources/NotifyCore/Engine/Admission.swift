@@ -17,7 +17,7 @@ enum Admission {
       easeIn: request.easeIn, easeOut: request.easeOut)
     try validateCommon(
       title: request.title, body: request.body, timing: explicit, app: request.app, tag: request.tag,
-      key: request.key, icon: request.icon)
+      key: request.key, icon: request.icon, hints: request.hints)
     if let after = request.after, after <= 0 {
       throw .invalidArgument(field: "after", reason: "must be a positive notice id")
     }
@@ -30,14 +30,14 @@ enum Admission {
     let explicit = TimingOverrides(delay: request.delay, fadeIn: request.fadeIn, fadeOut: request.fadeOut)
     try validateCommon(
       title: request.title, body: request.body, timing: explicit, app: request.app, tag: request.tag,
-      key: request.key, icon: request.icon)
+      key: request.key, icon: request.icon, hints: request.hints)
     if let timeout = request.timeout { try validate(duration: timeout, field: "timeout") }
     return explicit
   }
 
   private static func validateCommon(
     title: String, body: String?, timing: TimingOverrides, app: String?, tag: String?, key: String?,
-    icon: String?
+    icon: String?, hints: Hints?
   ) throws(QueueError) {
     try validate(title: title, body: body)
     for case (let field, let value?) in [
@@ -49,6 +49,19 @@ enum Admission {
     try validate(name: tag, field: "tag")
     try validate(name: key, field: "key")
     try validate(icon: icon)
+    if let hints { try validate(hints) }
+  }
+
+  private static func validate(_ hints: Hints) throws(QueueError) {
+    try validate(name: hints.category, field: "hints.category")
+    try validate(name: hints.desktopEntry, field: "hints.desktopEntry")
+    try validate(name: hints.soundName, field: "hints.soundName")
+    guard let file = hints.soundFile else { return }
+    guard file.hasPrefix("/"), file.utf8.count <= maximumIconPathLength, !file.utf8.contains(0) else {
+      throw .invalidArgument(
+        field: "hints.soundFile", reason: "must be an absolute path of at most \(maximumIconPathLength) bytes"
+      )
+    }
   }
 
   static func validate(title: String?, body: String?, field: String = "body") throws(QueueError) {
@@ -102,8 +115,9 @@ enum Admission {
   ) -> Notice {
     Notice(
       id: id, kind: .notice, title: request.title, body: request.body, app: request.app,
-      urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
-      key: request.key, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: resolution.hold,
+      urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon,
+      hints: Hints.nonEmpty(request.hints), tag: request.tag, key: request.key, delay: resolution.delay,
+      fadeIn: resolution.fadeIn, hold: resolution.hold,
       fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut,
       after: request.after, actions: request.actions, phase: .waiting, created: created)
   }
@@ -115,8 +129,9 @@ enum Admission {
   ) -> Notice {
     Notice(
       id: id, kind: .progress, title: request.title, body: request.body, app: request.app,
-      urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon, tag: request.tag,
-      key: request.key, value: request.value, delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
+      urgency: resolution.urgency, style: request.style ?? .clear, icon: request.icon,
+      hints: Hints.nonEmpty(request.hints), tag: request.tag, key: request.key, value: request.value,
+      delay: resolution.delay, fadeIn: resolution.fadeIn, hold: 0,
       fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut, timeout: timeout,
       phase: .waiting, created: created)
   }

@@ -126,6 +126,7 @@ public struct QueueMachine {
           record.notice.body = request.body
           if let actions = request.actions { record.notice.actions = actions }
           if let icon = request.icon { record.notice.icon = icon }
+          if let hints = Hints.nonEmpty(request.hints) { record.notice.hints = hints }
           _ = record.restartHold(at: instant.now)
         }
         changed(id, at: instant)
@@ -134,7 +135,8 @@ public struct QueueMachine {
       finish(existing.notice.id, outcome: .replaced, at: instant)
     }
     let resolution = settings.resolve(
-      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
     try checkCapacity(resolution)
     let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
     accept(notice, suppressed: resolution.suppressed, at: instant)
@@ -157,6 +159,7 @@ public struct QueueMachine {
           if let body = request.body { record.notice.body = body }
           if let value = request.value { record.notice.value = value }
           if let icon = request.icon { record.notice.icon = icon }
+          if let hints = Hints.nonEmpty(request.hints) { record.notice.hints = hints }
           if let timeout = request.timeout {
             record.notice.timeout = timeout
             record.hold = timeout > 0 ? timeout : nil
@@ -169,7 +172,8 @@ public struct QueueMachine {
       finish(id, outcome: .replaced, at: instant)
     }
     let resolution = settings.resolve(
-      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency, explicit: explicit)
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
     try checkCapacity(resolution)
     let notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
@@ -349,11 +353,16 @@ public struct QueueMachine {
   }
 
   /// Journals and publishes notice `id` changed in place, after rescheduling it if shown.
-  private mutating func changed(_ id: Int, at instant: Instant, kind: EventKind = .updated) {
+  private mutating func changed(
+    _ id: Int, at instant: Instant, kind: EventKind = .updated, activationToken: String? = nil
+  ) {
     guard let record = notices[id] else { return }
     effects.append(.journal(.unfinished(record.notice)))
     effects.append(
-      .publish(Event(kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now))))
+      .publish(
+        Event(
+          kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now),
+          activationToken: activationToken)))
     if record.isShown { step(id, at: instant) }  // its timeline changed
   }
 
@@ -378,9 +387,14 @@ public struct QueueMachine {
       effects.append(.finishOperation(id: id))
     }
     if let key = notice.key, keys[key] == id { keys.removeValue(forKey: key) }
-    history.append(notice)
-    trimHistory()
-    effects.append(.journal(.finished(notice)))
+    if notice.hints?.isTransient == true {
+      // Transient: seen by its watchers and waiters, then forgotten, not kept in history.
+      effects.append(.journal(.forgotten(id: id)))
+    } else {
+      history.append(notice)
+      trimHistory()
+      effects.append(.journal(.finished(notice)))
+    }
     effects.append(.publish(Event(kind: .finished, at: instant.wall, id: id, notice: notice)))
     let waiters = hub.takeWaiters(of: id)
     if !waiters.isEmpty { effects.append(.answer(waiters: waiters, notice)) }
@@ -502,7 +516,8 @@ public struct QueueMachine {
     }
   }
 
-  /// Chooses action `action` of a shown notice; it then fades out with outcome `completed`.
+  /// Chooses action `action` of a shown notice; it then fades out with outcome `completed` (a
+  /// resident one stays).
   public mutating func invoke(_ request: InvokeParameters, at instant: Instant) throws(QueueError) -> Notice {
     advance(to: instant)
     defer { settle(at: instant) }
@@ -516,10 +531,32 @@ public struct QueueMachine {
     }
     notices.modify(request.id) { record in
       record.notice.invoked = request.action
-      _ = record.end(hold: nil, at: instant.now)
+      // A resident notice stays: the action is reported, and it lives on as it was.
+      if record.notice.hints?.isResident != true { _ = record.end(hold: nil, at: instant.now) }
     }
-    changed(request.id, at: instant, kind: .invoked)
+    changed(request.id, at: instant, kind: .invoked, activationToken: request.activationToken)
     return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// A person closes notice `id`, or every visible notice (`all`): each finishes at once, outcome
+  /// `dismissed`. One already finished is left as it is. Answers the ids dismissed.
+  public mutating func dismiss(_ request: DismissParameters, at instant: Instant) throws(QueueError) -> [Int]
+  {
+    guard (request.id != nil) != (request.all == true) else {
+      throw .invalidArgument(field: "id", reason: "give exactly one of id and all")
+    }
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let ids: [Int]
+    if let id = request.id {
+      if history[id] != nil { return [] }
+      _ = try unfinished(id)
+      ids = [id]
+    } else {
+      ids = notices.sortedIDs.filter { notices[$0]?.isShown == true }
+    }
+    for id in ids { close(id, .dismissed, immediately: true, at: instant) }
+    return ids
   }
 
   /// Finishes notice `id` at once with `outcome`, as when a person closed it on the desktop.

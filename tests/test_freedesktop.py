@@ -1,0 +1,364 @@
+"""The full freedesktop server (DESIGN §7, issue 18) checked with clients nobody here wrote.
+
+`notify-send` with every option, `gdbus call` and `busctl` with hand-built hints and markup, the
+PyPI client `desktop-notifier`, and `dbus-monitor` for the signals, on a private session bus; a
+person's dismissal through `notifyctl dismiss`; sounds through a stand-in `canberra-gtk-play` that
+records how it was started (there is no sound card here to hear it).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import rss_kib, wait_for
+from test_dbus import (FAST_TIMING, bus, monitor, notice, only_unfinished, scratch, start_daemon,  # noqa: F401 (fixtures)
+                       wait_until_finished, wait_until_visible)
+
+NEEDED = ["dbus-daemon", "busctl", "gdbus", "dbus-monitor", "notify-send"]
+missing = [tool for tool in NEEDED if shutil.which(tool) is None]
+pytestmark = pytest.mark.skipif(bool(missing), reason=f"missing tools: {', '.join(missing)}")
+
+NAME = "org.freedesktop.Notifications"
+PATH = "/org/freedesktop/Notifications"
+
+
+@pytest.fixture
+def serve(start_daemon, bus):
+    """notifyd serving the module's bus (test_dbus's fixtures) with `extra` config; `env` adds to
+    its environment; returns once it owns the name."""
+
+    def start(extra="", env=None):
+        instance = start_daemon("server", FAST_TIMING + extra, env={**bus.env(), **(env or {})})
+        wait_for(lambda: bus.name_owner_pid(NAME) == instance.process.pid, what="notifyd to own the name")
+        return instance
+
+    return start
+
+
+def run(bus, *command, check=True, env=None, timeout=30):
+    result = subprocess.run(list(command), env={**os.environ, **bus.env(), **(env or {})}, capture_output=True,
+                            text=True, timeout=timeout)
+    if check:
+        assert result.returncode == 0, f"{' '.join(command)} exited {result.returncode}: {result.stderr}"
+    return result
+
+
+def gdbus_notify(bus, summary, body, hints="{}", actions="[]", app="gdbus", expire=-1, check=True):
+    """`Notify` through gdbus, hints written in GVariant text; answers the id (or the result)."""
+    result = run(bus, "gdbus", "call", "--session", "--dest", NAME, "--object-path", PATH, "--method",
+                 f"{NAME}.Notify", "--", app, "0", "", summary, body, actions, hints, str(expire), check=check)
+    if not check:
+        return result
+    match = re.fullmatch(r"\(uint32 (\d+),\)", result.stdout.strip())
+    assert match, result.stdout
+    return int(match.group(1))
+
+
+def busctl_notify(bus, hints, summary="summary", check=False):
+    """`Notify` through busctl with `hints` as busctl arguments (count first)."""
+    return bus.busctl("call", NAME, PATH, NAME, "Notify", "susssasa{sv}i", "busctl", "0", "", summary, "body", "0",
+                      *hints, "5000", check=check)
+
+
+# MARK: - notify-send, every option
+
+
+def test_notify_send_with_every_option_reaches_the_notice(serve, bus, tmp_path):
+    daemon = serve()
+    icon = tmp_path / "icon.png"
+    icon.write_bytes(b"\x89PNG\r\n\x1a\n")
+    sender = subprocess.Popen(
+        ["notify-send", "-p", "-u", "critical", "-t", "0", "-a", "mail", "-i", str(icon), "-c", "email.arrived",
+         "-h", "string:desktop-entry:org.gnome.Evolution", "-h", "string:sound-name:message-new-email",
+         "-h", "int:x:10", "-h", "int:y:20", "-h", "string:x-notifyd-unknown:ignored", "-e",
+         "-A", "open=Open", "-A", "later=Later", "New mail", "From <b>Ada</b> &amp; Bob"],
+        env={**os.environ, **bus.env()}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(only_unfinished(daemon)),
+                  what="the notice")
+    shown = notice(daemon, id)
+    assert (shown["title"], shown["app"], shown["urgency"], shown["hold"]) == ("New mail", "mail", "critical", 0)
+    assert shown["body"] == "From <b>Ada</b> &amp; Bob"  # kept as sent; views flatten it
+    assert shown["icon"] == str(icon)
+    assert shown["hints"] == {"category": "email.arrived", "desktopEntry": "org.gnome.Evolution",
+                              "transient": True, "soundName": "message-new-email"}
+    assert shown["actions"] == [{"key": "open", "label": "Open"}, {"key": "later", "label": "Later"}]
+    # The CLI shows the body as text, the JSON as it came.
+    shown_text = daemon.notifyctl("get", str(id), check=True).stdout
+    assert "From Ada & Bob" in shown_text, shown_text
+    # -A waits (as -w does): choosing an action prints its name.
+    wait_until_visible(daemon, id)
+    with daemon.queue() as queue:
+        queue.Invoke(id=id, action="later")
+    output, errors = sender.communicate(timeout=15)
+    assert sender.returncode == 0, errors
+    assert output.split() == [str(id), "later"]
+    # -r replaces it in place while it is shown.
+    replacing = int(run(bus, "notify-send", "-p", "-t", "0", "First").stdout)
+    wait_until_visible(daemon, replacing)
+    assert int(run(bus, "notify-send", "-p", "-r", str(replacing), "Second").stdout) == replacing
+    assert notice(daemon, replacing)["title"] == "Second"
+
+
+def test_notify_send_wait_ends_when_a_person_dismisses_it_with_reason_2(serve, bus, monitor):
+    daemon = serve()
+    sender = subprocess.Popen(["notify-send", "-p", "-w", "-t", "0", "Waiting"], env={**os.environ, **bus.env()},
+                              stdout=subprocess.PIPE, text=True)
+    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(only_unfinished(daemon)),
+                  what="the notice")
+    wait_until_visible(daemon, id)
+    result = daemon.notifyctl("dismiss", str(id))
+    assert (result.returncode, result.stdout.split()) == (0, [str(id)]), result.stderr
+    sender.communicate(timeout=15)
+    assert sender.returncode == 0
+    assert notice(daemon, id)["outcome"] == "dismissed"
+    wait_for(lambda: ("NotificationClosed", id, 2) in monitor.signals(), what="NotificationClosed(id, 2)")
+
+
+def test_dismiss_all_closes_what_is_visible_and_each_reason_is_reported(serve, bus, monitor):
+    daemon = serve("[Queue]\nMaxVisible=2\n")
+    first = int(run(bus, "notify-send", "-p", "-t", "0", "One").stdout)
+    second = int(run(bus, "notify-send", "-p", "-t", "0", "Two").stdout)
+    wait_until_visible(daemon, first)
+    wait_until_visible(daemon, second)
+    later = int(run(bus, "notify-send", "-p", "-t", "0", "Three").stdout)  # no slot: not visible yet
+    result = daemon.notifyctl("dismiss", "--all")
+    assert sorted(map(int, result.stdout.split())) == [first, second], result.stderr
+    wait_until_visible(daemon, later)
+    run(bus, "busctl", f"--address={bus.address}", "call", NAME, PATH, NAME, "CloseNotification", "u", str(later))
+    expired = int(run(bus, "notify-send", "-p", "-t", "100", "Expires").stdout)
+    wait_until_finished(daemon, expired)
+    wait_for(lambda: {("NotificationClosed", first, 2), ("NotificationClosed", second, 2),
+                      ("NotificationClosed", later, 3), ("NotificationClosed", expired, 1)} <= set(monitor.signals()),
+             what="reasons 2, 2, 3 and 1")
+    # Bad requests are refused clearly.
+    assert daemon.notifyctl("dismiss").returncode == 2
+    assert daemon.notifyctl("dismiss", "5", "--all").returncode == 2
+    gone = daemon.notifyctl("dismiss", "9999")
+    assert gone.returncode == 1 and "9999" in gone.stderr, gone.stderr
+
+
+# MARK: - Hints
+
+
+def test_transient_notices_are_not_kept_in_history(serve, bus):
+    daemon = serve()
+    kept = int(run(bus, "notify-send", "-p", "-t", "100", "Kept").stdout)
+    passing = int(run(bus, "notify-send", "-p", "-e", "-t", "100", "Passing").stdout)
+    wait_until_finished(daemon, kept)
+    # Waiting on it still answers as it finishes; then it is forgotten.
+    waited = daemon.notifyctl("wait", str(passing), timeout=15)
+    assert waited.returncode in (0, 1), waited.stderr
+    wait_for(lambda: daemon.notifyctl("get", str(passing)).returncode == 1, what="the transient notice to go")
+    history = daemon.notifyctl("history", "--json", check=True).stdout
+    assert '"Kept"' in history and '"Passing"' not in history, history
+
+
+def test_a_resident_notice_stays_when_its_action_is_chosen(serve, bus, monitor):
+    daemon = serve()
+    id = gdbus_notify(bus, "Resident", "stays", hints="{'resident': <true>}", actions="['default', 'Open']",
+                      expire=0)
+    wait_until_visible(daemon, id)
+    with daemon.queue() as queue:
+        queue.Invoke(id=id, action="default")
+    wait_for(lambda: ("ActionInvoked", id, "default") in monitor.signals(), what="ActionInvoked")
+    assert notice(daemon, id)["phase"] in ("fadingIn", "holding")
+    # A plain one closes on its action.
+    plain = gdbus_notify(bus, "Plain", "goes", actions="['default', 'Open']", expire=0)
+    wait_until_visible(daemon, plain)
+    with daemon.queue() as queue:
+        queue.Invoke(id=plain, action="default")
+    assert wait_until_finished(daemon, plain)["outcome"] == "completed"
+    assert notice(daemon, id)["phase"] in ("fadingIn", "holding")
+
+
+@pytest.mark.parametrize("hints, kept", [
+    # Wrong types are ignored, as unknown hints are: the notice still comes.
+    (["3", "urgency", "s", "critical", "transient", "s", "yes", "category", "u", "7"], None),
+    (["2", "desktop-entry", "s", "firefox.desktop", "x-unknown", "as", "2", "a", "b"], {"desktopEntry": "firefox"}),
+    (["1", "resident", "y", "1"], {"resident": True}),
+])
+def test_hints_of_the_wrong_type_or_unknown_are_ignored(serve, bus, hints, kept):
+    daemon = serve()
+    result = busctl_notify(bus, hints, check=True)
+    id = int(result.stdout.split()[1])
+    shown = notice(daemon, id)
+    assert shown.get("hints") == kept
+    assert shown["urgency"] == "normal"
+
+
+@pytest.mark.parametrize("image, reason", [
+    # 2×2 RGBA needs 16 bytes at rowstride 8: 3 is too few.
+    (["2", "2", "8", "true", "8", "4", "3", "1", "2", "3"], "image-data"),
+    # A rowstride too short for the width.
+    (["4", "1", "4", "true", "8", "4", "16"] + ["0"] * 16, "image-data"),
+])
+def test_image_data_that_does_not_describe_an_image_is_refused_by_name(serve, bus, image, reason):
+    daemon = serve()
+    result = busctl_notify(bus, ["1", "image-data", "(iiibiiay)", *image])
+    assert result.returncode != 0 and reason in result.stderr, result.stderr
+    assert only_unfinished(daemon) == []
+
+
+def test_huge_image_data_is_refused_without_holding_it(serve, bus):
+    daemon = serve()
+    # 4096×4096 RGBA (64 MiB) claimed, with a byte array to match: past the icon limit.
+    width = height = 4096
+    hints = f"{{'image-data': <({width}, {height}, {width * 4}, true, 8, 4, @ay [])>}}"
+    result = gdbus_notify(bus, "Huge", "image", hints=hints, check=False)
+    assert result.returncode != 0 and "image-data" in result.stderr, result.stderr
+    assert only_unfinished(daemon) == []
+    assert rss_kib(daemon.process.pid) < 64 * 1024
+
+
+# MARK: - Markup
+
+
+@pytest.mark.parametrize("body, text", [
+    ("<b>bold</b> and <i>italic</i> and <u>under</u>", "bold and italic and under"),
+    ("I <3 you", "I <3 you"),
+    ("a < b > c", "a < b > c"),
+    ("&amp; &lt; &gt; &quot; &apos; &#65; &#x42;", "& < > \" ' A B"),
+    ("<a href=\"https://example.org/?a=1&amp;b=2\">the link</a>", "the link"),
+    ("<b>never closed", "<b>never closed"),
+    ("<font color='red'>not the subset</font>", "<font color='red'>not the subset</font>"),
+    ("<img src=\"/x.png\" alt=\"a cat\"/> purrs", "[a cat] purrs"),
+    ("Tom & Jerry &nbsp;", "Tom & Jerry &nbsp;"),
+])
+def test_body_markup_is_read_tolerantly_and_shown_as_text_by_the_cli(serve, bus, body, text):
+    daemon = serve()
+    id = gdbus_notify(bus, "<b>Summary</b> &amp; plain", body)
+    got = daemon.notifyctl("get", str(id), check=True).stdout
+    assert re.search(r"^body:\s+" + re.escape(text) + r"\s*$", got, re.M), got
+    # The summary is plain text, always: its tags stay as written.
+    assert "<b>Summary</b> &amp; plain" in got, got
+    assert notice(daemon, id)["body"] == body
+
+
+# MARK: - Capabilities, IgnoreClose, sound
+
+
+def test_capabilities_list_exactly_what_is_implemented(serve, bus):
+    daemon = serve()
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence"]
+    assert bus.call_notifications("GetServerInformation")[3] == "1.2"
+    daemon.stop()
+    daemon = serve("[Sound]\nEnabled=yes\n")
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence", "sound"]
+
+
+def test_ignore_close_keeps_notices_their_app_closes_at_once(serve, bus, monitor):
+    daemon = serve("[DBus]\nIgnoreClose=1s\n[Rule:patient]\nMatchApp=patient\nIgnoreClose=0\n")
+
+    def close(id):
+        bus.busctl("call", NAME, PATH, NAME, "CloseNotification", "u", str(id))
+
+    sent = time.monotonic()
+    hasty = gdbus_notify(bus, "Hasty", "closes itself", expire=0)
+    close(hasty)
+    # CloseNotification is answered after it is carried out: a close that was not ignored has
+    # started the fade-out already.
+    assert notice(daemon, hasty)["phase"] in ("queued", "fadingIn", "holding")
+    # The rule says 0 for this app: its close is honoured.
+    patient = gdbus_notify(bus, "Patient", "closes itself", app="patient", expire=0)
+    close(patient)
+    assert wait_until_finished(daemon, patient)["outcome"] == "cancelled"
+    wait_for(lambda: ("NotificationClosed", patient, 3) in monitor.signals(), what="NotificationClosed(patient, 3)")
+    # Past the window (1 s after its Notify), a close is honoured too.
+    wait_for(lambda: time.monotonic() - sent > 1.2, what="the window to pass")
+    close(hasty)
+    assert wait_until_finished(daemon, hasty)["outcome"] == "cancelled"
+    wait_for(lambda: ("NotificationClosed", hasty, 3) in monitor.signals(), what="NotificationClosed(hasty, 3)")
+
+
+PLAYER = """#!/bin/sh
+# A stand-in for canberra-gtk-play: records its arguments, one call per line.
+echo "$*" >> "{log}"
+"""
+
+
+def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(serve, bus, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "played.log"
+    player = bin_dir / "canberra-gtk-play"
+    player.write_text(PLAYER.format(log=log))
+    player.chmod(0o755)
+    sound = tmp_path / "chime.oga"
+    sound.write_bytes(b"OggS")
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    daemon = serve("[Sound]\nEnabled=yes\nDefault=message-new-instant\n", env=env)
+    silent = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:silenced",
+                     "-h", "boolean:suppress-sound:true", "Silent").stdout)
+    wait_until_finished(daemon, silent)
+    named = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
+    wait_for(lambda: log.exists() and "--id=bell" in log.read_text(), what="the named sound")
+    filed = int(run(bus, "notify-send", "-p", "-t", "100", "-h", f"string:sound-file:file://{sound}", "Filed").stdout)
+    wait_for(lambda: f"--file={sound}" in log.read_text(), what="the sound file")
+    plain = int(run(bus, "notify-send", "-p", "-t", "100", "Plain").stdout)
+    wait_for(lambda: "--id=message-new-instant" in log.read_text(), what="the default sound")
+    for id in (named, filed, plain):
+        wait_until_finished(daemon, id)
+    assert "silenced" not in log.read_text(), log.read_text()
+    assert len(log.read_text().splitlines()) == 3, log.read_text()
+    daemon.stop()
+    # Off: nothing plays, and a hook sees the sound.
+    log.unlink()
+    hooked = tmp_path / "hook.log"
+    daemon = serve(f"[Hooks]\nOnShow=echo \"$NOTIFYD_SOUND_NAME|$NOTIFYD_SOUND_FILE\" >> {hooked}\n", env=env)
+    id = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Hooked").stdout)
+    wait_for(lambda: hooked.exists() and "bell|" in hooked.read_text(), what="the hook")
+    wait_until_finished(daemon, id)
+    assert not log.exists()
+
+
+# MARK: - A client from PyPI
+
+CLIENT = """
+import asyncio, sys
+from desktop_notifier import DesktopNotifier, Sound, Urgency
+
+async def main():
+    notifier = DesktopNotifier(app_name="pyclient")
+    done = asyncio.Event()
+    def said(what):
+        print(what, flush=True)
+        done.set()
+    await notifier.send(title="From Python", message="<b>markup</b> & more", urgency=Urgency.Critical,
+                        sound=Sound(name="bell"), on_dismissed=lambda: said("dismissed"),
+                        on_clicked=lambda: said("clicked"), timeout=0)
+    print("sent", flush=True)
+    await asyncio.wait_for(done.wait(), 20)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("person", ["dismiss", "click"])
+def test_desktop_notifier_from_pypi_hears_a_dismissal_and_a_click(serve, bus, tmp_path, person):
+    daemon = serve("[Sound]\nEnabled=yes\n")
+    script = tmp_path / "client.py"
+    script.write_text(textwrap.dedent(CLIENT))
+    client = subprocess.Popen([sys.executable, str(script)], env={**os.environ, **bus.env()}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    assert client.stdout.readline().strip() == "sent", client.stderr.read()
+    found = only_unfinished(daemon)
+    assert len(found) == 1
+    shown = found[0]
+    assert (shown["title"], shown["app"], shown["urgency"]) == ("From Python", "pyclient", "critical")
+    # With [Sound] Enabled, the client sends its sound by name.
+    assert shown["hints"]["soundName"] == "bell"
+    wait_until_visible(daemon, shown["id"])
+    if person == "dismiss":
+        assert daemon.notifyctl("dismiss", str(shown["id"])).returncode == 0
+    else:
+        with daemon.queue() as queue:
+            queue.Invoke(id=shown["id"], action="default")
+    output, errors = client.communicate(timeout=30)
+    assert client.returncode == 0, errors
+    assert output.strip() == ("dismissed" if person == "dismiss" else "clicked"), (output, errors)
