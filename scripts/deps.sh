@@ -15,6 +15,8 @@ debian_packages=(
   libxcb1-dev libxcb-randr0-dev libxcb-xfixes0-dev libxcb-shape0-dev  # the X11 popups: xcb, monitors, the compositing manager's selection, corners
   picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
   gdb                                                     # a test that finds a process stuck prints its threads
+  zenity adwaita-icon-theme                               # freedesktop tests: zenity --notification (libnotify), icon names
+  pulseaudio pulseaudio-utils gnome-session-canberra sound-theme-freedesktop  # sounds: a null-sink server, paplay, canberra-gtk-play
 )
 # import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast).
 python_packages=(varlink:varlink pytest:pytest desktop_notifier:desktop-notifier)

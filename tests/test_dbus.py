@@ -578,7 +578,7 @@ def test_forwarded_notice_appears_in_dunst(start_daemon, dunst, display):
     wait_for(lambda: "forwarding notices to org.freedesktop.Notifications" in daemon.stderr(), what="forwarding")
     assert f"pid {dunst.process.pid}, dunst" in daemon.stderr()
     id = show(daemon, title="Backup <done>", body="312 files & 4 folders", app="backup", urgency="critical",
-              fadeIn=1, hold=20, fadeOut=1)
+              fadeIn=1, hold=20, fadeOut=1, hints={"category": "transfer.complete", "desktopEntry": "restic"})
     wait_for(lambda: dunst.displayed() == 1, what="the popup in dunst")
     time.sleep(0.3)  # let dunst draw
     picture = display.screenshot(ARTIFACTS / "forwarded-popup.png")
@@ -597,6 +597,8 @@ def test_forwarded_notice_appears_in_dunst(start_daemon, dunst, display):
     # dunst reads the body as markup, so notifyd sent it as well-formed markup meaning what its own
     # popups would show (the bare & as &amp;); the popup lived fade-in + hold + fade-out.
     assert popup["timeout"] == 22_000_000
+    # The notice's hints went with it, as a D-Bus client would have sent them.
+    assert popup["category"] == "transfer.complete", popup
 
 
 def test_update_replaces_the_popup_instead_of_adding_one(start_daemon, dunst):

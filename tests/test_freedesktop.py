@@ -11,16 +11,19 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+import tempfile
 import textwrap
 import time
 
 import pytest
 
 from conftest import rss_kib, wait_for
-from test_dbus import (FAST_TIMING, bus, monitor, notice, only_unfinished, scratch, start_daemon,  # noqa: F401 (fixtures)
-                       wait_until_finished, wait_until_visible)
+from test_popups_wayland import as_user, popup_user
+from test_dbus import (FAST_TIMING, bus, display, monitor, notice, only_unfinished, scratch,  # noqa: F401 (fixtures)
+                       start_daemon, wait_until_finished, wait_until_visible)
 
-NEEDED = ["dbus-daemon", "busctl", "gdbus", "dbus-monitor", "notify-send"]
+NEEDED = ["dbus-daemon", "busctl", "gdbus", "dbus-monitor", "notify-send", "zenity", "Xvfb"]
 missing = [tool for tool in NEEDED if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(missing), reason=f"missing tools: {', '.join(missing)}")
 
@@ -103,6 +106,31 @@ def test_notify_send_with_every_option_reaches_the_notice(serve, bus, tmp_path):
     wait_until_visible(daemon, replacing)
     assert int(run(bus, "notify-send", "-p", "-r", str(replacing), "Second").stdout) == replacing
     assert notice(daemon, replacing)["title"] == "Second"
+
+
+def test_an_icon_name_is_looked_up_in_the_icon_theme(serve, bus):
+    daemon = serve()
+    named = int(run(bus, "notify-send", "-p", "-i", "dialog-information", "Named icon").stdout)
+    assert notice(daemon, named)["icon"] == "/usr/share/icons/Adwaita/48x48/legacy/dialog-information.png"
+    # As image-path too, and a name no theme has is no icon.
+    hinted = int(run(bus, "notify-send", "-p", "-h", "string:image-path:dialog-warning", "Hinted").stdout)
+    assert notice(daemon, hinted)["icon"] == "/usr/share/icons/Adwaita/48x48/legacy/dialog-warning.png"
+    unknown = int(run(bus, "notify-send", "-p", "-i", "no-such-icon-anywhere", "Unknown").stdout)
+    assert "icon" not in notice(daemon, unknown)
+
+
+def test_zenity_notification_goes_through_libnotify_to_the_queue(serve, bus, display):
+    daemon = serve()
+    result = run(bus, "zenity", "--notification", "--text=Zenity says <b>hi</b> &amp; bye",
+                 env={"DISPLAY": display.name}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    found = wait_for(lambda: only_unfinished(daemon) or None, what="zenity's notice")
+    assert len(found) == 1
+    shown = found[0]
+    # zenity sends its text as the summary or the body, as its version does; either way it arrives.
+    print("zenity sent", shown)
+    text = f"{shown['title']}\n{shown.get('body') or ''}"
+    assert "Zenity says" in text, shown
 
 
 def test_notify_send_wait_ends_when_a_person_dismisses_it_with_reason_2(serve, bus, monitor):
@@ -291,7 +319,8 @@ def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(ser
     player.chmod(0o755)
     sound = tmp_path / "chime.oga"
     sound.write_bytes(b"OggS")
-    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    # canberra-gtk-play is used only with a display (it is a GTK program): the stand-in needs none.
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": ":99"}
     daemon = serve("[Sound]\nEnabled=yes\nDefault=message-new-instant\n", env=env)
     silent = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:silenced",
                      "-h", "boolean:suppress-sound:true", "Silent").stdout)
@@ -315,6 +344,74 @@ def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(ser
     wait_for(lambda: hooked.exists() and "bell|" in hooked.read_text(), what="the hook")
     wait_until_finished(daemon, id)
     assert not log.exists()
+
+
+class PulseAudio:
+    """A real sound server with nothing but a null sink, as an unprivileged user (pulseaudio will
+    not run as root), answering anyone on its socket; `pactl subscribe` counts the streams played."""
+
+    def __init__(self, directory):
+        user = popup_user()
+        self.directory = directory
+        directory.parent.chmod(0o755)
+        directory.mkdir(mode=0o755)
+        home = directory / "home"
+        home.mkdir(mode=0o700)
+        os.chown(home, user.pw_uid, user.pw_gid)
+        self.socket = home / "native"  # where the server's user may create it
+        self.log = open(directory / "pulseaudio.log", "w")
+        self.process = subprocess.Popen(
+            as_user(user) + ["env", f"HOME={home}", f"XDG_RUNTIME_DIR={home}", "pulseaudio", "-n", "--daemonize=no",
+                             "--exit-idle-time=-1", "--disable-shm=yes", "-L", "module-null-sink sink_name=null",
+                             "-L", f"module-native-protocol-unix socket={self.socket} auth-anonymous=1"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.env = {"PULSE_SERVER": f"unix:{self.socket}"}
+        wait_for(lambda: subprocess.run(["pactl", "info"], env={**os.environ, **self.env}, capture_output=True)
+                 .returncode == 0, what="pulseaudio to answer")
+        self.events = directory / "events.log"
+        self.subscriber = subprocess.Popen(["pactl", "subscribe"], env={**os.environ, **self.env},
+                                           stdout=open(self.events, "w"), stderr=subprocess.STDOUT)
+        # pactl is subscribed once it sees what it causes itself: a client of its own.
+        wait_for(lambda: subprocess.run(["pactl", "stat"], env={**os.environ, **self.env}).returncode == 0 and
+                 "on client" in self.events.read_text(), what="pactl subscribe to listen")
+
+    def streams(self):
+        """How many playback streams were opened so far."""
+        return len(re.findall(r"Event 'new' on sink-input", self.events.read_text()))
+
+    def stop(self):
+        for process in (self.subscriber, self.process):
+            process.terminate()
+            process.wait(timeout=10)
+        self.log.close()
+
+
+@pytest.fixture
+def pulseaudio():
+    # Not under pytest's tmp_path: its parents are root's alone, and the server's user must get in.
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-pulse-"))
+    instance = PulseAudio(directory / "pulse")
+    yield instance
+    instance.stop()
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.mark.parametrize("player", ["paplay", "canberra-gtk-play"])
+def test_sounds_really_play_on_a_sound_server(serve, bus, display, pulseaudio, player):
+    # paplay when the daemon has no display (a name then found in the freedesktop theme);
+    # canberra-gtk-play, a GTK program, when it has one.
+    env = dict(pulseaudio.env)
+    if player == "canberra-gtk-play":
+        env["DISPLAY"] = display.name
+    daemon = serve("[Sound]\nEnabled=yes\n", env=env)
+    named = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
+    wait_for(lambda: pulseaudio.streams() >= 1, timeout=15, what="the named sound to play")
+    bell = "/usr/share/sounds/freedesktop/stereo/complete.oga"
+    filed = int(run(bus, "notify-send", "-p", "-t", "100", "-h", f"string:sound-file:{bell}", "Filed").stdout)
+    wait_for(lambda: pulseaudio.streams() >= 2, timeout=15, what="the sound file to play")
+    for id in (named, filed):
+        wait_until_finished(daemon, id)
+    assert f"Sound hook for notice" not in daemon.stderr(), daemon.stderr()
 
 
 # MARK: - A client from PyPI

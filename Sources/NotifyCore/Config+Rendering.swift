@@ -72,7 +72,7 @@ extension Config {
         ("Mode", display.mode.rawValue), ("Anchor", display.anchor.rawValue), ("Margin", "\(display.margin)"),
         ("Width", "\(display.width)"), ("Gap", "\(display.gap)"), ("Output", display.output ?? ""),
         ("FollowFocus", display.followFocus.rawValue),
-        ("Font", display.font), ("CornerRadius", "\(display.cornerRadius)"),
+        ("Font", display.font), ("CornerRadius", "\(display.cornerRadius)"), ("IconTheme", display.iconTheme),
       ])
     for urgency in Urgency.allCases {
       let colours = display.colours(for: urgency)

@@ -130,6 +130,11 @@ public enum ConfigParser {
       guard !entry.value.isEmpty else { throw invalid("a font is needed, e.g. Sans 10") }
       display.font = entry.value
     case "CornerRadius": display.cornerRadius = try integer(entry, in: 0...100, invalid)
+    case "IconTheme":
+      guard !entry.value.isEmpty, !entry.value.contains("/") else {
+        throw invalid("a theme's name is needed, e.g. Adwaita")
+      }
+      display.iconTheme = entry.value
     default: throw invalid("unknown key in [Display]")
     }
   }

@@ -136,6 +136,8 @@ public struct DisplaySettings: Sendable, Equatable {
   public var font = "Sans 10"
   /// Pixels, the radius of a card's corners.
   public var cornerRadius = 8
+  /// `IconTheme=`: the icon theme whose names a D-Bus client may give as its icon (then hicolor).
+  public var iconTheme = "Adwaita"
   /// Colours per urgency.
   public var colours: [Urgency: CardColours] = Dictionary(
     uniqueKeysWithValues: Urgency.allCases.map { ($0, CardColours.builtIn(for: $0)) })

@@ -11,14 +11,19 @@ public struct DBusServerSettings: Sendable, Equatable {
   public var ignoreClose: Double
   /// `[Sound] Enabled=`: `GetCapabilities` then lists `sound`.
   public var soundEnabled: Bool
+  /// `[Display] IconTheme=`: where icon names are looked up.
+  public var iconTheme: String
 
-  public init(ignoreClose: Double = 0, soundEnabled: Bool = false) {
+  public init(ignoreClose: Double = 0, soundEnabled: Bool = false, iconTheme: String = "Adwaita") {
     self.ignoreClose = ignoreClose
     self.soundEnabled = soundEnabled
+    self.iconTheme = iconTheme
   }
 
   public init(config: Config) {
-    self.init(ignoreClose: config.dbusIgnoreClose, soundEnabled: config.sound.enabled)
+    self.init(
+      ignoreClose: config.dbusIgnoreClose, soundEnabled: config.sound.enabled,
+      iconTheme: config.display.iconTheme)
   }
 }
 
@@ -50,6 +55,17 @@ public final class DBusBridge: @unchecked Sendable {
   private let environment: [String: String]
   /// Where the server keeps icons that come as pixels; made when the first arrives.
   private lazy var icons = IconCache(directory: Self.iconDirectory(environment: environment))
+  /// The icon theme names are looked up in, read when the first name comes (and again when
+  /// `[Display] IconTheme=` changes).
+  private var iconTheme: IconTheme?
+
+  /// The theme `settings` name, made anew when the name changed.
+  private func theme(for settings: DBusServerSettings) -> IconTheme {
+    if let iconTheme, iconTheme.theme == settings.iconTheme { return iconTheme }
+    let theme = IconTheme(theme: settings.iconTheme, environment: environment)
+    iconTheme = theme
+    return theme
+  }
   /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
   private let busQueue = DispatchQueue(label: "notifyd.dbus")
   private var connection: DBusConnection?
@@ -200,7 +216,8 @@ public final class DBusBridge: @unchecked Sendable {
     let server = DBusNotificationServer(
       connection: connection, service: service, icons: icons, log: log,
       settings: { settings.withLock { $0 } },
-      popupsDrawn: { [unowned self] in popupsDrawable })
+      popupsDrawn: { [unowned self] in popupsDrawable },
+      iconTheme: { [unowned self] in theme(for: settings.withLock { $0 }) })
     do {
       try server.start()
     } catch .system(_, let errno) where errno == EEXIST {

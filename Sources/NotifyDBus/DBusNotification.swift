@@ -102,11 +102,12 @@ struct DBusNotification: Equatable {
   }
 
   /// The notice's icon as a file, by the specification's order: `image-data` (kept as a PNG file
-  /// in `icons`), else `image-path`, else `app_icon`, when they name a file (an absolute path or a
-  /// `file://` URI; icon names from a theme are not looked up). Pixels that do not describe an
-  /// image throw, naming the hint; a cache that cannot be written is logged and the notice goes on
-  /// without its icon.
-  func icon(storingPixelsIn icons: IconCache?, log: Logger) throws(QueueError) -> String? {
+  /// in `icons`), else `image-path`, else `app_icon`, each a file (an absolute path or a `file://`
+  /// URI) or an icon name found in `theme`. Pixels that do not describe an image throw, naming
+  /// the hint; a cache that cannot be written is logged and the notice goes on without its icon.
+  func icon(storingPixelsIn icons: IconCache?, theme: IconTheme? = nil, log: Logger) throws(QueueError)
+    -> String?
+  {
     for name in DBusNames.Hint.imageData {
       guard case .image(let pixels)? = hints[name] else { continue }
       guard let icons else { break }
@@ -119,10 +120,13 @@ struct DBusNotification: Equatable {
         break
       }
     }
-    for name in DBusNames.Hint.imagePath {
-      if let path = hints[name]?.stringValue.flatMap(Self.filePath) { return path }
+    func file(_ icon: String) -> String? {
+      Self.filePath(icon) ?? theme?.path(forName: icon)
     }
-    return Self.filePath(appIcon)
+    for name in DBusNames.Hint.imagePath {
+      if let path = hints[name]?.stringValue.flatMap(file) { return path }
+    }
+    return file(appIcon)
   }
 
   /// The file an icon string names: an absolute path, or a `file://` URI (percent-decoded); nil

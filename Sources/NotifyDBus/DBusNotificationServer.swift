@@ -28,6 +28,8 @@ final class DBusNotificationServer: @unchecked Sendable {
   private let settings: @Sendable () -> DBusServerSettings
   /// Whether popups are drawn now: icons are shown only then.
   private let popupsDrawn: () -> Bool
+  /// Where icon names are looked up.
+  private let iconTheme: () -> IconTheme?
   private var object: DBusConnection.Slot?
   /// When each unfinished notice from the bus came (monotonic seconds), and how soon after that a
   /// `CloseNotification` of it is ignored: `[DBus] IgnoreClose=` or its rule's.
@@ -50,7 +52,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   init(
     connection: DBusConnection, service: NoticeService, icons: IconCache?, log: Logger,
     settings: @escaping @Sendable () -> DBusServerSettings = { DBusServerSettings() },
-    popupsDrawn: @escaping () -> Bool = { false }
+    popupsDrawn: @escaping () -> Bool = { false }, iconTheme: @escaping () -> IconTheme? = { nil }
   ) {
     self.connection = connection
     self.service = service
@@ -58,6 +60,7 @@ final class DBusNotificationServer: @unchecked Sendable {
     self.log = log
     self.settings = settings
     self.popupsDrawn = popupsDrawn
+    self.iconTheme = iconTheme
   }
 
   /// Puts the object on the bus and takes the name; fails with `EEXIST` when another server
@@ -113,7 +116,7 @@ final class DBusNotificationServer: @unchecked Sendable {
     let icon: String?
     do {
       request = try DBusNotification(reading: call)
-      icon = try request.icon(storingPixelsIn: icons, log: log)
+      icon = try request.icon(storingPixelsIn: icons, theme: iconTheme(), log: log)
     } catch let error as QueueError {
       return Self.reply(failure, error)
     } catch {

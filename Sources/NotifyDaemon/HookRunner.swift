@@ -43,7 +43,7 @@ public final class HookRunner: @unchecked Sendable {
   ) {
     self.hooks = hooks
     self.sound = sound
-    self.players = SoundPlayers(path: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+    self.players = SoundPlayers(environment: environment)
     self.wanted = Locked(Self.wanted(by: hooks, sound: sound))
     self.log = log
     self.timeout = timeout
@@ -219,23 +219,30 @@ public final class HookRunner: @unchecked Sendable {
   }
 }
 
-/// The programs that play a notice's sound: `canberra-gtk-play` (files and sound-theme names),
-/// else `paplay` (files only).
+/// The programs that play a notice's sound: `canberra-gtk-play` (files, and names from the
+/// desktop's sound theme) when a display is there for it (it is a GTK program and will not start
+/// without one), else `paplay` — a name then found as a file of the freedesktop sound theme
+/// (`$XDG_DATA_DIRS/sounds/freedesktop/stereo/NAME.oga`, `.ogg` or `.wav`).
 struct SoundPlayers: Sendable {
   let canberra: String?
   let paplay: String?
+  /// Where sound themes are: `$XDG_DATA_HOME/sounds`, then each `$XDG_DATA_DIRS/sounds`.
+  let soundDirectories: [String]
 
-  init(path: String) {
-    let directories = path.split(separator: ":").map(String.init)
+  init(environment: [String: String]) {
+    let directories = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(
+      String.init)
     func find(_ name: String) -> String? {
       directories.lazy.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
-    canberra = find("canberra-gtk-play")
+    let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    canberra = display ? find("canberra-gtk-play") : nil
     paplay = find("paplay")
+    soundDirectories = ConfigLocation.dataDirectories(environment: environment).map { "\($0)/sounds" }
   }
 
   /// The command that plays `notice`'s sound: its file, else its name, else `defaultName`; nil
-  /// when it is silent, names nothing, or no player can play it.
+  /// when it is silent, names nothing, or nothing here can play it.
   func command(for notice: Notice, default defaultName: String?) -> [String]? {
     let hints = notice.hints
     if hints?.isSilent == true { return nil }
@@ -244,7 +251,21 @@ struct SoundPlayers: Sendable {
       if let paplay { return [paplay, file] }
       return nil
     }
-    guard let name = hints?.soundName ?? defaultName, let canberra else { return nil }
-    return [canberra, "--id=\(name)", "--description=notifyd"]
+    guard let name = hints?.soundName ?? defaultName else { return nil }
+    if let canberra { return [canberra, "--id=\(name)", "--description=notifyd"] }
+    guard let paplay, let file = themeFile(named: name) else { return nil }
+    return [paplay, file]
+  }
+
+  /// The freedesktop sound theme's file for sound `name`, if there is one.
+  func themeFile(named name: String) -> String? {
+    guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { return nil }
+    for directory in soundDirectories {
+      for suffix in ["oga", "ogg", "wav"] {
+        let path = "\(directory)/freedesktop/stereo/\(name).\(suffix)"
+        if access(path, R_OK) == 0 { return path }
+      }
+    }
+    return nil
   }
 }

@@ -105,13 +105,8 @@ public final class IconCache {
 
   /// The cache's files (`*.png`) with their modification times, oldest first.
   private func files() -> [(name: String, modified: timespec)] {
-    guard let stream = opendir(directory) else { return [] }
-    defer { closedir(stream) }
     var found: [(String, timespec)] = []
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-      }
+    for name in Posix.entries(ofDirectory: directory) {
       guard name.hasSuffix(".png"), !name.hasPrefix(".") else { continue }
       var info = stat()
       guard stat("\(directory)/\(name)", &info) == 0 else { continue }

@@ -200,6 +200,21 @@ public enum Posix {
 
   /// `access(2)` with `F_OK`: whether something exists at `path`.
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+  /// The names in directory `path` (`opendir(3)`, `readdir(3)`), without `.` and `..`; empty
+  /// when it cannot be read.
+  public static func entries(ofDirectory path: String) -> [String] {
+    guard let stream = opendir(path) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
 }
 
 extension Posix {

@@ -58,6 +58,19 @@ public enum ConfigLocation {
     return candidates.first { Posix.exists($0) }
   }
 
+  /// Where shared data is looked for (the XDG base directories), most personal first:
+  /// `$XDG_DATA_HOME` (default `~/.local/share`), then each of `$XDG_DATA_DIRS` (default
+  /// `/usr/local/share:/usr/share`); relative entries are ignored, as the specification says.
+  public static func dataDirectories(environment: [String: String]) -> [String] {
+    let home =
+      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? self.home(environment: { environment[$0] }) + "/.local/share"
+    let shared =
+      (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+      .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    return [home] + shared
+  }
+
   /// `$HOME`, else the password database's home of the real user.
   public static func home(environment: (String) -> String?) -> String {
     if let home = environment("HOME"), !home.isEmpty { return home }

@@ -42,7 +42,7 @@ struct DBusNotificationTests {
         .icon(storingPixelsIn: cache, log: log)
     }
     #expect(try icon() == nil)
-    #expect(try icon("dialog-information") == nil)  // a theme's name: not looked up
+    #expect(try icon("dialog-information") == nil)  // a theme's name, and no theme to look in
     #expect(try icon("/usr/share/pixmaps/a.png") == "/usr/share/pixmaps/a.png")
     #expect(try icon("file:///home/ann/my%20icon.png") == "/home/ann/my icon.png")
     #expect(try icon("/a.png", ["image-path": .string("file:///b.png")]) == "/b.png")
