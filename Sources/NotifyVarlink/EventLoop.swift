@@ -256,12 +256,13 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func endTurn() {
-    // A task run here (a reply handed in from another thread) may leave work for the handlers: they
-    // run again after it, or its reply would wait for the loop's next wake-up.
     for _ in 0..<8 {
       var worked = false
       for handler in turnEndHandlers where handler() { worked = true }
-      if runTasks() { worked = true }
+      // A task run here (a reply handed in from another thread) may leave work for the handlers:
+      // the next turn does it without sleeping, or the reply would wait for the loop's next
+      // wake-up. Not at once: what the next turn reads joins it (one commit, one send for all).
+      if runTasks() { endOfTurnBusy = true }
       if !worked { return }
     }
     // Still busy after eight rounds: the next turn looks at the sockets without sleeping.

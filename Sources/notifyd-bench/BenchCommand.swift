@@ -12,7 +12,7 @@ enum BenchCommand {
 
       --bin DIR     where notifyd and notifyctl are (default: beside this program)
       --quick       shorter windows and fewer runs, for a smoke test
-      --only LIST   some of: cli, throughput, scaling, timing, idle, steady
+      --only LIST   some of: cli, throughput, dbus, scaling, timing, idle, steady
       --load SOCKET CLIENTS PIPELINE SECONDS
                     only drive Show load at a running daemon (for a profiler) and print
                     its throughput and latency
@@ -20,7 +20,8 @@ enum BenchCommand {
     """
 
   static let figures: [(name: String, run: @Sendable (Bench) throws -> Void)] = [
-    ("cli", CLIStartupFigure.run), ("throughput", ThroughputFigure.run), ("scaling", ScalingFigure.run),
+    ("cli", CLIStartupFigure.run), ("throughput", ThroughputFigure.run), ("dbus", DBusServerFigure.run),
+    ("scaling", ScalingFigure.run),
     ("timing", TimingFigure.run), ("idle", IdleFigure.run), ("steady", SteadyMemoryFigure.run),
   ]
 

@@ -29,10 +29,11 @@ final class DBusNotifier {
     guard result >= 0 else { throw BenchError("\(call): \(String(cString: strerror(-result)))") }
   }
 
-  /// A `Notify` call: app name, replaces_id 0, no icon, `summary`, `body`, no actions, no hints,
+  /// A `Notify` call: app name, replaces_id 0, no icon, `summary`, `body`, no actions, no hints
+  /// (or, with `hints`, libnotify's usual `urgency`, `category` and `desktop-entry`),
   /// expire_timeout -1 (the server's default). Wraps `sd_bus_message_new_method_call` and the
   /// append calls.
-  private func makeNotify(summary: String, body: String) throws -> OpaquePointer? {
+  private func makeNotify(summary: String, body: String, hints: Bool = false) throws -> OpaquePointer? {
     var message: OpaquePointer?
     try Self.check(
       sd_bus_message_new_method_call(
@@ -53,6 +54,22 @@ final class DBusNotifier {
       try Self.check(sd_bus_message_open_container(message, Self.type("a"), "s"), "open as")
       try Self.check(sd_bus_message_close_container(message), "close as")
       try Self.check(sd_bus_message_open_container(message, Self.type("a"), "{sv}"), "open a{sv}")
+      if hints {
+        func hint(_ name: String, _ signature: String, _ append: () throws -> Void) throws {
+          try Self.check(sd_bus_message_open_container(message, Self.type("e"), "sv"), "open {sv}")
+          try string(name)
+          try Self.check(sd_bus_message_open_container(message, Self.type("v"), signature), "open v")
+          try append()
+          try Self.check(sd_bus_message_close_container(message), "close v")
+          try Self.check(sd_bus_message_close_container(message), "close {sv}")
+        }
+        var urgency: UInt8 = 1
+        try hint("urgency", "y") {
+          try Self.check(sd_bus_message_append_basic(message, Self.type("y"), &urgency), "append y")
+        }
+        try hint("category", "s") { try string("im.received") }
+        try hint("desktop-entry", "s") { try string("org.example.Chat") }
+      }
       try Self.check(sd_bus_message_close_container(message), "close a{sv}")
       var timeout: Int32 = -1
       try Self.check(sd_bus_message_append_basic(message, Self.type("i"), &timeout), "append i")
@@ -67,8 +84,8 @@ final class DBusNotifier {
 
   /// Calls `Notify` and waits for the id; wraps `sd_bus_call`.
   @discardableResult
-  func notify(summary: String, body: String) throws -> UInt32 {
-    let message = try makeNotify(summary: summary, body: body)
+  func notify(summary: String, body: String, hints: Bool = false) throws -> UInt32 {
+    let message = try makeNotify(summary: summary, body: body, hints: hints)
     defer { sd_bus_message_unref(message) }
     var error = sd_bus_error()
     var reply: OpaquePointer?
@@ -125,12 +142,12 @@ final class DBusNotifier {
   /// Sends `count` `Notify` calls without waiting, then waits for every reply; answers the
   /// monotonic nanoseconds at which each reply was taken in. Wraps `sd_bus_call_async`,
   /// `sd_bus_process` and `sd_bus_wait`.
-  func notifyPipelined(count: Int, summary: String, body: String) throws -> [UInt64] {
+  func notifyPipelined(count: Int, summary: String, body: String, hints: Bool = false) throws -> [UInt64] {
     let tally = ReplyTally()
     let unmanaged = Unmanaged.passRetained(tally)
     defer { unmanaged.release() }
     for _ in 0..<count {
-      let message = try makeNotify(summary: summary, body: body)
+      let message = try makeNotify(summary: summary, body: body, hints: hints)
       defer { sd_bus_message_unref(message) }
       // A floating slot (nil): the callback lives as long as the call is outstanding.
       try Self.check(

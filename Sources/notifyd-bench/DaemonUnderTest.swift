@@ -16,7 +16,9 @@ final class DaemonUnderTest {
 
   /// The config every bench daemon gets: no D-Bus (the peer's bus is in the environment), room
   /// for every notice a run accepts, plus `extra` lines.
-  static func config(capacity: Int = 1_000_000, sync: String = "normal", extra: String = "") -> String {
+  static func config(
+    capacity: Int = 1_000_000, sync: String = "normal", extra: String = "", dbus: String = "off"
+  ) -> String {
     """
     [Queue]
     Capacity=\(capacity)
@@ -26,14 +28,17 @@ final class DaemonUnderTest {
     Sync=\(sync)
 
     [DBus]
-    Mode=off
+    Mode=\(dbus)
 
     """
   }
 
   /// Starts `binary` in `directory` (made if missing; its store kept if there) and waits for
   /// `READY=1`.
-  init(binary: String, directory: String, config: String, timeout: Double = 20) throws {
+  init(
+    binary: String, directory: String, config: String, environment extra: [String: String] = [:],
+    timeout: Double = 20
+  ) throws {
     self.directory = directory
     mkdir(directory, 0o700)
     mkdir(directory + "/state", 0o700)
@@ -55,6 +60,7 @@ final class DaemonUnderTest {
     environment["XDG_STATE_HOME"] = directory + "/state"
     environment["XDG_CONFIG_HOME"] = directory + "/config"
     environment["NOTIFY_SOCKET"] = listener.path
+    for (name, value) in extra { environment[name] = value }
     let started = Clock.nanoseconds()
     process = try Spawned.start(
       [binary, "--socket", socketPath, "--config", configPath, "--log", "stderr", "--log-level", "warning"],

@@ -154,16 +154,20 @@ final class VarlinkShowClient: LoadClient {
 final class DBusNotifyClient: LoadClient {
   private let notifier: DBusNotifier
   private let summary: String
+  /// A desktop program's call: a body with markup, and libnotify's usual hints.
+  private let desktop: Bool
+  private var body: String { desktop ? "<b>Ada</b>: lunch at 12 &amp; then?" : "load" }
 
-  init(address: String, index: Int) throws {
+  init(address: String, index: Int, desktop: Bool = false) throws {
     notifier = try DBusNotifier(address: address)
     summary = "bench \(index)"
+    self.desktop = desktop
   }
 
-  func callOnce() throws { try notifier.notify(summary: summary, body: "load") }
+  func callOnce() throws { try notifier.notify(summary: summary, body: body, hints: desktop) }
 
   func callBatch(_ count: Int) throws -> [UInt64] {
-    try notifier.notifyPipelined(count: count, summary: summary, body: "load")
+    try notifier.notifyPipelined(count: count, summary: summary, body: body, hints: desktop)
   }
 }
 

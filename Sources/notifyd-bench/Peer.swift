@@ -100,11 +100,13 @@ struct Bench {
   /// Starts a daemon on a fresh directory with `config`, runs `body`, stops it and checks that it
   /// exited 0. dunst is stopped first, so that it draws nothing meanwhile.
   func withDaemon<T>(
-    _ name: String, config: String = DaemonUnderTest.config(), _ body: (DaemonUnderTest) throws -> T
+    _ name: String, config: String = DaemonUnderTest.config(), environment: [String: String] = [:],
+    _ body: (DaemonUnderTest) throws -> T
   ) throws -> T {
     try peer?.stopDunst()
     let directory = try makeScratchDirectory("notifyd-bench-\(name)")
-    let daemon = try DaemonUnderTest(binary: notifyd, directory: directory, config: config)
+    let daemon = try DaemonUnderTest(
+      binary: notifyd, directory: directory, config: config, environment: environment)
     let result: T
     do {
       result = try body(daemon)
