@@ -16,16 +16,16 @@ enum TextFormat {
     return "\(sign)\(scaled / scale).\(padding)\(fraction)"
   }
 
-  /// `text` made safe for a terminal on one line: line breaks and tabs become spaces, other
-  /// control characters (which could move the cursor or change colours: ESC, CSI, BEL, DEL…)
-  /// become U+FFFD, and so do the bidirectional embeddings, overrides and isolates, which would
-  /// let a title reorder what is drawn after it on terminals that lay out right-to-left text.
   /// A body (or closing message) as a terminal shows it: its markup flattened to text (a link as
   /// its text, entities decoded, what is not the subset as written), then `sanitized`.
   static func bodyText(_ body: String) -> String {
     sanitized(BodyMarkup.plainText(body))
   }
 
+  /// `text` made safe for a terminal on one line: line breaks and tabs become spaces, other
+  /// control characters (which could move the cursor or change colours: ESC, CSI, BEL, DEL…)
+  /// become U+FFFD, and so do the bidirectional embeddings, overrides and isolates, which would
+  /// let a title reorder what is drawn after it on terminals that lay out right-to-left text.
   static func sanitized(_ text: String) -> String {
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {

@@ -49,6 +49,9 @@ public final class NoticeQueue: Sendable {
   /// The settings in force.
   public var settings: QueueSettings { state.withLock { $0.machine.settings } }
 
+  /// Seconds since the Unix epoch on the queue's clock, as notices' `created` and `finished` are.
+  public var wallTime: Double { scheduler.wallTime }
+
   private var instant: Instant { Instant(now: scheduler.now, wall: scheduler.wallTime) }
 
   /// Runs `body` on the machine under the lock, carries out the effects it listed (also when it
@@ -200,12 +203,6 @@ public final class NoticeQueue: Sendable {
   /// A person closes a notice, or every visible one (`QueueMachine.dismiss`). Answers the ids.
   public func dismiss(_ request: DismissParameters) throws(QueueError) -> [Int] {
     try mutate { machine, instant throws(QueueError) in try machine.dismiss(request, at: instant) }
-  }
-
-  /// Finishes a notice at once with `outcome`, as when a person closed it on the desktop.
-  public func dismiss(_ id: Int, outcome: Outcome = .dismissed) throws(QueueError) {
-    try mutate { machine, instant throws(QueueError) in try machine.dismiss(id, outcome: outcome, at: instant)
-    }
   }
 
   /// Holds every notice not yet visible until `resume` (or until `duration` seconds have passed).

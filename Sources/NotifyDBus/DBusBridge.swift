@@ -59,13 +59,6 @@ public final class DBusBridge: @unchecked Sendable {
   /// `[Display] IconTheme=` changes).
   private var iconTheme: IconTheme?
 
-  /// The theme `settings` name, made anew when the name changed.
-  private func theme(for settings: DBusServerSettings) -> IconTheme {
-    if let iconTheme, iconTheme.theme == settings.iconTheme { return iconTheme }
-    let theme = IconTheme(theme: settings.iconTheme, environment: environment)
-    iconTheme = theme
-    return theme
-  }
   /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
   private let busQueue = DispatchQueue(label: "notifyd.dbus")
   private var connection: DBusConnection?
@@ -209,6 +202,14 @@ public final class DBusBridge: @unchecked Sendable {
         busQueue.async { self.route(event) }
       }
     }
+  }
+
+  /// The theme `settings` name, made anew when the name changed.
+  private func theme(for settings: DBusServerSettings) -> IconTheme {
+    if let iconTheme, iconTheme.theme == settings.iconTheme { return iconTheme }
+    let theme = IconTheme(theme: settings.iconTheme, environment: environment)
+    iconTheme = theme
+    return theme
   }
 
   private func startServer(on connection: DBusConnection) throws(DBusError) {

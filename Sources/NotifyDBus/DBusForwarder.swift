@@ -226,7 +226,7 @@ final class DBusForwarder: @unchecked Sendable {
     let popup = popups.removeValue(forKey: id)
     guard reason == DBusCloseReason.dismissed.rawValue, popup?.invokedOnServer != true else { return }
     do {
-      try queue.dismiss(id)
+      guard try !queue.dismiss(DismissParameters(id: id)).isEmpty else { return }
       log.info(
         "notice \(id) dismissed on the desktop", fields: ["NOTICE_ID": "\(id)", "OUTCOME": "dismissed"])
     } catch {

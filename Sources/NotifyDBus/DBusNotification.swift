@@ -199,5 +199,4 @@ struct DBusNotification: Equatable {
     let seconds = (firstShowing ? notice.fadeIn : 0) + hold + notice.fadeOut
     return Int32(clamping: Int64((seconds * 1000).rounded(.up)))
   }
-
 }

@@ -2,7 +2,6 @@ import CNotifyBus
 import Dispatch
 import NotifyCore
 import NotifyDisplay
-import NotifyPosix
 import NotifyProtocol
 import NotifyService
 
@@ -31,9 +30,6 @@ final class DBusNotificationServer: @unchecked Sendable {
   /// Where icon names are looked up.
   private let iconTheme: () -> IconTheme?
   private var object: DBusConnection.Slot?
-  /// When each unfinished notice from the bus came (monotonic seconds), and how soon after that a
-  /// `CloseNotification` of it is ignored: `[DBus] IgnoreClose=` or its rule's.
-  private var closeIgnoredUntil: [Int: Double] = [:]
   /// Unfinished notices that came through `Notify`: only they get signals.
   private var fromBus: Set<Int> = []
   /// Notices `CloseNotification` closed: their `NotificationClosed` says reason 3.
@@ -164,18 +160,19 @@ final class DBusNotificationServer: @unchecked Sendable {
       notice.id = id
       fromBus.insert(id)
       unanswered[id, default: (0, [])].calls += 1
-      let window = ignoreCloseWindow(app: app, title: request.summary, urgency: request.urgency, hints: hints)
-      if window > 0 { closeIgnoredUntil[id] = Posix.monotonicNow() + window }
     }
     return 1
   }
 
-  /// How long after its `Notify` a notice's `CloseNotification` is ignored: the last matching
-  /// rule's `IgnoreClose=`, else `[DBus] IgnoreClose=`.
-  private func ignoreCloseWindow(app: String?, title: String, urgency: Urgency?, hints: Hints?) -> Double {
+  /// Whether a `CloseNotification` of `notice` comes too soon after its `Notify` to be heeded:
+  /// within the last matching rule's `IgnoreClose=`, else `[DBus] IgnoreClose=`, of its creation.
+  /// Asked only when a close comes, so a `Notify` pays nothing for it.
+  private func ignoresClose(of notice: Notice) -> Bool {
     let rules = queue.settings.matchingRules(
-      app: app, tag: nil, title: title, urgency: urgency ?? .normal, hints: hints)
-    return rules.compactMap(\.ignoreClose).last ?? settings().ignoreClose
+      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
+    let window = rules.compactMap(\.ignoreClose).last ?? settings().ignoreClose
+    let age = queue.wallTime - notice.created
+    return window > 0 && (0..<window).contains(age)
   }
 
   /// The id a `Notify` got, for its answer on the connection's queue.
@@ -258,13 +255,15 @@ final class DBusNotificationServer: @unchecked Sendable {
     } catch {
       return DBusError.reply(failure, name: DBusNames.ErrorName.invalidArgs, message: "\(error)")
     }
-    if let until = closeIgnoredUntil[id], Posix.monotonicNow() < until {
-      // An app that closes its own notices at once (`IgnoreClose=`): the notice stays.
-      log.debug("dbus: CloseNotification of notice \(id) right after its Notify, ignored (IgnoreClose=)")
-    } else if let notice = try? queue.get(id), notice.phase != .finished {
-      closedByCall.insert(id)
-      // libnotify closes a notice after its action was chosen: it is ending as `completed` already.
-      if notice.invoked == nil { _ = try? queue.cancel(CancelParameters(id: id)) }
+    if let notice = try? queue.get(id), notice.phase != .finished {
+      if fromBus.contains(id) && ignoresClose(of: notice) {
+        // An app that closes its own notices at once (`IgnoreClose=`): the notice stays.
+        log.debug("dbus: CloseNotification of notice \(id) right after its Notify, ignored (IgnoreClose=)")
+      } else {
+        closedByCall.insert(id)
+        // libnotify closes a notice after its action was chosen: it is ending as `completed` already.
+        if notice.invoked == nil { _ = try? queue.cancel(CancelParameters(id: id)) }
+      }
     }
     try? connection.reply(to: call) { _ throws(DBusError) in }
     return 1
@@ -314,7 +313,6 @@ final class DBusNotificationServer: @unchecked Sendable {
       emit(DBusNames.Signal.actionInvoked, id: id) { message throws(DBusError) in try message.append(key) }
     case .finished:
       guard let notice = event.notice, fromBus.remove(notice.id) != nil else { return }
-      closeIgnoredUntil[notice.id] = nil
       let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice.outcome)
       emit(DBusNames.Signal.notificationClosed, id: notice.id) { message throws(DBusError) in
         try message.append(reason.rawValue)

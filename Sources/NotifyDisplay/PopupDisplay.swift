@@ -208,8 +208,8 @@ public final class PopupDisplay: @unchecked Sendable {
   /// A button pressed over the popup of notice `id` (DESIGN §9): left invokes the default action
   /// if the notice has one, else dismisses; right dismisses.
   public func pressed(_ button: PopupButton, on id: Int, activationToken: String? = nil) {
-    guard let card = stack.cards[id] else { return }
-    if button == .left, card.hasDefaultAction {
+    guard stack.cards[id] != nil else { return }
+    if invokesAction(button, on: id) {
       _ = try? engine.invoke(
         InvokeParameters(id: id, action: Card.defaultActionKey, activationToken: activationToken))
     } else {

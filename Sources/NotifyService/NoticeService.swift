@@ -108,18 +108,11 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.invoke(request) }, done: done)
   }
 
-  /// A person closes a notice, or every visible one (`notifyctl dismiss`).
+  /// A person closes a notice, or every visible one (`notifyctl dismiss`, a click on a popup).
   public func dismiss(
     _ request: DismissParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
   ) {
     commit({ () throws(QueueError) in try queue.dismiss(request) }, done: done)
-  }
-
-  /// A person closed notice `id` (a click on a popup), or the desktop's server reported so.
-  public func dismiss(
-    _ id: Int, outcome: Outcome = .dismissed, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void
-  ) {
-    commit({ () throws(QueueError) in try queue.dismiss(id, outcome: outcome) }, done: done)
   }
 
   public func suspend(for duration: Double?, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {

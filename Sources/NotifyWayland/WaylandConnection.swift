@@ -252,12 +252,7 @@ final class ActivationTokenRequest {
   }
 
   /// The connection goes: the proxy with it, and the click is reported without a token.
-  func cancel() {
-    guard let proxy else { return }
-    xdg_activation_token_v1_destroy(proxy)
-    self.proxy = nil
-    done(self, nil)
-  }
+  func cancel() { received(nil) }
 }
 
 // MARK: - Listeners

@@ -147,7 +147,9 @@ struct NoticeQueueStressTests {
             _ = try queue.invoke(InvokeParameters(id: id, action: "ok"))
           }
         case 91..<92:
-          if let id = ledger.randomAccepted(using: &random) { try queue.dismiss(id) }
+          if let id = ledger.randomAccepted(using: &random) {
+            _ = try queue.dismiss(DismissParameters(id: id))
+          }
         case 92..<94:
           _ = try queue.cancel(CancelParameters(tag: "tag\(thread % 3)", now: Bool.random(using: &random)))
         case 94..<96:

@@ -1015,7 +1015,7 @@ struct NoticeQueueTests {
     let id = try h.show(hold: 10)
     #expect(h.waitUntilShown(id))
     h.advance(to: 2)
-    try h.queue.dismiss(id)
+    _ = try h.queue.dismiss(DismissParameters(id: id))
     h.clock.advance(by: 0)
     let notice = try h.queue.get(id)
     #expect(notice.outcome == .dismissed)

@@ -221,7 +221,7 @@ struct QueueMachineTests {
     case .cancel(let now):
       _ = try d.perform { m, i in try m.cancel(CancelParameters(id: id, now: now), at: i) }
     case .end(let hold): _ = try d.perform { m, i in try m.end(EndParameters(id: id, hold: hold), at: i) }
-    case .dismiss: try d.perform { m, i in try m.dismiss(id, at: i) }
+    case .dismiss: _ = try d.perform { m, i in try m.dismiss(DismissParameters(id: id), at: i) }
     case .invoke:
       _ = try d.perform { m, i in try m.invoke(InvokeParameters(id: id, action: "default"), at: i) }
     case .update: _ = try d.perform { m, i in try m.update(UpdateParameters(id: id, body: "news"), at: i) }

@@ -7,7 +7,7 @@ enum Admission {
   static let maximumNameLength = 256
   /// The most actions a notice carries.
   static let maximumActions = 8
-  /// The most bytes in an icon's path (`PATH_MAX`).
+  /// The most bytes in a file's path, an icon's or a sound's (`PATH_MAX`).
   static let maximumIconPathLength = 4096
 
   /// Checks a `Show` request; answers the timing it asks for.
@@ -48,7 +48,7 @@ enum Admission {
     try validate(name: app, field: "app")
     try validate(name: tag, field: "tag")
     try validate(name: key, field: "key")
-    try validate(icon: icon)
+    try validate(path: icon, field: "icon", of: "an image file")
     if let hints { try validate(hints) }
   }
 
@@ -56,12 +56,7 @@ enum Admission {
     try validate(name: hints.category, field: "hints.category")
     try validate(name: hints.desktopEntry, field: "hints.desktopEntry")
     try validate(name: hints.soundName, field: "hints.soundName")
-    guard let file = hints.soundFile else { return }
-    guard file.hasPrefix("/"), file.utf8.count <= maximumIconPathLength, !file.utf8.contains(0) else {
-      throw .invalidArgument(
-        field: "hints.soundFile", reason: "must be an absolute path of at most \(maximumIconPathLength) bytes"
-      )
-    }
+    try validate(path: hints.soundFile, field: "hints.soundFile", of: "a sound file")
   }
 
   static func validate(title: String?, body: String?, field: String = "body") throws(QueueError) {
@@ -85,14 +80,16 @@ enum Admission {
     }
   }
 
-  private static func validate(icon: String?) throws(QueueError) {
-    guard let icon else { return }
-    guard icon.hasPrefix("/") else {
-      throw .invalidArgument(field: "icon", reason: "must be an absolute path to an image file")
+  /// A file's path a notice names (`what` it is, for the reason): absolute, at most
+  /// `maximumIconPathLength` bytes, no NUL.
+  private static func validate(path: String?, field: String, of what: String) throws(QueueError) {
+    guard let path else { return }
+    guard path.hasPrefix("/") else {
+      throw .invalidArgument(field: field, reason: "must be an absolute path to \(what)")
     }
-    guard icon.utf8.count <= maximumIconPathLength, !icon.utf8.contains(0) else {
+    guard path.utf8.count <= maximumIconPathLength, !path.utf8.contains(0) else {
       throw .invalidArgument(
-        field: "icon", reason: "longer than \(maximumIconPathLength) bytes or holding a NUL byte")
+        field: field, reason: "longer than \(maximumIconPathLength) bytes or holding a NUL byte")
     }
   }
 

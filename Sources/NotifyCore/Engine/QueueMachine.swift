@@ -559,16 +559,6 @@ public struct QueueMachine {
     return ids
   }
 
-  /// Finishes notice `id` at once with `outcome`, as when a person closed it on the desktop.
-  public mutating func dismiss(_ id: Int, outcome: Outcome = .dismissed, at instant: Instant)
-    throws(QueueError)
-  {
-    advance(to: instant)
-    defer { settle(at: instant) }
-    _ = try unfinished(id)
-    close(id, outcome, immediately: true, at: instant)
-  }
-
   // MARK: - Suspend and resume
 
   /// Holds every notice not yet shown until `resume` (or until `duration` seconds have passed).
