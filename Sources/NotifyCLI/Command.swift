@@ -26,8 +26,8 @@ public enum Command: Sendable, Equatable {
   case reload
   /// `status`: the queue's state and counts.
   case status(json: Bool)
-  /// `list`: the unfinished notices.
-  case list(json: Bool)
+  /// `list`: the unfinished notices (with `held`, those do-not-disturb holds back).
+  case list(held: Bool, json: Bool)
   /// `history`: finished notices, newest first.
   case history(HistoryOptions, json: Bool)
   /// `get`: one notice.

@@ -152,7 +152,9 @@ extension CommandParser {
 
   static func suspend(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: [])
-    return .suspend(SuspendParameters(duration: try arguments.duration("for")))
+    return .suspend(
+      SuspendParameters(
+        duration: try arguments.duration("for"), allow: try arguments.choice("allow", DoNotDisturbAllow.self)))
   }
 
   static func resume(_ arguments: ParsedArguments) throws(UsageError) -> Command {
@@ -172,7 +174,7 @@ extension CommandParser {
 
   static func list(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: [])
-    return .list(json: arguments.flag("json"))
+    return .list(held: arguments.flag("held"), json: arguments.flag("json"))
   }
 
   static func history(_ arguments: ParsedArguments) throws(UsageError) -> Command {
@@ -181,6 +183,9 @@ extension CommandParser {
     options.limit = try arguments.integer("limit", minimum: 1)
     options.app = arguments.string("app")
     options.outcome = try arguments.choice("outcome", Outcome.self)
+    options.foldedInto = try arguments.values["folded-into"]?.last.map { value throws(UsageError) in
+      try ValueParser.noticeID(value.value, option: value.spelling)
+    }
     if let since = arguments.values["since"]?.last {
       options.since = try ValueParser.timeReference(since.value, option: since.spelling)
     }

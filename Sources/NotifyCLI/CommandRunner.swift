@@ -64,8 +64,8 @@ public struct CommandRunner {
         NoticeFormatter.statusLines(status, now: now())
       }
 
-    case .list(let json):
-      try query(.list, NoParameters(), json: json) { (reply: NoticesReply) in
+    case .list(let held, let json):
+      try query(.list, ListParameters(held: held ? true : nil), json: json) { (reply: NoticesReply) in
         NoticeFormatter.listLines(reply.notices)
       }
 

@@ -16,6 +16,9 @@ public enum ExitStatus: Int32, Sendable, Equatable {
   case replaced = 5
   /// The waited-for notice was closed by the user.
   case dismissed = 6
+  /// The waited-for notice was folded into a summary (flood control, or the summary of what
+  /// do-not-disturb held back).
+  case folded = 7
 
   /// The status `wait` and `show --wait` exit with when the notice finished with `outcome`.
   public init(outcome: Outcome?) {
@@ -25,6 +28,7 @@ public enum ExitStatus: Int32, Sendable, Equatable {
     case .timedOut: self = .timedOut
     case .replaced: self = .replaced
     case .dismissed: self = .dismissed
+    case .folded: self = .folded
     }
   }
 }

@@ -6,17 +6,24 @@ public struct HistoryOptions: Sendable, Equatable {
   public var app: String?
   public var outcome: Outcome?
   public var since: TimeReference?
+  /// Only the notices folded into this summary.
+  public var foldedInto: Int?
 
-  public init(limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: TimeReference? = nil) {
+  public init(
+    limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: TimeReference? = nil,
+    foldedInto: Int? = nil
+  ) {
     self.limit = limit
     self.app = app
     self.outcome = outcome
     self.since = since
+    self.foldedInto = foldedInto
   }
 
   /// The parameters of `History`, with `since` resolved against `now`.
   public func parameters(now: Double) -> HistoryParameters {
-    HistoryParameters(limit: limit, app: app, outcome: outcome, since: since?.seconds(now: now))
+    HistoryParameters(
+      limit: limit, app: app, outcome: outcome, since: since?.seconds(now: now), foldedInto: foldedInto)
   }
 }
 

@@ -49,7 +49,7 @@ struct I3barStatus: Sendable, Equatable {
         : []
       return
     }
-    var title = TextFormat.sanitized(top.title)
+    var title = TextFormat.sanitized(top.displayTitle)
     if top.kind == .progress, let value = top.value { title += " \(min(max(value, 0), 100))%" }
     let text = visible.count > 1 ? "\(title) (+\(visible.count - 1))" : title
     let color = palette.accent(top.urgency).composited(over: palette.background, opacity: top.opacity)

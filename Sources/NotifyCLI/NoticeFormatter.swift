@@ -52,6 +52,8 @@ enum NoticeFormatter {
       ("outcome", notice.outcome?.rawValue),
       ("message", notice.message.map(TextFormat.bodyText)),
       ("invoked", notice.invoked.map(TextFormat.sanitized)),
+      ("count", notice.count.map { "×\($0) (equal notices merged into it)" }),
+      ("folded into", notice.foldedInto.map { "#\($0)" }),
     ]
     let actions = (notice.actions ?? []).map {
       "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))"
@@ -79,12 +81,19 @@ enum NoticeFormatter {
 
   /// The queue's state, counts and version.
   static func statusLines(_ status: StatusReply, now: Double) -> [String] {
-    var state = status.suspended ? "suspended" : "running"
-    if status.suspended, let until = status.suspendedUntil {
-      state +=
-        " until "
-        + (TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
-          ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M"))
+    func clock(_ until: Double) -> String {
+      TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
+        ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M")
+    }
+    var state = "running"
+    if let dnd = status.doNotDisturb {
+      state = dnd.reason == .schedule ? "suspended by quiet hours" : "suspended by hand"
+      if let until = dnd.until { state += " until \(clock(until))" }
+      state += dnd.allow == .nothing ? ", nothing passes" : ", critical notices pass"
+    } else if status.suspended {
+      state = "suspended" + (status.suspendedUntil.map { " until \(clock($0))" } ?? "")
+    } else if let until = status.resumedUntil {
+      state += " (resumed by hand in quiet hours, until \(clock(until)))"
     }
     return [
       "State:    \(state)",
@@ -113,7 +122,11 @@ enum NoticeFormatter {
       var summary = "\(prefix) \(notices.count) notice\(notices.count == 1 ? "" : "s")"
       if event.suspended == true { summary += ", suspended" }
       return [summary] + notices.map { "\(prefix) \(describe($0, phase: nil, opacity: nil))" }
-    case .suspended, .resumed:
+    case .suspended:
+      guard let dnd = event.doNotDisturb else { return [prefix] }
+      let until = dnd.until.map { " until " + TextFormat.clockTime($0) } ?? ""
+      return ["\(prefix) by \(dnd.reason.rawValue)\(until), allow \(dnd.allow.rawValue)"]
+    case .resumed:
       return [prefix]
     case .finished:
       let outcome = notice?.outcome?.rawValue ?? "finished"
@@ -147,7 +160,8 @@ enum NoticeFormatter {
 
   /// The sanitized title, with a progress indicator's value: `Building (42%)`.
   private static func titleWithValue(_ notice: Notice) -> String {
-    let title = TextFormat.sanitized(notice.title)
+    var title = TextFormat.sanitized(notice.displayTitle)
+    if let summary = notice.foldedInto { title += " (folded into #\(summary))" }
     guard notice.kind == .progress, let value = notice.value else { return title }
     return "\(title) (\(value)%)"
   }

@@ -9,6 +9,8 @@ public struct NoticeTracker: Sendable, Equatable {
   public private(set) var notices: [Int: Notice] = [:]
   /// Whether the queue is suspended.
   public private(set) var suspended = false
+  /// While suspended: why, what passes, until when.
+  public private(set) var doNotDisturb: DoNotDisturb?
 
   public init() {}
 
@@ -21,6 +23,7 @@ public struct NoticeTracker: Sendable, Equatable {
     case .snapshot:
       notices = Dictionary((event.notices ?? []).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
       suspended = event.suspended ?? false
+      doNotDisturb = event.doNotDisturb
     case .added, .updated, .invoked:
       if let notice = event.notice { notices[notice.id] = notice }
     case .phase:
@@ -44,8 +47,10 @@ public struct NoticeTracker: Sendable, Equatable {
       if let id = event.id ?? event.notice?.id { notices[id] = nil }
     case .suspended:
       suspended = event.suspended ?? true
+      doNotDisturb = event.doNotDisturb
     case .resumed:
       suspended = event.suspended ?? false
+      doNotDisturb = nil
     }
   }
 

@@ -158,7 +158,7 @@ struct TerminalRenderer: Sendable {
   /// The lines of one notice's card, `columns` wide.
   func card(_ notice: Notice, model: WatchModel, columns: Int, now: Double) -> [StyledLine] {
     let ink = ink(for: notice)
-    let title = TextFormat.sanitized(notice.title)
+    let title = TextFormat.sanitized(notice.displayTitle)
     let inner = columns - 4  // "│ " and " │"
     guard inner >= 8 else {
       // Too narrow for a frame: the title alone.

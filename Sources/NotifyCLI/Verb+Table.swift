@@ -52,7 +52,10 @@ extension Verb {
       options: [], build: CommandParser.invoke),
     Verb(
       name: "suspend", synopsis: "", summary: "hold back new notices (do not disturb)",
-      options: [.value("for", "D", "resume by itself after D")],
+      options: [
+        .value("for", "D", "resume by itself after D"),
+        .value("allow", "WHAT", "what still shows: critical (the default, [DoNotDisturb] Allow=) or none"),
+      ],
       build: CommandParser.suspend),
     Verb(
       name: "resume", synopsis: "", summary: "show held-back notices again",
@@ -65,7 +68,7 @@ extension Verb {
       options: [jsonOption], build: CommandParser.status),
     Verb(
       name: "list", synopsis: "", summary: "list unfinished notices",
-      options: [jsonOption], build: CommandParser.list),
+      options: [jsonOption, .flag("held", "only those do-not-disturb holds back")], build: CommandParser.list),
     Verb(
       name: "history", synopsis: "", summary: "list finished notices, newest first",
       options: [
@@ -74,6 +77,7 @@ extension Verb {
         .value("app", "NAME", "only notices from app NAME"),
         .value("outcome", "O", "only notices that ended so: completed, cancelled, timedOut, ..."),
         .value("since", "WHEN", "only notices finished since WHEN: a duration ago (2h) or epoch seconds"),
+        .value("folded-into", "ID", "only notices folded into summary notice ID"),
       ],
       build: CommandParser.history),
     Verb(

@@ -26,18 +26,19 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
   /// What the bar should show for the queue as `tracker` knows it.
   public init(_ tracker: NoticeTracker) {
     let visible = tracker.visible
-    let suspendedClass = tracker.suspended ? ["suspended"] : []
+    var suspendedClass = tracker.suspended ? ["suspended"] : []
+    if tracker.doNotDisturb?.reason == .schedule { suspendedClass.append("quiet-hours") }
     guard let top = visible.first else {
       self.init(
-        text: "", tooltip: tracker.suspended ? "Notifications suspended" : "",
+        text: "", tooltip: tracker.suspended ? Self.suspendedTooltip(tracker.doNotDisturb) : "",
         classes: ["idle"] + suspendedClass,
         percentage: 0)
       return
     }
-    let title = TextFormat.sanitized(top.title)
+    let title = TextFormat.sanitized(top.displayTitle)
     let text = visible.count > 1 ? "\(title) (+\(visible.count - 1))" : title
     let tooltip = visible.map { notice in
-      let title = TextFormat.sanitized(notice.title)
+      let title = TextFormat.sanitized(notice.displayTitle)
       guard let body = notice.body, !body.isEmpty else { return title }
       return "\(title): \(TextFormat.bodyText(body))"
     }.joined(separator: "\n")
@@ -50,6 +51,14 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
       percentage = Int((min(max(top.opacity, 0), 1) * 100).rounded())
     }
     self.init(text: text, tooltip: tooltip, classes: classes + suspendedClass, percentage: percentage)
+  }
+
+  /// "Notifications suspended by quiet hours until 07:00; critical ones show".
+  static func suspendedTooltip(_ dnd: DoNotDisturb?) -> String {
+    guard let dnd else { return "Notifications suspended" }
+    var text = "Notifications suspended " + (dnd.reason == .schedule ? "by quiet hours" : "by hand")
+    if let until = dnd.until { text += " until " + TextFormat.localTime(until, "%H:%M") }
+    return text + (dnd.allow == .nothing ? "; nothing shows" : "; critical ones show")
   }
 
   /// What the bar shows once the daemon has gone away.

@@ -27,7 +27,16 @@ extension Config {
         ("MaxVisible", "\(queue.maxVisible)"), ("MaxSticky", "\(queue.maxSticky)"),
         ("Capacity", "\(queue.capacity)"),
         ("HistorySize", "\(queue.historySize)"), ("FrameRate", "\(queue.frameRate)"),
+        ("StackDuplicates", queue.stackDuplicates ? "yes" : "no"),
       ])
+    section(
+      "DoNotDisturb",
+      [
+        ("Allow", queue.doNotDisturb.allow.rawValue),
+        ("Schedule", queue.doNotDisturb.quietHours.windows.map(\.description).joined(separator: "; ")),
+        ("Summary", queue.doNotDisturb.summary ? "yes" : "no"),
+      ])
+    section("Limits", [("PerApp", queue.perApp.map(\.description) ?? "off")])
     section("Timing", timing(queue.timing.over(QueueSettings.builtInTiming(for: .normal))))
     for urgency in Urgency.allCases {
       let layered = queue.urgencyTiming[urgency] ?? TimingOverrides()
@@ -53,6 +62,7 @@ extension Config {
       pairs += timing(rule.timing)
       pairs += [
         ("Urgency", rule.urgency?.rawValue), ("Suppress", rule.suppress ? "yes" : nil),
+        ("BypassDoNotDisturb", rule.bypassDoNotDisturb.map { $0 ? "yes" : "no" }),
         ("IgnoreClose", seconds(rule.ignoreClose)),
       ]
       if pairs.allSatisfy({ $0.1 == nil }) {

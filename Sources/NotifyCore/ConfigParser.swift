@@ -1,3 +1,4 @@
+import Foundation
 import NotifyProtocol
 
 /// Turns the entries of a config file into a `Config`, refusing anything it does not know.
@@ -22,7 +23,34 @@ public enum ConfigParser {
         case "Capacity": config.queue.capacity = try integer(entry, in: 1...10_000_000, invalid)
         case "HistorySize": config.queue.historySize = try integer(entry, in: 0...10_000_000, invalid)
         case "FrameRate": config.queue.frameRate = try integer(entry, in: 1...240, invalid)
+        case "StackDuplicates": config.queue.stackDuplicates = try boolean(entry.value, invalid)
         default: throw invalid("unknown key in [Queue]")
+        }
+      case "DoNotDisturb":
+        switch entry.key {
+        case "Allow": config.queue.doNotDisturb.allow = try choice(entry.value, invalid)
+        case "Summary": config.queue.doNotDisturb.summary = try boolean(entry.value, invalid)
+        case "Schedule":
+          // Each line adds its windows (several separated by ';'); an empty value clears them.
+          if entry.value.isEmpty { config.queue.doNotDisturb.quietHours.windows = [] }
+          for text in entry.value.split(separator: ";") {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let window = QuietWindow(trimmed) else {
+              throw invalid("'\(trimmed)' is not a window of quiet hours (e.g. 22:00-07:00, Mon-Fri 22:00-07:00)")
+            }
+            config.queue.doNotDisturb.quietHours.windows.append(window)
+          }
+        default: throw invalid("unknown key in [DoNotDisturb]")
+        }
+      case "Limits":
+        guard entry.key == "PerApp" else { throw invalid("unknown key in [Limits]") }
+        if ["", "off", "no"].contains(entry.value) {
+          config.queue.perApp = nil
+        } else {
+          guard let limit = FloodLimit(entry.value) else {
+            throw invalid("'\(entry.value)' is not a rate (a count per duration, e.g. 20/1m), or off")
+          }
+          config.queue.perApp = limit
         }
       case "Timing":
         try applyTiming(entry, to: &config.queue.timing, invalid)
@@ -167,6 +195,7 @@ public enum ConfigParser {
     case "IgnoreClose": rule.ignoreClose = try duration(entry.value, invalid)
     case "Urgency": rule.urgency = try choice(entry.value, invalid)
     case "Suppress": rule.suppress = try boolean(entry.value, invalid)
+    case "BypassDoNotDisturb": rule.bypassDoNotDisturb = try boolean(entry.value, invalid)
     case _ where timingKeys.contains(entry.key): try applyTiming(entry, to: &rule.timing, invalid)
     default: throw invalid("unknown key in [\(entry.section)]")
     }

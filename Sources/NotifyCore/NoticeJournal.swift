@@ -13,8 +13,8 @@ public protocol NoticeJournal: AnyObject, Sendable {
   func recordFinished(_ notice: Notice)
   /// A finished notice left history (`[Queue] HistorySize=`): the journal may forget it.
   func recordForgotten(_ id: Int)
-  /// The queue was suspended (until a wall-clock time, or until resumed) or resumed.
-  func recordSuspended(_ suspended: Bool, until: Double?)
+  /// A person suspended or resumed the queue (`nil`: their choice no longer counts).
+  func recordHand(_ choice: HandChoice?)
   /// The next id to hand out, so that ids are never reused.
   func recordNextID(_ nextID: Int)
   /// Calls `completion` once everything recorded so far is durable (`nil`), or with the error.
@@ -28,17 +28,13 @@ public struct JournalState: Sendable, Equatable {
   /// Finished notices, oldest first, at most `HistorySize`.
   public var history: [Notice]
   public var nextID: Int
-  public var suspended: Bool
-  public var suspendedUntil: Double?
+  /// What a person last said about do-not-disturb.
+  public var hand: HandChoice?
 
-  public init(
-    unfinished: [Notice] = [], history: [Notice] = [], nextID: Int = 1, suspended: Bool = false,
-    suspendedUntil: Double? = nil
-  ) {
+  public init(unfinished: [Notice] = [], history: [Notice] = [], nextID: Int = 1, hand: HandChoice? = nil) {
     self.unfinished = unfinished
     self.history = history
     self.nextID = nextID
-    self.suspended = suspended
-    self.suspendedUntil = suspendedUntil
+    self.hand = hand
   }
 }

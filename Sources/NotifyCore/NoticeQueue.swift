@@ -106,7 +106,7 @@ public final class NoticeQueue: Sendable {
         case .unfinished(let notice): journal?.recordUnfinished(notice)
         case .finished(let notice): journal?.recordFinished(notice)
         case .forgotten(let id): journal?.recordForgotten(id)
-        case .suspended(let suspended, let until): journal?.recordSuspended(suspended, until: until)
+        case .hand(let choice): journal?.recordHand(choice)
         case .nextID(let next): journal?.recordNextID(next)
         }
       case .frames(let frames, let watchers):
@@ -205,19 +205,24 @@ public final class NoticeQueue: Sendable {
     try mutate { machine, instant throws(QueueError) in try machine.dismiss(request, at: instant) }
   }
 
-  /// Holds every notice not yet visible until `resume` (or until `duration` seconds have passed).
-  /// Answers `true`.
+  /// Holds every notice not yet visible but what `allow` lets through (default `[DoNotDisturb]
+  /// Allow=`) until `resume`, or until `duration` seconds have passed. Answers `true`.
   @discardableResult
-  public func suspend(for duration: Double? = nil) throws(QueueError) -> Bool {
-    try mutate { machine, instant throws(QueueError) in try machine.suspend(for: duration, at: instant) }
+  public func suspend(for duration: Double? = nil, allow: DoNotDisturbAllow? = nil) throws(QueueError) -> Bool {
+    try mutate { machine, instant throws(QueueError) in
+      try machine.suspend(for: duration, allow: allow, at: instant)
+    }
     return true
   }
 
-  /// Lets held notices show again, in order. Answers `false` (not suspended).
+  /// Lets held notices show again, in order; inside quiet hours, until they end. Answers whether
+  /// the queue is still suspended.
   @discardableResult
   public func resume() -> Bool {
-    mutate { machine, instant in machine.resume(at: instant) }
-    return false
+    mutate { machine, instant in
+      machine.resume(at: instant)
+      return machine.suspended
+    }
   }
 
   // MARK: - Reading
@@ -229,10 +234,10 @@ public final class NoticeQueue: Sendable {
     return notice
   }
 
-  /// Every unfinished notice, oldest first.
-  public func list() -> [Notice] {
+  /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back.
+  public func list(held: Bool = false) -> [Notice] {
     let now = scheduler.now
-    return state.withLock { $0.machine.unfinishedNotices(at: now) }
+    return state.withLock { held ? $0.machine.heldNotices() : $0.machine.unfinishedNotices(at: now) }
   }
 
   /// Finished notices, newest first, filtered by app, outcome and finish time.
@@ -240,9 +245,9 @@ public final class NoticeQueue: Sendable {
     state.withLock { $0.machine.finishedNotices(request) }
   }
 
-  /// Counts of notices in each state, and the suspended state.
+  /// Counts of notices in each state, and do-not-disturb in force.
   public func status() -> StatusReply {
-    state.withLock { $0.machine.status }
+    mutate { machine, instant in machine.status(at: instant) }
   }
 
   /// The phase and opacity of each unfinished notice of `ids` at this instant: what a popup draws

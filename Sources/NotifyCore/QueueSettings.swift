@@ -55,6 +55,9 @@ public struct Rule: Sendable, Equatable {
   public var suppress: Bool
   /// `IgnoreClose=`: a D-Bus client's `CloseNotification` this soon after its `Notify` is ignored.
   public var ignoreClose: Double?
+  /// `BypassDoNotDisturb=`: yes lets its notices through do-not-disturb that lets critical ones
+  /// through; no holds them back, critical or not.
+  public var bypassDoNotDisturb: Bool?
 
   public init(
     name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,
@@ -86,6 +89,43 @@ public struct Rule: Sendable, Equatable {
   }
 }
 
+/// `[DoNotDisturb]`: what suspending lets through, the quiet hours, and the summary on resume.
+public struct DoNotDisturbSettings: Sendable, Equatable {
+  /// `Allow=`: what passes while suspended when `Suspend` does not say.
+  public var allow = DoNotDisturbAllow.critical
+  /// `Schedule=`: windows of quiet hours, local time.
+  public var quietHours = QuietHours()
+  /// `Summary=`: notices held back are folded into one notice on resume rather than shown one by one.
+  public var summary = false
+
+  public init() {}
+}
+
+/// `[Limits] PerApp=`: a token bucket per app, `count` notices per `period` seconds, a burst of
+/// `count` included. Past it, the app's notices are folded into one summary notice.
+public struct FloodLimit: Sendable, Equatable, CustomStringConvertible {
+  public var count: Int
+  public var period: Double
+
+  public init(count: Int, period: Double) {
+    self.count = count
+    self.period = period
+  }
+
+  /// `20/1m`: a whole number of notices, a slash, a duration.
+  public init?(_ text: String) {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let count = Int(parts[0]), (1...1_000_000).contains(count),
+      let period = DurationParser.seconds(String(parts[1])), period > 0, period <= 86_400
+    else { return nil }
+    self.init(count: count, period: period)
+  }
+
+  public var description: String {
+    "\(count)/" + (period == period.rounded() ? "\(Int(period))s" : "\(period)s")
+  }
+}
+
 /// Everything the queue engine needs from the configuration, with the built-in defaults.
 public struct QueueSettings: Sendable, Equatable {
   /// `[Queue] MaxVisible=`: notice slots, notices visible at once besides sticky ones. Popups
@@ -112,6 +152,12 @@ public struct QueueSettings: Sendable, Equatable {
   public var endHold = 1.5
   /// `[Rule:NAME]` sections in file order.
   public var rules: [Rule] = []
+  /// `[DoNotDisturb]`.
+  public var doNotDisturb = DoNotDisturbSettings()
+  /// `[Limits] PerApp=`: nil lets every app send as many as it likes.
+  public var perApp: FloodLimit?
+  /// `[Queue] StackDuplicates=`: a notice equal to a visible one (app, title, body) merges into it.
+  public var stackDuplicates = true
 
   public init() {}
 
@@ -139,6 +185,8 @@ public struct QueueSettings: Sendable, Equatable {
     public var easeIn: Easing
     public var easeOut: Easing
     public var suppressed: Bool
+    /// Whether it passes do-not-disturb that lets critical notices through.
+    public var passesDoNotDisturb: Bool
   }
 
   /// Resolves a notice's timing in order: built-in → `[Timing]` → `[Urgency:X]` → matching rules
@@ -159,6 +207,15 @@ public struct QueueSettings: Sendable, Equatable {
     return Resolution(
       urgency: urgency, delay: layered.delay!, fadeIn: layered.fadeIn!, hold: layered.hold!,
       fadeOut: layered.fadeOut!, easeIn: layered.easeIn!, easeOut: layered.easeOut!,
-      suppressed: rules.contains { $0.suppress })
+      suppressed: rules.contains { $0.suppress },
+      passesDoNotDisturb: rules.compactMap(\.bypassDoNotDisturb).last ?? (urgency == .critical))
+  }
+
+  /// Whether a notice kept from before a restart passes do-not-disturb that lets critical ones
+  /// through, by the rules in force now.
+  func passesDoNotDisturb(_ notice: Notice) -> Bool {
+    let rules = matchingRules(
+      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
+    return rules.compactMap(\.bypassDoNotDisturb).last ?? (notice.urgency == .critical)
   }
 }

@@ -136,7 +136,7 @@ public final class Daemon: @unchecked Sendable {
     }
     self.store = store
     log.info(
-      "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.suspended ? ", suspended" : ""))"
+      "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.hand != nil ? ", do-not-disturb by hand" : ""))"
     )
     let queue = NoticeQueue(settings: config.queue, scheduler: TimingThread(), journal: store)
     queue.restore(saved)
@@ -392,20 +392,23 @@ public final class Daemon: @unchecked Sendable {
 
   // MARK: - systemd status and watchdog
 
-  /// A status line such as "2 queued, 1 visible" or "suspended until 14:05, 3 queued".
+  /// A status line such as "2 queued, 1 visible", "suspended until 14:05, 3 queued" or "quiet hours
+  /// until 07:00 (nothing passes), 1 queued".
   func statusText(_ status: StatusReply) -> String {
+    func clock(_ wall: Double) -> String {
+      var calendar = Calendar.current
+      calendar.timeZone = .current
+      let components = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: wall))
+      return String(format: "%02d:%02d", components.hour ?? 0, components.minute ?? 0)
+    }
     var parts: [String] = []
-    if status.suspended {
-      if let until = status.suspendedUntil {
-        let date = Date(timeIntervalSince1970: until)
-        var calendar = Calendar.current
-        calendar.timeZone = .current
-        let components = calendar.dateComponents([.hour, .minute], from: date)
-        parts.append(
-          String(format: "suspended until %02d:%02d", components.hour ?? 0, components.minute ?? 0))
-      } else {
-        parts.append("suspended")
-      }
+    if let dnd = status.doNotDisturb {
+      var text = dnd.reason == .schedule ? "quiet hours" : "suspended"
+      if let until = dnd.until { text += " until \(clock(until))" }
+      if dnd.allow == .nothing { text += " (nothing passes)" }
+      parts.append(text)
+    } else if let until = status.resumedUntil {
+      parts.append("resumed in quiet hours until \(clock(until))")
     }
     if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
     parts.append("\(status.queued) queued")

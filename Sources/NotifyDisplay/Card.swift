@@ -20,7 +20,7 @@ public struct Card: Sendable, Equatable {
   public init(_ notice: Notice) {
     id = notice.id
     app = notice.app
-    title = notice.title
+    title = notice.displayTitle
     body = notice.body
     urgency = notice.urgency
     style = notice.style

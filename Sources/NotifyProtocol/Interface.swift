@@ -54,10 +54,18 @@ public enum Interface {
     type Style (clear, blur)
     type Easing (linear, easeIn, easeOut, easeInOut)
     type Phase (waiting, queued, fadingIn, holding, fadingOut, finished)
-    type Outcome (completed, cancelled, timedOut, replaced, dismissed)
+    type Outcome (completed, cancelled, timedOut, replaced, dismissed, folded)
     type EventKind (snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed)
 
     type Action (key: string, label: string)
+
+    # What do-not-disturb still lets through: nothing, or critical notices (and a rule's
+    # BypassDoNotDisturb=yes).
+    type Allow (none, critical)
+    # Why the queue is suspended: by hand until resumed, by hand for a duration, or by the
+    # quiet hours of [DoNotDisturb] Schedule=.
+    type SuspendReason (hand, duration, schedule)
+    type DoNotDisturb (reason: SuspendReason, allow: Allow, until: ?float)
 
     # What a desktop client says beyond the text (the freedesktop hints): transient ones are not
     # kept in history, resident ones stay when an action is chosen; a sound plays as it shows.
@@ -71,14 +79,15 @@ public enum Interface {
       urgency: Urgency, style: Style, icon: ?string, hints: ?Hints, tag: ?string, key: ?string,
       value: ?int, delay: float, fadeIn: float, hold: float, fadeOut: float,
       easeIn: Easing, easeOut: Easing, timeout: ?float, after: ?int,
-      actions: ?[]Action, invoked: ?string,
+      actions: ?[]Action, invoked: ?string, count: ?int, foldedInto: ?int,
       phase: Phase, opacity: float, outcome: ?Outcome, message: ?string,
       created: float, shown: ?float, finished: ?float
     )
 
     type Event (
       kind: EventKind, at: float, id: ?int, notice: ?Notice, phase: ?Phase,
-      opacity: ?float, notices: ?[]Notice, suspended: ?bool, activationToken: ?string
+      opacity: ?float, notices: ?[]Notice, suspended: ?bool, doNotDisturb: ?DoNotDisturb,
+      activationToken: ?string
     )
 
     method Show(
@@ -99,15 +108,21 @@ public enum Interface {
     method Cancel(id: ?int, tag: ?string, all: ?bool, now: ?bool) -> (cancelled: []int)
     # Chooses one of a visible notice's actions; the notice then fades out (outcome completed).
     method Invoke(id: int, action: string, activationToken: ?string) -> (notice: Notice)
-    method Suspend(duration: ?float) -> (suspended: bool)
+    # Holds back notices not yet visible but what allow lets through (default
+    # [DoNotDisturb] Allow=), until Resume or for duration seconds.
+    method Suspend(duration: ?float, allow: ?Allow) -> (suspended: bool)
+    # Inside quiet hours, lasts until they end.
     method Resume() -> (suspended: bool)
     method Get(id: int) -> (notice: Notice)
-    method List() -> (notices: []Notice)
-    # Finished notices, newest first; app, outcome and since filter them.
-    method History(limit: ?int, app: ?string, outcome: ?Outcome, since: ?float) -> (notices: []Notice)
+    # Unfinished notices, oldest first; held: only those do-not-disturb holds back.
+    method List(held: ?bool) -> (notices: []Notice)
+    # Finished notices, newest first; app, outcome, since and foldedInto filter them.
+    method History(
+      limit: ?int, app: ?string, outcome: ?Outcome, since: ?float, foldedInto: ?int
+    ) -> (notices: []Notice)
     method Status() -> (
-      version: string, suspended: bool, suspendedUntil: ?float,
-      waiting: int, queued: int, visible: int, finished: int
+      version: string, suspended: bool, suspendedUntil: ?float, doNotDisturb: ?DoNotDisturb,
+      resumedUntil: ?float, waiting: int, queued: int, visible: int, finished: int
     )
     # Replies once the notice has finished, with its outcome.
     method Wait(id: int) -> (notice: Notice)

@@ -239,6 +239,19 @@ extension SuspendParameters: WireDecodable {
     try reader.readObject { reader, name throws(JSONReadError) in
       switch name {
       case "duration": duration = try reader.readOptionalDouble()
+      case "allow": allow = try reader.readOptionalEnum(DoNotDisturbAllow.self)
+      default: try reader.skipValue()
+      }
+    }
+  }
+}
+
+extension ListParameters: WireDecodable {
+  public init(reading reader: inout JSONReader) throws(JSONReadError) {
+    self.init()
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "held": held = try reader.readOptionalBool()
       default: try reader.skipValue()
       }
     }
@@ -268,6 +281,7 @@ extension HistoryParameters: WireDecodable {
       case "app": app = try reader.readOptionalString()
       case "outcome": outcome = try reader.readOptionalEnum(Outcome.self)
       case "since": since = try reader.readOptionalDouble()
+      case "foldedInto": foldedInto = try reader.readOptionalInt()
       default: try reader.skipValue()
       }
     }

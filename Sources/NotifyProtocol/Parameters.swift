@@ -166,8 +166,21 @@ public struct InvokeParameters: Codable, Sendable, Equatable {
 /// The parameters of `Suspend`.
 public struct SuspendParameters: Codable, Sendable, Equatable {
   public var duration: Double?
+  /// What still passes; nil takes `[DoNotDisturb] Allow=`.
+  public var allow: DoNotDisturbAllow?
 
-  public init(duration: Double? = nil) { self.duration = duration }
+  public init(duration: Double? = nil, allow: DoNotDisturbAllow? = nil) {
+    self.duration = duration
+    self.allow = allow
+  }
+}
+
+/// The parameters of `List`.
+public struct ListParameters: Codable, Sendable, Equatable {
+  /// Only the notices do-not-disturb holds back now.
+  public var held: Bool?
+
+  public init(held: Bool? = nil) { self.held = held }
 }
 
 /// The parameters of `Get` and `Wait`.
@@ -183,12 +196,18 @@ public struct HistoryParameters: Codable, Sendable, Equatable {
   public var app: String?
   public var outcome: Outcome?
   public var since: Double?
+  /// Only the notices folded into this summary notice.
+  public var foldedInto: Int?
 
-  public init(limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: Double? = nil) {
+  public init(
+    limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: Double? = nil,
+    foldedInto: Int? = nil
+  ) {
     self.limit = limit
     self.app = app
     self.outcome = outcome
     self.since = since
+    self.foldedInto = foldedInto
   }
 }
 
@@ -259,18 +278,24 @@ public struct StatusReply: Codable, Sendable, Equatable {
   public var version: String
   public var suspended: Bool
   public var suspendedUntil: Double?
+  /// While suspended: why, what still passes, and until when.
+  public var doNotDisturb: DoNotDisturb?
+  /// After a resume by hand inside quiet hours: the end of those hours, when they stop counting.
+  public var resumedUntil: Double?
   public var waiting: Int
   public var queued: Int
   public var visible: Int
   public var finished: Int
 
   public init(
-    version: String, suspended: Bool, suspendedUntil: Double?, waiting: Int, queued: Int,
-    visible: Int, finished: Int
+    version: String, suspended: Bool, suspendedUntil: Double?, doNotDisturb: DoNotDisturb? = nil,
+    resumedUntil: Double? = nil, waiting: Int, queued: Int, visible: Int, finished: Int
   ) {
     self.version = version
     self.suspended = suspended
     self.suspendedUntil = suspendedUntil
+    self.doNotDisturb = doNotDisturb
+    self.resumedUntil = resumedUntil
     self.waiting = waiting
     self.queued = queued
     self.visible = visible

@@ -48,6 +48,8 @@ extension Notice: WireEncodable {
       writer.write(actions)
     }
     writer.key("invoked", invoked)
+    writer.key("count", count)
+    writer.key("foldedInto", foldedInto)
     writer.key("phase", phase)
     writer.key("opacity", opacity)
     writer.key("outcome", outcome)
@@ -96,7 +98,21 @@ extension Event: WireEncodable {
     writer.key("phase", phase)
     writer.key("opacity", opacity)
     writer.key("suspended", suspended)
+    if let doNotDisturb {
+      writer.key("doNotDisturb")
+      doNotDisturb.write(to: &writer)
+    }
     writer.key("activationToken", activationToken)
+  }
+}
+
+extension DoNotDisturb: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("reason", reason)
+    writer.key("allow", allow)
+    writer.key("until", until)
+    writer.endObject()
   }
 }
 
@@ -171,6 +187,11 @@ extension StatusReply: WireEncodable {
     writer.key("version", version)
     writer.key("suspended", suspended)
     writer.key("suspendedUntil", suspendedUntil)
+    if let doNotDisturb {
+      writer.key("doNotDisturb")
+      doNotDisturb.write(to: &writer)
+    }
+    writer.key("resumedUntil", resumedUntil)
     writer.key("waiting", waiting)
     writer.key("queued", queued)
     writer.key("visible", visible)

@@ -42,6 +42,36 @@ public enum Phase: String, Codable, Sendable, CaseIterable {
 /// How a notice ended.
 public enum Outcome: String, Codable, Sendable, CaseIterable {
   case completed, cancelled, timedOut, replaced, dismissed
+  /// Not shown by itself: folded into a summary notice (`foldedInto`), by flood control or by the
+  /// summary of what do-not-disturb held back.
+  case folded
+}
+
+/// What do-not-disturb still lets through (`Suspend(allow)`, `[DoNotDisturb] Allow=`): nothing, or
+/// critical notices (and those of a rule with `BypassDoNotDisturb=yes`).
+public enum DoNotDisturbAllow: String, Codable, Sendable, CaseIterable {
+  case nothing = "none"
+  case critical
+}
+
+/// Why the queue is suspended: by hand until resumed, by hand for a duration, or by the quiet
+/// hours of `[DoNotDisturb] Schedule=`.
+public enum SuspendReason: String, Codable, Sendable, CaseIterable {
+  case hand, duration, schedule
+}
+
+/// Do-not-disturb in force: why, what still passes, and until when (seconds since the epoch;
+/// `nil` until resumed).
+public struct DoNotDisturb: Codable, Sendable, Equatable {
+  public var reason: SuspendReason
+  public var allow: DoNotDisturbAllow
+  public var until: Double?
+
+  public init(reason: SuspendReason, allow: DoNotDisturbAllow, until: Double? = nil) {
+    self.reason = reason
+    self.allow = allow
+    self.until = until
+  }
 }
 
 /// What a `Watch` event reports.
@@ -86,6 +116,10 @@ public struct Notice: Codable, Sendable, Equatable {
   public var after: Int?
   public var actions: [Action]?
   public var invoked: String?
+  /// How many equal notices (app, title, body) were merged into this visible one; nil for one.
+  public var count: Int?
+  /// For a folded notice: the summary notice it was folded into.
+  public var foldedInto: Int?
   public var phase: Phase
   public var opacity: Double
   public var outcome: Outcome?
@@ -101,7 +135,8 @@ public struct Notice: Codable, Sendable, Equatable {
     hold: Double = 5,
     fadeOut: Double = 1,
     easeIn: Easing = .easeOut, easeOut: Easing = .easeIn, timeout: Double? = nil, after: Int? = nil,
-    actions: [Action]? = nil, invoked: String? = nil, phase: Phase = .waiting, opacity: Double = 0,
+    actions: [Action]? = nil, invoked: String? = nil, count: Int? = nil, foldedInto: Int? = nil,
+    phase: Phase = .waiting, opacity: Double = 0,
     outcome: Outcome? = nil, message: String? = nil, created: Double = 0, shown: Double? = nil,
     finished: Double? = nil
   ) {
@@ -127,6 +162,8 @@ public struct Notice: Codable, Sendable, Equatable {
     self.after = after
     self.actions = actions
     self.invoked = invoked
+    self.count = count
+    self.foldedInto = foldedInto
     self.phase = phase
     self.opacity = opacity
     self.outcome = outcome
@@ -134,6 +171,14 @@ public struct Notice: Codable, Sendable, Equatable {
     self.created = created
     self.shown = shown
     self.finished = finished
+  }
+}
+
+extension Notice {
+  /// The title as a person reads it: with `×3` when equal notices were merged into it.
+  public var displayTitle: String {
+    guard let count, count > 1 else { return title }
+    return "\(title) ×\(count)"
   }
 }
 
@@ -191,12 +236,15 @@ public struct Event: Codable, Sendable, Equatable {
   public var opacity: Double?
   public var notices: [Notice]?
   public var suspended: Bool?
+  /// For `snapshot` and `suspended`: the do-not-disturb in force (why, what passes, until when).
+  public var doNotDisturb: DoNotDisturb?
   /// For `invoked`: the xdg-activation token the click that chose the action got, if any.
   public var activationToken: String?
 
   public init(
     kind: EventKind, at: Double, id: Int? = nil, notice: Notice? = nil, phase: Phase? = nil,
-    opacity: Double? = nil, notices: [Notice]? = nil, suspended: Bool? = nil, activationToken: String? = nil
+    opacity: Double? = nil, notices: [Notice]? = nil, suspended: Bool? = nil,
+    doNotDisturb: DoNotDisturb? = nil, activationToken: String? = nil
   ) {
     self.kind = kind
     self.at = at
@@ -206,6 +254,7 @@ public struct Event: Codable, Sendable, Equatable {
     self.opacity = opacity
     self.notices = notices
     self.suspended = suspended
+    self.doNotDisturb = doNotDisturb
     self.activationToken = activationToken
   }
 }

@@ -115,8 +115,11 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.dismiss(request) }, done: done)
   }
 
-  public func suspend(for duration: Double?, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {
-    commit({ () throws(QueueError) in try queue.suspend(for: duration) }, done: done)
+  /// Suspends for a duration or until resumed, letting through what `allow` says.
+  public func suspend(
+    _ request: SuspendParameters, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.suspend(for: request.duration, allow: request.allow) }, done: done)
   }
 
   public func resume(done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {

@@ -63,11 +63,12 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     var unfinished: [Int: Notice] = [:]
     var finished: [Int: Notice] = [:]
     var forgotten: Set<Int> = []
-    var suspended: (Bool, Double?)?
+    /// The hand's do-not-disturb choice to write (`.some(nil)`: none counts any more).
+    var hand: HandChoice??
     var nextID: Int?
     var completions: [@Sendable ((any Error)?) -> Void] = []
     var isEmpty: Bool {
-      unfinished.isEmpty && finished.isEmpty && forgotten.isEmpty && suspended == nil && nextID == nil
+      unfinished.isEmpty && finished.isEmpty && forgotten.isEmpty && hand == nil && nextID == nil
         && completions.isEmpty
     }
 
@@ -80,7 +81,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         finished[id] = notice
       }
       forgotten.formUnion(older.forgotten)
-      if suspended == nil { suspended = older.suspended }
+      if hand == nil { hand = older.hand }
       if nextID == nil { nextID = older.nextID }
     }
   }
@@ -131,13 +132,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     """
     ALTER TABLE notices ADD COLUMN hints TEXT;
     """,
+    // 4: duplicates merged into a notice, and the summary a folded notice went into.
+    """
+    ALTER TABLE notices ADD COLUMN count INTEGER;
+    ALTER TABLE notices ADD COLUMN folded_into INTEGER;
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
     + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints"
+    + "hints, count, folded_into"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -146,7 +152,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...27).map { "?\($0)" }.joined(separator: ", ")
+    let placeholders = (1...29).map { "?\($0)" }.joined(separator: ", ")
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -255,8 +261,13 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       if let key = meta.text(0), let value = meta.text(1) { values[key] = value }
     }
     state.nextID = max(highest + 1, values["next_id"].flatMap(Int.init) ?? 1)
-    state.suspended = values["suspended"] == "1"
-    state.suspendedUntil = values["suspended_until"].flatMap(Double.init)
+    if values["suspended"] == "1" {
+      // A store from before do-not-disturb levels held everything back.
+      let allow = values["suspend_allow"].flatMap(DoNotDisturbAllow.init(rawValue:)) ?? .nothing
+      state.hand = .suspended(allow: allow, until: values["suspended_until"].flatMap(Double.init))
+    } else if let until = values["resumed_until"].flatMap(Double.init) {
+      state.hand = .resumed(until: until)
+    }
     return state
   }
 
@@ -293,6 +304,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(25, notice.shown)
     row.bind(26, notice.outcome == nil ? nil : notice.finished)
     row.bind(27, notice.hints.map(Self.encode))
+    row.bind(28, notice.count)
+    row.bind(29, notice.foldedInto)
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -310,8 +323,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       key: row.text(9), value: row.optionalInteger(10),
       delay: row.real(11), fadeIn: row.real(12), hold: row.real(13), fadeOut: row.real(14), easeIn: easeIn,
       easeOut: easeOut, timeout: row.optionalReal(17), after: row.optionalInteger(18),
-      actions: row.text(19).flatMap(decodeActions), invoked: row.text(20),
-      phase: outcome == nil ? .waiting : .finished, opacity: 0, outcome: outcome, message: row.text(22),
+      actions: row.text(19).flatMap(decodeActions), invoked: row.text(20), count: row.optionalInteger(27),
+      foldedInto: row.optionalInteger(28), phase: outcome == nil ? .waiting : .finished, opacity: 0, outcome: outcome, message: row.text(22),
       created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25))
   }
 
@@ -373,8 +386,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
   }
 
-  public func recordSuspended(_ suspended: Bool, until: Double?) {
-    note { $0.suspended = (suspended, until) }
+  public func recordHand(_ choice: HandChoice?) {
+    note { $0.hand = .some(choice) }
   }
 
   public func recordNextID(_ nextID: Int) {
@@ -436,7 +449,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   private func commit(_ batch: Batch) throws(SQLiteError) {
     let changes = !batch.unfinished.isEmpty || !batch.finished.isEmpty || !batch.forgotten.isEmpty
-    guard changes || batch.suspended != nil || batch.nextID != nil else { return }
+    guard changes || batch.hand != nil || batch.nextID != nil else { return }
     commitCount += 1
     try database.execute("BEGIN IMMEDIATE")
     do {
@@ -454,9 +467,20 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         try forget.run()
       }
       if let nextID = batch.nextID { try meta("next_id", "\(nextID)") }
-      if let (suspended, until) = batch.suspended {
+      if let hand = batch.hand {
+        var suspended = false
+        var allow: DoNotDisturbAllow?
+        var suspendedUntil: Double?
+        var resumedUntil: Double?
+        switch hand {
+        case .suspended(let chosen, let until)?: (suspended, allow, suspendedUntil) = (true, chosen, until)
+        case .resumed(let until)?: resumedUntil = until
+        case nil: break
+        }
         try meta("suspended", suspended ? "1" : "0")
-        try meta("suspended_until", until.map { "\($0)" } ?? "")
+        try meta("suspend_allow", allow?.rawValue ?? "")
+        try meta("suspended_until", suspendedUntil.map { "\($0)" } ?? "")
+        try meta("resumed_until", resumedUntil.map { "\($0)" } ?? "")
       }
       try database.execute("COMMIT")
     } catch {

@@ -47,7 +47,7 @@ public enum QueueMethods {
       service.invoke(request) { call.answer($0.map(NoticeReply.init(notice:))) }
     }
     bind(.suspend, SuspendParameters.self) { request, call in
-      service.suspend(for: request.duration) { call.answer($0.map(SuspendReply.init(suspended:))) }
+      service.suspend(request) { call.answer($0.map(SuspendReply.init(suspended:))) }
     }
     bind(.resume, NoParameters.self) { _, call in
       service.resume { call.answer($0.map(SuspendReply.init(suspended:))) }
@@ -55,8 +55,8 @@ public enum QueueMethods {
     bind(.get, IDParameters.self) { request, call in
       call.answer(Result { () throws(QueueError) in NoticeReply(notice: try queue.get(request.id)) })
     }
-    bind(.list, NoParameters.self) { _, call in
-      call.reply(streaming: ArrayReplyStream(field: "notices", elements: queue.list()))
+    bind(.list, ListParameters.self) { request, call in
+      call.reply(streaming: ArrayReplyStream(field: "notices", elements: queue.list(held: request.held ?? false)))
     }
     bind(.history, HistoryParameters.self) { request, call in
       do throws(QueueError) {

@@ -253,7 +253,8 @@ struct CommandParserTests {
   @Test(arguments: [
     (["status"], Command.status(json: false)),
     (["status", "--json"], .status(json: true)),
-    (["list", "--json"], .list(json: true)),
+    (["list", "--json"], .list(held: false, json: true)),
+    (["list", "--held"], .list(held: true, json: false)),
     (["get", "4", "--json"], .get(id: 4, json: true)),
     (["wait", "4"], .wait(id: 4)),
     (["history"], .history(HistoryOptions(), json: false)),

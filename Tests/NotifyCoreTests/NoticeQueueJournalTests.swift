@@ -8,7 +8,7 @@ final class MemoryJournal: NoticeJournal {
   struct Contents {
     var unfinished: [Int: Notice] = [:]
     var finished: [Notice] = []
-    var suspended: [(Bool, Double?)] = []
+    var hand: [HandChoice?] = []
     var nextID = 1
     var forgotten: [Int] = []
   }
@@ -21,8 +21,8 @@ final class MemoryJournal: NoticeJournal {
       $0.finished.append(notice)
     }
   }
-  func recordSuspended(_ suspended: Bool, until: Double?) {
-    contents.withLock { $0.suspended.append((suspended, until)) }
+  func recordHand(_ choice: HandChoice?) {
+    contents.withLock { $0.hand.append(choice) }
   }
   func recordNextID(_ nextID: Int) { contents.withLock { $0.nextID = nextID } }
   func recordForgotten(_ id: Int) { contents.withLock { $0.forgotten.append(id) } }
@@ -75,12 +75,7 @@ struct NoticeQueueJournalTests {
     let queue = NoticeQueue(scheduler: ManualScheduler(), journal: journal)
     try queue.suspend(for: 5)
     queue.resume()
-    let suspended = journal.snapshot.suspended
-    #expect(suspended.count == 2)
-    #expect(suspended.first?.0 == true)
-    #expect(suspended.first?.1 == Self.epoch + 5)
-    #expect(suspended.last?.0 == false)
-    #expect(suspended.last?.1 == nil)
+    #expect(journal.snapshot.hand == [.suspended(allow: .critical, until: Self.epoch + 5), nil])
   }
 
   // MARK: - Restoring
@@ -159,8 +154,8 @@ struct NoticeQueueJournalTests {
     let h = QueueHarness()
     h.queue.restore(
       JournalState(
-        unfinished: [Self.saved(id: 1, created: Self.epoch - 10)], nextID: 2, suspended: true,
-        suspendedUntil: Self.epoch + 4))
+        unfinished: [Self.saved(id: 1, created: Self.epoch - 10)], nextID: 2,
+        hand: .suspended(allow: .critical, until: Self.epoch + 4)))
     let status = h.queue.status()
     #expect(status.suspended)
     #expect(status.suspendedUntil == Self.epoch + 4)
@@ -176,9 +171,9 @@ struct NoticeQueueJournalTests {
     let journal = MemoryJournal()
     let clock = ManualScheduler()
     let queue = NoticeQueue(scheduler: clock, journal: journal)
-    queue.restore(JournalState(nextID: 1, suspended: true, suspendedUntil: Self.epoch - 1))
+    queue.restore(JournalState(nextID: 1, hand: .suspended(allow: .critical, until: Self.epoch - 1)))
     #expect(!queue.status().suspended)
-    #expect(journal.snapshot.suspended.last?.0 == false)
+    #expect(journal.snapshot.hand.last == .some(nil))
   }
 
   @Test func restore_keys_stillReplace() throws {

@@ -22,7 +22,7 @@ struct NoticeServiceTests {
     func recordUnfinished(_ notice: Notice) {}
     func recordFinished(_ notice: Notice) {}
     func recordForgotten(_ id: Int) {}
-    func recordSuspended(_ suspended: Bool, until: Double?) {}
+    func recordHand(_ choice: HandChoice?) {}
     func recordNextID(_ nextID: Int) {}
     func sync(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
       lock.lock()

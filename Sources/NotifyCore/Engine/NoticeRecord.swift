@@ -1,5 +1,22 @@
 import NotifyProtocol
 
+/// What makes two notices duplicates: the same app, title and body.
+struct DuplicateKey: Hashable {
+  var app: String?
+  var title: String
+  var body: String?
+
+  init(app: String?, title: String, body: String?) {
+    self.app = app
+    self.title = title
+    self.body = body
+  }
+
+  init(_ notice: Notice) {
+    self.init(app: notice.app, title: notice.title, body: notice.body)
+  }
+}
+
 /// A notice the queue has accepted and not yet finished, and where it stands.
 struct NoticeRecord {
   /// Where a record is on its way to the screen.
@@ -31,6 +48,10 @@ struct NoticeRecord {
   /// `closingIsExpiry`, only because its hold ran out (news takes that back).
   var closing: Outcome?
   var closingIsExpiry = false
+  /// Whether it passes do-not-disturb that lets critical notices through.
+  var passesDoNotDisturb = false
+  /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
+  var duplicateKey: DuplicateKey?
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }
 

@@ -38,8 +38,16 @@ public enum JournalRecord: Equatable, Sendable {
   case unfinished(Notice)
   case finished(Notice)
   case forgotten(id: Int)
-  case suspended(Bool, until: Double?)
+  /// What a person last said about do-not-disturb; `nil` once it no longer counts.
+  case hand(HandChoice?)
   case nextID(Int)
+}
+
+/// What a person last said about do-not-disturb, which quiet hours do not undo: suspended (until
+/// resumed, or until a wall-clock time), or resumed inside quiet hours (until they end).
+public enum HandChoice: Equatable, Sendable {
+  case suspended(allow: DoNotDisturbAllow, until: Double?)
+  case resumed(until: Double)
 }
 
 /// The instant an input happens at: monotonic seconds for timing, wall-clock seconds for the

@@ -23,11 +23,31 @@ public struct QueueMachine {
   var hub = EventHub()
   var keys: [String: Int] = [:]
   public private(set) var nextID = 1
-  public private(set) var suspended = false
-  /// Wall-clock end of a suspension with a duration.
-  public private(set) var suspendedUntil: Double?
-  /// Monotonic instant of the timed resume.
-  var resumeAt: Double?
+  /// What a person last said about do-not-disturb; quiet hours do not undo it.
+  public private(set) var hand: HandChoice?
+  /// Monotonic instant the hand's choice runs out: the end of a timed suspend, or of the quiet
+  /// hours a resume was made in.
+  var handExpiresAt: Double?
+  /// Wall-clock end of the quiet hours in force now.
+  var quietUntil: Double?
+  /// Monotonic instant the quiet hours next begin or end; `nil` with no schedule.
+  var scheduleChangesAt: Double?
+  /// Wall-clock minus monotonic time when the schedule was last read: a step of the wall clock
+  /// makes it read again.
+  var scheduleOffset = Double.nan
+  /// Do-not-disturb in force: by hand, or by the quiet hours.
+  public private(set) var doNotDisturb: DoNotDisturb?
+  /// Whether the lanes' `OperationQueue`s are suspended: while nothing may pass.
+  var lanesSuspended = false
+  /// Flood control: each app's token bucket (`[Limits] PerApp=`), at most `maximumTrackedApps`.
+  var buckets: [String: TokenBucket] = [:]
+  /// Each app's unfinished summary of folded notices (`""` for notices without an app), and how
+  /// many it stands for.
+  var floodSummaries: [String: Summary] = [:]
+  /// The unfinished summary of what do-not-disturb held back.
+  var awaySummary: Summary?
+  /// Shown notices by what makes duplicates of them (`[Queue] StackDuplicates=`).
+  var duplicates: [DuplicateKey: Int] = [:]
   /// Phase boundaries of shown notices, earliest first.
   var boundaries = MinHeap<Boundary>()
   /// Shown notices now fading in or out.
@@ -39,6 +59,12 @@ public struct QueueMachine {
   /// What the owner must carry out, in order.
   public private(set) var effects: [QueueEffect] = []
 
+  /// A summary notice the engine wrote, and how many folded notices it stands for.
+  struct Summary {
+    var id: Int
+    var count: Int
+  }
+
   struct Boundary: Comparable {
     var at: Double
     var id: Int
@@ -46,9 +72,18 @@ public struct QueueMachine {
     static func < (a: Boundary, b: Boundary) -> Bool { (a.at, a.id) < (b.at, b.id) }
   }
 
+  /// The most apps whose token buckets flood control keeps; past it, buckets that have filled up
+  /// again are dropped (they are as good as new), and if none has, new apps share one bucket.
+  public static let maximumTrackedApps = 4096
+
   public init(settings: QueueSettings = QueueSettings()) {
     self.settings = settings
   }
+
+  /// Whether notices not yet visible are held back (but what do-not-disturb lets through).
+  public var suspended: Bool { doNotDisturb != nil }
+  /// Wall-clock end of the suspension in force, if it has one.
+  public var suspendedUntil: Double? { doNotDisturb?.until }
 
   /// The effects listed since the last call, in order; the list starts over.
   public mutating func takeEffects() -> [QueueEffect] {
@@ -66,6 +101,9 @@ public struct QueueMachine {
     self.settings = settings
     effects.append(.laneWidths(notices: laneWidth(.notices), progress: laneWidth(.progress)))
     trimHistory()
+    if settings.perApp == nil { buckets = [:] }
+    if !settings.stackDuplicates { duplicates = [:] }
+    readSchedule(at: instant)
   }
 
   /// The width of a lane's `OperationQueue`: its slots, and for notices the sticky ones beside them.
@@ -81,14 +119,20 @@ public struct QueueMachine {
     nextID = max(nextID, saved.nextID)
     for notice in saved.history { history.append(notice) }
     trimHistory()
-    if saved.suspended, saved.suspendedUntil.map({ $0 > instant.wall }) ?? true {
-      suspended = true
-      suspendedUntil = saved.suspendedUntil
-      resumeAt = saved.suspendedUntil.map { instant.now + ($0 - instant.wall) }
-      effects.append(.suspendLanes(true))
-    } else if saved.suspended {
-      effects.append(.journal(.suspended(false, until: nil)))
+    if let choice = saved.hand {
+      let until: Double? =
+        switch choice {
+        case .suspended(_, let until): until
+        case .resumed(let until): until
+        }
+      if until.map({ $0 > instant.wall }) ?? true {
+        hand = choice
+        handExpiresAt = until.map { instant.now + ($0 - instant.wall) }
+      } else {
+        effects.append(.journal(.hand(nil)))
+      }
     }
+    readSchedule(at: instant)
     var restored: [Int] = []
     for var notice in saved.unfinished {
       notice.phase = .waiting
@@ -97,6 +141,7 @@ public struct QueueMachine {
         notice: notice, dueAt: instant.now + max(0, notice.created + notice.delay - instant.wall),
         hold: Admission.hold(of: notice, settings))
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
+      record.passesDoNotDisturb = settings.passesDoNotDisturb(notice)
       notices.insert(record)
       count(from: nil, to: .waiting)
       if let key = notice.key { keys[key] = notice.id }
@@ -133,14 +178,39 @@ public struct QueueMachine {
         return id
       }
       finish(existing.notice.id, outcome: .replaced, at: instant)
+    } else if replacedID == nil, request.key == nil, let id = duplicate(of: request) {
+      notices.modify(id) { record in
+        record.notice.count = (record.notice.count ?? 1) + 1
+        _ = record.restartHold(at: instant.now)
+      }
+      changed(id, at: instant)
+      return id
     }
     let resolution = settings.resolve(
       app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
       hints: request.hints, explicit: explicit)
+    if !resolution.suppressed, !admitsFlood(from: request.app, at: instant.now) {
+      var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+      notice.foldedInto = floodSummary(folding: notice, at: instant)
+      notice.id = nextID
+      accept(notice, finishing: .folded, at: instant)
+      return notice.id
+    }
     try checkCapacity(resolution)
     let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
-    accept(notice, suppressed: resolution.suppressed, at: instant)
+    accept(notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil, at: instant)
     return notice.id
+  }
+
+  /// The visible notice a new one without a key would merge into: equal app, title and body, not
+  /// closing.
+  private func duplicate(of request: ShowParameters) -> Int? {
+    guard settings.stackDuplicates, !duplicates.isEmpty else { return nil }
+    let key = DuplicateKey(app: request.app, title: request.title, body: request.body)
+    guard let id = duplicates[key], let record = notices[id], record.isShown, !record.isClosing else {
+      return nil
+    }
+    return id
   }
 
   /// Accepts a progress indicator, or with a `key` an unfinished one has, answers its id with
@@ -178,7 +248,7 @@ public struct QueueMachine {
     let notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
       created: instant.wall)
-    accept(notice, suppressed: resolution.suppressed, at: instant)
+    accept(notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil, at: instant)
     return (notice.id, false)
   }
 
@@ -195,18 +265,22 @@ public struct QueueMachine {
     }
   }
 
-  /// Records a new notice and sends it on: suppressed to history, else towards its lane.
-  private mutating func accept(_ notice: Notice, suppressed: Bool, at instant: Instant) {
+  /// Records a new notice and sends it on towards its lane; or with `finishing` (suppressed by a
+  /// rule, folded), straight to history.
+  mutating func accept(
+    _ notice: Notice, passes: Bool = false, finishing outcome: Outcome? = nil, at instant: Instant
+  ) {
     nextID += 1
-    notices.insert(
-      NoticeRecord(
-        notice: notice, dueAt: instant.now + notice.delay, hold: Admission.hold(of: notice, settings)))
+    var record = NoticeRecord(
+      notice: notice, dueAt: instant.now + notice.delay, hold: Admission.hold(of: notice, settings))
+    record.passesDoNotDisturb = passes
+    notices.insert(record)
     count(from: nil, to: notice.phase)
     effects.append(.journal(.nextID(nextID)))
-    effects.append(.journal(.unfinished(notice)))
+    if outcome == nil { effects.append(.journal(.unfinished(notice))) }  // else its finish is written
     effects.append(.publish(Event(kind: .added, at: instant.wall, id: notice.id, notice: notice)))
-    if suppressed {
-      finish(notice.id, outcome: .cancelled, at: instant)
+    if let outcome {
+      finish(notice.id, outcome: outcome, at: instant)
       return
     }
     if let key = notice.key { keys[key] = notice.id }
@@ -231,7 +305,8 @@ public struct QueueMachine {
     guard let record = notices[id], record.place == .pending else { return }
     notices.modify(id) { $0.place = .ready }
     setPhase(.queued, opacity: 0, of: id, at: instant)
-    lanes[record.lane.rawValue].add(id, urgency: record.notice.urgency)
+    lanes[record.lane.rawValue].add(
+      id, urgency: record.notice.urgency, passesDoNotDisturb: record.passesDoNotDisturb)
   }
 
   /// What every input ends with: free slots given to ready notices, frames paced while something
@@ -248,13 +323,17 @@ public struct QueueMachine {
     rearm()
   }
 
-  /// Gives every free slot to the next ready notice of its lane, unless suspended.
+  /// Gives every free slot to the next ready notice of its lane; while suspended, only to notices
+  /// that do-not-disturb lets through.
   private mutating func fillSlots() {
-    guard !suspended else { return }
+    guard doNotDisturb?.allow != .nothing else { return }
     for lane in Lane.allCases {
       let slots = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
       while lanes[lane.rawValue].taken < slots {
-        guard let id = lanes[lane.rawValue].next(isLive: { notices[$0]?.place == .ready }) else { break }
+        guard
+          let id = lanes[lane.rawValue].next(
+            passingOnly: suspended, isLive: { notices[$0]?.place == .ready })
+        else { break }
         lanes[lane.rawValue].taken += 1
         notices.modify(id) { $0.place = .granted }
         effects.append(.run(id: id, lane: lane, urgency: notices[id]!.notice.urgency))
@@ -276,7 +355,18 @@ public struct QueueMachine {
       record.generation += 1
       record.notice.shown = instant.wall
     }
+    indexDuplicate(id)
     step(id, at: instant)
+  }
+
+  /// Keeps shown notice `id` findable by its app, title and body, under its current text.
+  private mutating func indexDuplicate(_ id: Int) {
+    guard settings.stackDuplicates, let record = notices[id], record.notice.kind == .notice else { return }
+    let key = DuplicateKey(record.notice)
+    guard record.duplicateKey != key else { return }
+    if let old = record.duplicateKey, duplicates[old] == id { duplicates.removeValue(forKey: old) }
+    duplicates[key] = id
+    notices.modify(id) { $0.duplicateKey = key }
   }
 
   /// The clock has reached the armed deadline: runs everything due by then.
@@ -286,17 +376,26 @@ public struct QueueMachine {
     settle(at: instant)
   }
 
-  /// Runs, in order of their instants, everything due by `instant`: due notices, the timed resume,
-  /// phase boundaries; then the frame tick.
+  /// Runs, in order of their instants, everything due by `instant`: due notices, the end of a
+  /// hand's choice, the quiet hours beginning or ending, phase boundaries; then the frame tick.
   mutating func advance(to instant: Instant) {
+    if scheduleChangesAt != nil, abs(instant.wall - instant.now - scheduleOffset) > 1 {
+      readSchedule(at: instant)  // the wall clock was set
+    }
     while true {
       let dueAt = due.earliest ?? .infinity
       let boundaryAt = boundaries.first?.at ?? .infinity
-      let resume = resumeAt ?? .infinity
-      let earliest = min(dueAt, boundaryAt, resume)
+      let handEnds = handExpiresAt ?? .infinity
+      let scheduleChanges = scheduleChangesAt ?? .infinity
+      let earliest = min(dueAt, boundaryAt, handEnds, scheduleChanges)
       guard earliest <= instant.now else { break }
-      if earliest == resume {
-        endSuspension(at: instant)
+      if earliest == handEnds {
+        hand = nil
+        handExpiresAt = nil
+        effects.append(.journal(.hand(nil)))
+        refreshDoNotDisturb(at: instant)
+      } else if earliest == scheduleChanges {
+        readSchedule(at: instant)
       } else if earliest == dueAt {
         if let id = due.popDue(by: instant.now) { place(id, at: instant) }
       } else {
@@ -363,7 +462,10 @@ public struct QueueMachine {
         Event(
           kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now),
           activationToken: activationToken)))
-    if record.isShown { step(id, at: instant) }  // its timeline changed
+    if record.isShown {
+      indexDuplicate(id)  // its text may have changed
+      step(id, at: instant)  // its timeline changed
+    }
   }
 
   /// Moves notice `id` to history with `outcome`: its slot and operation go, what waited on it is
@@ -377,6 +479,9 @@ public struct QueueMachine {
     record.notice.finished = instant.wall
     let notice = record.notice
     fading.remove(id)
+    if let key = record.duplicateKey, duplicates[key] == id { duplicates.removeValue(forKey: key) }
+    if floodSummaries[notice.app ?? ""]?.id == id { floodSummaries.removeValue(forKey: notice.app ?? "") }
+    if awaySummary?.id == id { awaySummary = nil }
     switch record.place {
     case .pending, .ready: break
     case .granted, .running:
@@ -413,8 +518,8 @@ public struct QueueMachine {
   /// Lists `arm` when the earliest deadline differs from the armed one.
   private mutating func rearm() {
     let earliest = min(
-      due.earliest ?? .infinity, boundaries.first?.at ?? .infinity, resumeAt ?? .infinity,
-      hub.nextFrameTick ?? .infinity)
+      due.earliest ?? .infinity, boundaries.first?.at ?? .infinity, handExpiresAt ?? .infinity,
+      scheduleChangesAt ?? .infinity, hub.nextFrameTick ?? .infinity)
     let deadline = earliest.isFinite ? earliest : nil
     guard deadline != armed else { return }
     armed = deadline
@@ -561,37 +666,156 @@ public struct QueueMachine {
 
   // MARK: - Suspend and resume
 
-  /// Holds every notice not yet shown until `resume` (or until `duration` seconds have passed).
-  public mutating func suspend(for duration: Double?, at instant: Instant) throws(QueueError) {
+  /// Holds every notice not yet shown but what `allow` lets through (default `[DoNotDisturb]
+  /// Allow=`) until `resume`, or until `duration` seconds have passed. Quiet hours that end
+  /// meanwhile do not end it.
+  public mutating func suspend(
+    for duration: Double?, allow: DoNotDisturbAllow? = nil, at instant: Instant
+  ) throws(QueueError) {
     if let duration { try Admission.validate(duration: duration, field: "duration") }
     advance(to: instant)
     defer { settle(at: instant) }
-    suspendedUntil = duration.map { instant.wall + $0 }
-    resumeAt = duration.map { instant.now + $0 }
-    if !suspended {
-      suspended = true
-      effects.append(.suspendLanes(true))
-    }
-    effects.append(.journal(.suspended(true, until: suspendedUntil)))
-    effects.append(.publish(Event(kind: .suspended, at: instant.wall, suspended: true)))
+    setHand(.suspended(allow: allow ?? settings.doNotDisturb.allow, until: duration.map { instant.wall + $0 }), at: instant)
   }
 
-  /// Lets held notices show again, in order.
+  /// Lets held notices show again, in order. Inside quiet hours this lasts until they end; outside,
+  /// until the next suspend or quiet hours.
   public mutating func resume(at instant: Instant) {
     advance(to: instant)
     defer { settle(at: instant) }
-    endSuspension(at: instant)
+    setHand(quietUntil.map { .resumed(until: $0) }, at: instant)
   }
 
-  private mutating func endSuspension(at instant: Instant) {
-    resumeAt = nil
-    suspendedUntil = nil
-    if suspended {
-      suspended = false
-      effects.append(.suspendLanes(false))
-      effects.append(.journal(.suspended(false, until: nil)))
+  private mutating func setHand(_ choice: HandChoice?, at instant: Instant) {
+    hand = choice
+    let until: Double? =
+      switch choice {
+      case .suspended(_, let until): until
+      case .resumed(let until): until
+      case nil: nil
+      }
+    handExpiresAt = until.map { instant.now + ($0 - instant.wall) }
+    effects.append(.journal(.hand(choice)))
+    refreshDoNotDisturb(at: instant, announce: true)
+  }
+
+  /// Reads the quiet hours at this instant: whether they hold now and until when, or when they next
+  /// begin.
+  private mutating func readSchedule(at instant: Instant) {
+    let quiet = settings.doNotDisturb.quietHours
+    guard !quiet.isEmpty else {
+      quietUntil = nil
+      scheduleChangesAt = nil
+      refreshDoNotDisturb(at: instant)
+      return
+    }
+    // A hair past now: a boundary reached by the monotonic clock counts as passed.
+    let wall = instant.wall + 0.001
+    quietUntil = quiet.end(ofQuietAt: wall)
+    let change = quietUntil ?? quiet.nextStart(after: wall)
+    scheduleChangesAt = change.map { max(instant.now + ($0 - instant.wall), instant.now + 0.001) }
+    scheduleOffset = instant.wall - instant.now
+    refreshDoNotDisturb(at: instant)
+  }
+
+  /// Puts in force what the hand and the quiet hours say: a hand's suspend, else nothing after a
+  /// hand's resume, else the quiet hours. A change is published (`suspended` carries why, what
+  /// passes and until when); with `announce`, also when nothing changed, so that a `suspend` is
+  /// always seen. Leaving do-not-disturb with `[DoNotDisturb] Summary=yes` folds what it held.
+  private mutating func refreshDoNotDisturb(at instant: Instant, announce: Bool = false) {
+    let now: DoNotDisturb? =
+      switch hand {
+      case .suspended(let allow, let until)?:
+        DoNotDisturb(reason: until == nil ? .hand : .duration, allow: allow, until: until)
+      case .resumed?: nil
+      case nil:
+        quietUntil.map { DoNotDisturb(reason: .schedule, allow: settings.doNotDisturb.allow, until: $0) }
+      }
+    guard now != doNotDisturb || announce else { return }
+    let wasSuspended = suspended
+    doNotDisturb = now
+    if lanesSuspended != (now?.allow == .nothing) {
+      lanesSuspended.toggle()
+      effects.append(.suspendLanes(lanesSuspended))
+    }
+    if let now {
+      effects.append(.publish(Event(kind: .suspended, at: instant.wall, suspended: true, doNotDisturb: now)))
+    } else if wasSuspended || announce {
       effects.append(.publish(Event(kind: .resumed, at: instant.wall, suspended: false)))
     }
+    if wasSuspended, now == nil, settings.doNotDisturb.summary { foldHeld(at: instant) }
+  }
+
+  /// Folds the plain notices do-not-disturb held back (critical ones still show by themselves)
+  /// into one summary, when there are two or more: "12 notices while you were away".
+  private mutating func foldHeld(at instant: Instant) {
+    let held = notices.records.filter {
+      $0.place == .ready && $0.notice.kind == .notice && $0.notice.urgency != .critical
+    }.map(\.notice).sorted { $0.id < $1.id }
+    guard held.count >= 2 else { return }
+    let previous = awaySummary.flatMap { notices[$0.id]?.isClosing == false ? $0 : nil }
+    let total = held.count + (previous?.count ?? 0)
+    let title = "\(total) notices while you were away"
+    var lines = held.prefix(5).map { notice in notice.app.map { "\($0): \(notice.title)" } ?? notice.title }
+    if held.count > 5 { lines.append("…and \(held.count - 5) more") }
+    let body = lines.joined(separator: "\n")
+    guard let summary = summarize(previous?.id, title: title, body: body, app: "notifyd", at: instant) else {
+      return
+    }
+    awaySummary = Summary(id: summary, count: total)
+    for notice in held {
+      notices.modify(notice.id) { $0.notice.foldedInto = summary }
+      finish(notice.id, outcome: .folded, at: instant)
+    }
+  }
+
+  /// Writes a summary notice: the unfinished one `id` changed in place (its hold restarts), or a new
+  /// one. Answers its id, or `nil` when none could be made (the queue is full, or a rule suppresses
+  /// it): the folded notices then name no summary.
+  private mutating func summarize(
+    _ id: Int?, title: String, body: String, app: String?, at instant: Instant
+  ) -> Int? {
+    if let id {
+      notices.modify(id) { record in
+        record.notice.title = title
+        record.notice.body = body
+        _ = record.restartHold(at: instant.now)
+      }
+      changed(id, at: instant)
+      return id
+    }
+    let request = ShowParameters(title: title, body: body, app: app)
+    let resolution = settings.resolve(
+      app: app, tag: nil, title: title, urgency: nil, explicit: TimingOverrides())
+    guard !resolution.suppressed, notices.count < settings.capacity else { return nil }
+    let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    accept(notice, passes: resolution.passesDoNotDisturb, at: instant)
+    return notice.id
+  }
+
+  // MARK: - Flood control
+
+  /// Whether `app` may send one more notice now (`[Limits] PerApp=`): takes a token from its bucket.
+  private mutating func admitsFlood(from app: String?, at now: Double) -> Bool {
+    guard let limit = settings.perApp else { return true }
+    var name = app ?? ""
+    if buckets[name] == nil, buckets.count >= Self.maximumTrackedApps {
+      buckets = buckets.filter { !$0.value.isFull(limit, at: now) }
+      if buckets.count >= Self.maximumTrackedApps { name = "\u{0}overflow" }
+    }
+    return buckets[name, default: TokenBucket(limit, at: now)].take(limit, at: now)
+  }
+
+  /// The summary notice `notice`, past its app's limit, is folded into: "37 more from backup",
+  /// with the newest folded title as its body, changed in place while unfinished.
+  private mutating func floodSummary(folding notice: Notice, at instant: Instant) -> Int? {
+    let app = notice.app ?? ""
+    let previous = floodSummaries[app].flatMap { notices[$0.id]?.isClosing == false ? $0 : nil }
+    let count = (previous?.count ?? 0) + 1
+    let title = "\(count) more from \(notice.app ?? "an app without a name")"
+    let id = summarize(previous?.id, title: title, body: notice.title, app: notice.app, at: instant)
+    floodSummaries[app] = id.map { Summary(id: $0, count: count) }
+    return id
   }
 
   // MARK: - Watchers and waiters
@@ -603,7 +827,8 @@ public struct QueueMachine {
     defer { settle(at: instant) }
     let id = hub.addWatcher(frames: frames, interval: interval, now: instant.now)
     let snapshot = Event(
-      kind: .snapshot, at: instant.wall, notices: unfinishedNotices(at: instant.now), suspended: suspended)
+      kind: .snapshot, at: instant.wall, notices: unfinishedNotices(at: instant.now), suspended: suspended,
+      doNotDisturb: doNotDisturb)
     effects.append(.snapshot(snapshot, watcher: id))
     return id
   }
@@ -663,18 +888,36 @@ public struct QueueMachine {
       if let app = request.app, notice.app != app { continue }
       if let outcome = request.outcome, notice.outcome != outcome { continue }
       if let since = request.since, (notice.finished ?? 0) < since { continue }
+      if let foldedInto = request.foldedInto, notice.foldedInto != foldedInto { continue }
       result.append(notice)
     }
     return result
   }
 
-  /// Counts of notices in each state, and the suspended state.
+  /// Counts of notices in each state, and do-not-disturb in force.
   public var status: StatusReply {
     let visible = [Phase.fadingIn, .holding, .fadingOut].reduce(0) { $0 + (phaseCounts[$1] ?? 0) }
+    var resumedUntil: Double?
+    if case .resumed(let until)? = hand { resumedUntil = until }
     return StatusReply(
       version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
-      waiting: phaseCounts[.waiting] ?? 0, queued: phaseCounts[.queued] ?? 0, visible: visible,
-      finished: history.count)
+      doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, waiting: phaseCounts[.waiting] ?? 0,
+      queued: phaseCounts[.queued] ?? 0, visible: visible, finished: history.count)
+  }
+
+  /// `status` once the state has caught up with `instant`.
+  public mutating func status(at instant: Instant) -> StatusReply {
+    advance(to: instant)
+    settle(at: instant)
+    return status
+  }
+
+  /// The notices do-not-disturb holds back now, oldest first: due and free, waiting only for it.
+  public func heldNotices() -> [Notice] {
+    guard let doNotDisturb else { return [] }
+    return notices.records.filter { record in
+      record.place == .ready && (doNotDisturb.allow == .nothing || !record.passesDoNotDisturb)
+    }.map(\.notice).sorted { $0.id < $1.id }
   }
 
   /// How many `Wait` callers and watchers the machine holds.
@@ -693,4 +936,31 @@ public struct QueueMachine {
 
   /// Notices given an operation that their lane has not started yet.
   public var grantedCount: Int { notices.records.reduce(0) { $0 + ($1.place == .granted ? 1 : 0) } }
+}
+
+/// One app's allowance under `[Limits] PerApp=`: up to `count` tokens, refilled at `count` per
+/// `period`; each notice takes one.
+struct TokenBucket {
+  var tokens: Double
+  var at: Double
+
+  init(_ limit: FloodLimit, at now: Double) {
+    tokens = Double(limit.count)
+    at = now
+  }
+
+  private func tokens(_ limit: FloodLimit, at now: Double) -> Double {
+    min(Double(limit.count), tokens + max(0, now - at) * Double(limit.count) / limit.period)
+  }
+
+  func isFull(_ limit: FloodLimit, at now: Double) -> Bool { tokens(limit, at: now) >= Double(limit.count) }
+
+  /// Takes a token if there is one.
+  mutating func take(_ limit: FloodLimit, at now: Double) -> Bool {
+    tokens = tokens(limit, at: now)
+    at = now
+    guard tokens >= 1 else { return false }
+    tokens -= 1
+    return true
+  }
 }
