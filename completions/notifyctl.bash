@@ -7,7 +7,7 @@ history get wait watch run call help'
 # Options that take a value, for every command (the next word is the value, not an argument).
 _notifyctl_value_options='--socket --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
---outcome --since --format --fps'
+--outcome --since --format --fps --allow --held --folded-into'
 
 # The options of one command, besides --socket and --help.
 _notifyctl_options_of() {
@@ -19,9 +19,10 @@ _notifyctl_options_of() {
         end) echo '--hold' ;;
         cancel) echo '--tag --all --now' ;;
         dismiss) echo '--all' ;;
-        suspend) echo '--for' ;;
-        status | list | get) echo '--json' ;;
-        history) echo '--json --limit -n --app --outcome --since' ;;
+        suspend) echo '--for --allow' ;;
+        status | get) echo '--json' ;;
+        list) echo '--json --held' ;;
+        history) echo '--json --limit -n --app --outcome --since --folded-into' ;;
         watch) echo '--json --format --frames --fps' ;;
         run) echo '--title --timeout' ;;
         call) echo '--more' ;;
@@ -106,9 +107,10 @@ _notifyctl() {
         --ease-in | --ease-out)
             COMPREPLY=($(compgen -W 'linear easeIn easeOut easeInOut' -- "$cur")); return 0 ;;
         --outcome)
-            COMPREPLY=($(compgen -W 'completed cancelled timedOut replaced dismissed' -- "$cur"))
+            COMPREPLY=($(compgen -W 'completed cancelled timedOut replaced dismissed folded' -- "$cur"))
             return 0 ;;
         --format) COMPREPLY=($(compgen -W 'auto lines json waybar i3bar' -- "$cur")); return 0 ;;
+        --allow) COMPREPLY=($(compgen -W 'critical none' -- "$cur")); return 0 ;;
         --after) COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")); return 0 ;;
         --socket)
             if declare -F _filedir >/dev/null; then _filedir; else COMPREPLY=($(compgen -f -- "$cur")); fi

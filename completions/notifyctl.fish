@@ -4,7 +4,7 @@
 # Options that take a value, for every command: the word after them is not an argument.
 set -g __notifyctl_value_options --socket --urgency --style --icon --app --tag --key --delay --fade-in \
     --fade-out --hold --ease-in --ease-out --after --action --value --timeout --title --body --for \
-    --limit -n --outcome --since --format --fps
+    --limit -n --outcome --since --format --fps --allow --held --folded-into
 
 # The words before the cursor after `notifyctl`, less options and their values, each on a line:
 # the command first, then its arguments. `run` stops at its command, whose own options count.
@@ -151,10 +151,13 @@ complete -c notifyctl -n '__notifyctl_using cancel' -l now -d 'Vanish at once in
 # The queue, and looking at it.
 complete -c notifyctl -n '__notifyctl_using suspend resume reload status list history watch call help' -f
 complete -c notifyctl -n '__notifyctl_using suspend' -l for -x -d 'Resume by itself after D'
+complete -c notifyctl -n '__notifyctl_using suspend' -l allow -x -a 'critical none' -d 'What still shows'
+complete -c notifyctl -n '__notifyctl_using list' -l held -d 'Only those do-not-disturb holds back'
+complete -c notifyctl -n '__notifyctl_using history' -l folded-into -x -d 'Only notices folded into summary notice ID'
 complete -c notifyctl -n '__notifyctl_using status list get history' -l json -d 'Print the reply as JSON'
 complete -c notifyctl -n '__notifyctl_using history' -s n -l limit -x -d 'Show at most N notices'
 complete -c notifyctl -n '__notifyctl_using history' -l app -x -d 'Only notices from app NAME'
-complete -c notifyctl -n '__notifyctl_using history' -l outcome -x -a 'completed cancelled timedOut replaced dismissed' -d 'Only notices that ended so'
+complete -c notifyctl -n '__notifyctl_using history' -l outcome -x -a 'completed cancelled timedOut replaced dismissed folded' -d 'Only notices that ended so'
 complete -c notifyctl -n '__notifyctl_using history' -l since -x -d 'Only notices finished since WHEN (2h, or epoch seconds)'
 complete -c notifyctl -n '__notifyctl_using watch' -l json -d 'Print each event as one JSON object per line'
 complete -c notifyctl -n '__notifyctl_using watch' -l format -x -a 'auto lines json waybar i3bar' -d 'How to print events'

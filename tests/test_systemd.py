@@ -63,7 +63,8 @@ def call(socket_path, method, timeout=TIMEOUT, **parameters):
 
 def hold_of_a_new_notice(socket_path):
     """The hold the config gives a notice shown without one."""
-    notice = call(socket_path, "io.notifyd.Queue.Show", title="which hold?")["id"]
+    # A title of its own: an equal visible notice would merge it ([Queue] StackDuplicates=).
+    notice = call(socket_path, "io.notifyd.Queue.Show", title=f"which hold? {time.monotonic_ns()}")["id"]
     return call(socket_path, "io.notifyd.Queue.Get", id=notice)["notice"]["hold"]
 
 

@@ -154,7 +154,8 @@ extension CommandParser {
     try arguments.expectPositionals(minimum: 0, names: [])
     return .suspend(
       SuspendParameters(
-        duration: try arguments.duration("for"), allow: try arguments.choice("allow", DoNotDisturbAllow.self)))
+        duration: try arguments.duration("for"), allow: try arguments.choice("allow", DoNotDisturbAllow.self))
+    )
   }
 
   static func resume(_ arguments: ParsedArguments) throws(UsageError) -> Command {

@@ -87,8 +87,11 @@ enum NoticeFormatter {
     }
     var state = "running"
     if let dnd = status.doNotDisturb {
-      state = dnd.reason == .schedule ? "suspended by quiet hours" : "suspended by hand"
-      if let until = dnd.until { state += " until \(clock(until))" }
+      switch dnd.reason {
+      case .hand: state = "suspended by hand, until resumed"
+      case .duration: state = "suspended until \(dnd.until.map(clock) ?? "?")"
+      case .schedule: state = "suspended by quiet hours until \(dnd.until.map(clock) ?? "?")"
+      }
       state += dnd.allow == .nothing ? ", nothing passes" : ", critical notices pass"
     } else if status.suspended {
       state = "suspended" + (status.suspendedUntil.map { " until \(clock($0))" } ?? "")

@@ -36,7 +36,8 @@ public enum ConfigParser {
           for text in entry.value.split(separator: ";") {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard let window = QuietWindow(trimmed) else {
-              throw invalid("'\(trimmed)' is not a window of quiet hours (e.g. 22:00-07:00, Mon-Fri 22:00-07:00)")
+              throw invalid(
+                "'\(trimmed)' is not a window of quiet hours (e.g. 22:00-07:00, Mon-Fri 22:00-07:00)")
             }
             config.queue.doNotDisturb.quietHours.windows.append(window)
           }

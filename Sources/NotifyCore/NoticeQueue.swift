@@ -208,7 +208,8 @@ public final class NoticeQueue: Sendable {
   /// Holds every notice not yet visible but what `allow` lets through (default `[DoNotDisturb]
   /// Allow=`) until `resume`, or until `duration` seconds have passed. Answers `true`.
   @discardableResult
-  public func suspend(for duration: Double? = nil, allow: DoNotDisturbAllow? = nil) throws(QueueError) -> Bool {
+  public func suspend(for duration: Double? = nil, allow: DoNotDisturbAllow? = nil) throws(QueueError) -> Bool
+  {
     try mutate { machine, instant throws(QueueError) in
       try machine.suspend(for: duration, allow: allow, at: instant)
     }

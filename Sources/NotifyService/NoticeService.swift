@@ -119,7 +119,8 @@ public final class NoticeService: Sendable {
   public func suspend(
     _ request: SuspendParameters, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void
   ) {
-    commit({ () throws(QueueError) in try queue.suspend(for: request.duration, allow: request.allow) }, done: done)
+    commit(
+      { () throws(QueueError) in try queue.suspend(for: request.duration, allow: request.allow) }, done: done)
   }
 
   public func resume(done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void) {

@@ -324,7 +324,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       delay: row.real(11), fadeIn: row.real(12), hold: row.real(13), fadeOut: row.real(14), easeIn: easeIn,
       easeOut: easeOut, timeout: row.optionalReal(17), after: row.optionalInteger(18),
       actions: row.text(19).flatMap(decodeActions), invoked: row.text(20), count: row.optionalInteger(27),
-      foldedInto: row.optionalInteger(28), phase: outcome == nil ? .waiting : .finished, opacity: 0, outcome: outcome, message: row.text(22),
+      foldedInto: row.optionalInteger(28), phase: outcome == nil ? .waiting : .finished, opacity: 0,
+      outcome: outcome, message: row.text(22),
       created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25))
   }
 

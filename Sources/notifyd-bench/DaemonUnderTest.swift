@@ -23,6 +23,8 @@ final class DaemonUnderTest {
     [Queue]
     Capacity=\(capacity)
     HistorySize=1000
+    # Each load client repeats one title: the figures measure accepting notices, not merging them.
+    StackDuplicates=no
     \(extra)
     [Store]
     Sync=\(sync)

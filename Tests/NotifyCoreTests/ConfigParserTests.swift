@@ -193,6 +193,53 @@ struct ConfigParserTests {
     #expect(message?.hasPrefix(expected) == true, "got \(message ?? "no error")")
   }
 
+  @Test func doNotDisturbLimitsAndDuplicates_setTheirValues_andRenderBack() throws {
+    let config = try parse([
+      ("DoNotDisturb", "Allow", "none"), ("DoNotDisturb", "Schedule", "22:00-07:00; Sat,Sun 13:00-15:00"),
+      ("DoNotDisturb", "Schedule", "Mon-Fri 12:00-13:00"), ("DoNotDisturb", "Summary", "yes"),
+      ("Limits", "PerApp", "20/1m"), ("Queue", "StackDuplicates", "no"),
+      ("Rule:backup", "MatchApp", "backup"), ("Rule:backup", "BypassDoNotDisturb", "yes"),
+    ])
+    #expect(config.queue.doNotDisturb.allow == .nothing)
+    #expect(
+      config.queue.doNotDisturb.quietHours.windows.map(\.description) == [
+        "22:00-07:00", "Sat,Sun 13:00-15:00", "Mon,Tue,Wed,Thu,Fri 12:00-13:00",
+      ])
+    #expect(config.queue.doNotDisturb.summary)
+    #expect(config.queue.perApp == FloodLimit(count: 20, period: 60))
+    #expect(!config.queue.stackDuplicates)
+    #expect(config.queue.rules.first?.bypassDoNotDisturb == true)
+    let rendered = config.rendered()
+    #expect(rendered.contains("[DoNotDisturb]\nAllow=none\nSchedule=22:00-07:00; Sat,Sun 13:00-15:00; "))
+    #expect(rendered.contains("[Limits]\nPerApp=20/60s"))
+    #expect(rendered.contains("BypassDoNotDisturb=yes"))
+    #expect(try parse([("Limits", "PerApp", "off")]).queue.perApp == nil)
+    #expect(
+      try parse([("DoNotDisturb", "Schedule", "22:00-07:00"), ("DoNotDisturb", "Schedule", "")])
+        .queue.doNotDisturb.quietHours.isEmpty)
+  }
+
+  @Test(arguments: [
+    ("DoNotDisturb", "Allow", "some", "test.conf:1: Allow: 'some' is not one of none, critical"),
+    (
+      "DoNotDisturb", "Schedule", "22-07",
+      "test.conf:1: Schedule: '22-07' is not a window of quiet hours (e.g. 22:00-07:00, Mon-Fri 22:00-07:00)"
+    ),
+    (
+      "Limits", "PerApp", "20",
+      "test.conf:1: PerApp: '20' is not a rate (a count per duration, e.g. 20/1m), or off"
+    ),
+    (
+      "Limits", "PerApp", "0/1m",
+      "test.conf:1: PerApp: '0/1m' is not a rate (a count per duration, e.g. 20/1m), or off"
+    ),
+    ("Limits", "Burst", "1", "test.conf:1: Burst: unknown key in [Limits]"),
+  ])
+  func badDoNotDisturbOrLimit_isRefused_namingIt(section: String, key: String, value: String, message: String)
+  {
+    #expect(error([(section, key, value)]) == message)
+  }
+
   @Test func badLine_namesItsOwnLineNumber() {
     let message = error([
       ("Queue", "MaxVisible", "2"), ("Timing", "Hold", "2s"), ("Timing", "FadeOut", "soon"),

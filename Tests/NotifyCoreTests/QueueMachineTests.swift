@@ -16,6 +16,8 @@ struct MachineDriver {
   var pendingStarts: [Int] = []
   var running: Set<Int> = []
   var autoStart = true
+  /// Notices shown without a title, each titled apart so that they are not merged as duplicates.
+  var untitled = 0
 
   init(_ settings: QueueSettings = MachineDriver.settings()) {
     machine = QueueMachine(settings: settings)
@@ -67,10 +69,12 @@ struct MachineDriver {
 
   @discardableResult
   mutating func show(
-    _ title: String = "n", delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2, fadeOut: Double = 1,
+    _ title: String? = nil, delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2, fadeOut: Double = 1,
     urgency: Urgency? = nil, key: String? = nil, after: Int? = nil, replacing: Int? = nil
   ) throws -> Int {
     defer { carryOut() }
+    untitled += title == nil ? 1 : 0
+    let title = title ?? "n\(untitled)"
     return try machine.show(
       ShowParameters(
         title: title, urgency: urgency, key: key, delay: delay, fadeIn: fadeIn, hold: hold, fadeOut: fadeOut,
@@ -330,9 +334,9 @@ struct QueueMachineTests {
     _ = (low, normal)
   }
 
-  @Test func suspended_nothingGetsASlot_resumeGivesThemInOrder() throws {
+  @Test func suspended_allowingNothing_nothingGetsASlot_resumeGivesThemInOrder() throws {
     var d = MachineDriver(MachineDriver.settings(maxVisible: 2))
-    try d.perform { m, i in try m.suspend(for: nil, at: i) }
+    try d.perform { m, i in try m.suspend(for: nil, allow: .nothing, at: i) }
     let a = try d.show()
     let b = try d.show()
     #expect(d.runs.isEmpty)

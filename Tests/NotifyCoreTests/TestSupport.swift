@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import Synchronization
 import Testing
 
 // Helpers shared by the queue engine's suites: polling with a real-time bound, an event recorder,
@@ -131,14 +132,18 @@ final class QueueHarness: Sendable {
     return settings
   }
 
-  /// Shows a notice with the given timing; linear curves unless told otherwise.
+  private let shown = Atomic<Int>(0)
+
+  /// Shows a notice with the given timing; linear curves unless told otherwise. Without a title,
+  /// each gets its own ("notice 1", "notice 2"…), so that equal notices are not merged.
   func show(
-    _ title: String = "notice", delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2,
+    _ title: String? = nil, delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2,
     fadeOut: Double = 1, easeIn: Easing = .linear, easeOut: Easing = .linear, urgency: Urgency? = nil,
     key: String? = nil, tag: String? = nil, app: String? = nil, after: Int? = nil, actions: [Action]? = nil,
     hints: Hints? = nil
   ) throws -> Int {
-    try queue.show(
+    let title = title ?? "notice \(shown.add(1, ordering: .relaxed).newValue)"
+    return try queue.show(
       ShowParameters(
         title: title, app: app, urgency: urgency, hints: hints, tag: tag, key: key, delay: delay,
         fadeIn: fadeIn,

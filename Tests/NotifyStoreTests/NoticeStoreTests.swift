@@ -135,6 +135,28 @@ struct NoticeStoreTests {
     #expect(state.unfinished.map(\.hints) == [hints, nil])
   }
 
+  @Test func theHandsDoNotDisturbChoice_andMergedAndFoldedNotices_surviveAReopen() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    var folded = Notice(id: 2, kind: .notice, title: "folded", foldedInto: 1)
+    folded.outcome = .folded
+    folded.phase = .finished
+    folded.finished = 1_800_000_000
+    store.recordUnfinished(Notice(id: 1, kind: .notice, title: "summary", count: 3))
+    store.recordFinished(folded)
+    for choice: HandChoice? in [
+      .suspended(allow: .nothing, until: nil), .suspended(allow: .critical, until: 1_800_000_060),
+      .resumed(until: 1_800_003_600), nil,
+    ] {
+      store.recordHand(choice)
+      #expect(store.commitPending() == .committed)
+      #expect(try NoticeStore.open(path: path, sync: .normal, log: log).state.hand == choice)
+    }
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.unfinished.map(\.count) == [3])
+    #expect(state.history == [folded])
+  }
+
   @Test func aFailedCommit_answersWithTheError_keepsTheChanges_andWaitsBeforeTryingAgain() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)

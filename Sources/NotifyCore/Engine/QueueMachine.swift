@@ -198,7 +198,9 @@ public struct QueueMachine {
     }
     try checkCapacity(resolution)
     let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
-    accept(notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil, at: instant)
+    accept(
+      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      at: instant)
     return notice.id
   }
 
@@ -248,7 +250,9 @@ public struct QueueMachine {
     let notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
       created: instant.wall)
-    accept(notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil, at: instant)
+    accept(
+      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      at: instant)
     return (notice.id, false)
   }
 
@@ -379,8 +383,10 @@ public struct QueueMachine {
   /// Runs, in order of their instants, everything due by `instant`: due notices, the end of a
   /// hand's choice, the quiet hours beginning or ending, phase boundaries; then the frame tick.
   mutating func advance(to instant: Instant) {
-    if scheduleChangesAt != nil, abs(instant.wall - instant.now - scheduleOffset) > 1 {
-      readSchedule(at: instant)  // the wall clock was set
+    if !settings.doNotDisturb.quietHours.isEmpty,
+      scheduleChangesAt == nil || abs(instant.wall - instant.now - scheduleOffset) > 1
+    {
+      readSchedule(at: instant)  // not read yet, or the wall clock was set
     }
     while true {
       let dueAt = due.earliest ?? .infinity
@@ -393,7 +399,7 @@ public struct QueueMachine {
         hand = nil
         handExpiresAt = nil
         effects.append(.journal(.hand(nil)))
-        refreshDoNotDisturb(at: instant)
+        readSchedule(at: instant)  // a resume lasted until the quiet hours' end: read them first
       } else if earliest == scheduleChanges {
         readSchedule(at: instant)
       } else if earliest == dueAt {
@@ -675,7 +681,9 @@ public struct QueueMachine {
     if let duration { try Admission.validate(duration: duration, field: "duration") }
     advance(to: instant)
     defer { settle(at: instant) }
-    setHand(.suspended(allow: allow ?? settings.doNotDisturb.allow, until: duration.map { instant.wall + $0 }), at: instant)
+    setHand(
+      .suspended(allow: allow ?? settings.doNotDisturb.allow, until: duration.map { instant.wall + $0 }),
+      at: instant)
   }
 
   /// Lets held notices show again, in order. Inside quiet hours this lasts until they end; outside,
@@ -933,6 +941,9 @@ public struct QueueMachine {
 
   /// Entries in the due schedule, the lanes' ready lists and the boundaries, stale ones included.
   public var pendingScheduleSize: Int { due.count + lanes.reduce(0) { $0 + $1.count } + boundaries.count }
+
+  /// Apps whose token buckets flood control keeps now (`maximumTrackedApps`, and one they share).
+  public var trackedApps: Int { buckets.count }
 
   /// Notices given an operation that their lane has not started yet.
   public var grantedCount: Int { notices.records.reduce(0) { $0 + ($1.place == .granted ? 1 : 0) } }
