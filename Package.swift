@@ -65,7 +65,12 @@ let package = Package(
     // libxcb with RandR, XFixes and Shape through a module map.
     .systemLibrary(
       name: "CXcb", pkgConfig: "xcb",
-      providers: [.apt(["libxcb1-dev", "libxcb-randr0-dev", "libxcb-xfixes0-dev", "libxcb-shape0-dev"])]),
+      providers: [
+        .apt([
+          "libxcb1-dev", "libxcb-randr0-dev", "libxcb-xfixes0-dev", "libxcb-shape0-dev",
+          "libxcb-screensaver0-dev",
+        ])
+      ]),
     // The popups on X11: override-redirect windows, PutImage frames, RandR monitors, the pointer.
     .target(
       name: "NotifyX11",

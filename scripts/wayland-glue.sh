@@ -6,8 +6,12 @@ cd "$(dirname "$0")/.."
 data=$(pkg-config --variable=pkgdatadir wayland-protocols)
 # xdg-shell only because layer-shell's get_popup names xdg_popup: its interface must be linked.
 # xdg-activation for the token an action's program is started with (ActivationToken on D-Bus).
+# ext-idle-notify, and KDE's idle protocol (Debian's plasma-wayland-protocols) where the compositor
+# has only that (sway 1.7), for [Idle] After=.
+kde=/usr/share/plasma-wayland-protocols
 sources=(protocols/wlr-layer-shell-unstable-v1.xml "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"
-  "$data/stable/xdg-shell/xdg-shell.xml" "$data/staging/xdg-activation/xdg-activation-v1.xml")
+  "$data/stable/xdg-shell/xdg-shell.xml" "$data/staging/xdg-activation/xdg-activation-v1.xml"
+  "$data/staging/ext-idle-notify/ext-idle-notify-v1.xml" "$kde/idle.xml")
 out=Sources/CWayland
 check=${1:-}
 work=$(mktemp -d)
@@ -15,6 +19,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/include"
 for xml in "${sources[@]}"; do
   name=$(basename "$xml" .xml)
+  [ "$xml" = "$kde/idle.xml" ] && name=org-kde-kwin-idle
   wayland-scanner client-header "$xml" "$work/include/$name-client-protocol.h"
   wayland-scanner private-code "$xml" "$work/$name-protocol.c"
 done

@@ -5,6 +5,7 @@ import contextlib
 import json
 import re
 import subprocess
+import threading
 import time
 
 from conftest import rss_kib, wait_for
@@ -196,3 +197,38 @@ def notification_signals(bus, directory):
     finally:
         monitor.terminate()
         monitor.wait(timeout=10)
+
+
+def daemon_status(daemon):
+    return json.loads(daemon.notifyctl("status", "--json", check=True).stdout)
+
+
+def held_while_away_then_goes_once_back(daemon, notice, hold, drawn, give_input):
+    """With the person away (Status says so) and `notice` shown with `hold`: three of its holds later
+    it still holds and is `drawn()`; then, with `give_input(step)` called every quarter second (a
+    person at the screen), the idle source says they are back and the notice goes, completed, no
+    sooner than its whole hold after the input began."""
+    time.sleep(3 * hold)
+    assert daemon.get(notice)["phase"] == "holding"
+    assert drawn()
+    present = threading.Event()
+
+    def keep_giving():
+        step = 0
+        while not present.is_set():
+            give_input(step)
+            step += 1
+            present.wait(0.25)
+
+    mover = threading.Thread(target=keep_giving)
+    back_at = time.monotonic()
+    mover.start()
+    try:
+        wait_for(lambda: daemon_status(daemon)["idle"]["idle"] is False, timeout=10, what="the source to say the person is back")
+        result = daemon.notifyctl("wait", str(notice), timeout=30)
+        gone_at = time.monotonic()
+    finally:
+        present.set()
+        mover.join()
+    assert result.returncode == 0, (result.returncode, result.stderr)  # completed: its hold ran out
+    assert gone_at - back_at >= hold

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, Daemon, cpu_used_over, wait_for
-from popup_helpers import (Image as Screenshot, close_to, fully_drawn, notification_signals, private_bus, send_shows,
-                           settled_rss_kib)
+from popup_helpers import (Image as Screenshot, close_to, daemon_status, fully_drawn, held_while_away_then_goes_once_back,
+                           notification_signals, private_bus, send_shows, settled_rss_kib)
 from wayland_pointer import VirtualPointer
 
 USER = "notifyd-popups"
@@ -420,6 +420,29 @@ def test_a_left_click_dismisses_and_a_default_action_is_invoked(session):
         assert (waiting.returncode, output.strip()) == (0, "default")
     finally:
         pointer.close()
+
+
+def test_away_from_sway_a_popup_outlasts_its_hold_and_once_the_pointer_moves_holds_it_again_and_goes(session):
+    sway, make_daemon = session
+    hold = 1.0
+    daemon = make_daemon(display_config() + "[Idle]\nAfter=1s\n")
+    wait_for(lambda: daemon_status(daemon).get("display", {}).get("drawing"), what="the popups to connect")
+    assert daemon_status(daemon)["display"] == {"backend": "wayland", "drawing": True, "detail": "Wayland (HEADLESS-1)"}
+    # Headless sway has no input devices: nobody touches it, so a second after the daemon asked, the
+    # compositor says the seat is idle (sway 1.7 offers org_kde_kwin_idle, not ext-idle-notify-v1).
+    wait_for(lambda: daemon_status(daemon).get("idle", {}).get("idle"), timeout=15, what="sway to say the seat is idle")
+    assert daemon_status(daemon)["idle"] == {"idle": True, "source": "org_kde_kwin_idle"}
+    assert "Idle:     away, holds stand still (org_kde_kwin_idle)" in daemon.notifyctl("status", check=True).stdout
+    notice = daemon.show("While you were away", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
+    wait_for(lambda: sway.screenshot().box(), what="the popup")
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    try:
+        held_while_away_then_goes_once_back(
+            daemon, notice, hold, drawn=lambda: sway.screenshot().box() is not None,
+            give_input=lambda step: pointer.move_to(PARKED[0] + step % 2, PARKED[1], *OUTPUT))
+    finally:
+        pointer.close()
+    wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
 
 
 def test_a_right_click_dismisses_even_with_a_default_action(session):

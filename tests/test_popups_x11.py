@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Daemon, cpu_used_over, wait_for
-from popup_helpers import Image, close_to, fully_drawn, notification_signals, private_bus, send_shows, settled_rss_kib
+from popup_helpers import (Image, close_to, daemon_status, fully_drawn, held_while_away_then_goes_once_back,
+                           notification_signals, private_bus, send_shows, settled_rss_kib)
 
 SCREEN = (1280, 720)
 BACKGROUND = (0x20, 0x40, 0x60)
@@ -335,6 +336,24 @@ def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(ses
     assert daemon.get(second)["phase"] == "holding"
     assert "connection to the display server was lost" in daemon.stderr()
     assert daemon.answers()
+
+
+def test_away_from_x11_a_popup_outlasts_its_hold_and_once_the_mouse_moves_holds_it_again_and_goes(session):
+    x, make_daemon = session
+    after, hold = 1.0, 2.0
+    daemon = make_daemon(x11_config() + f"[Idle]\nAfter={after:g}s\n")
+    wait_for(lambda: daemon_status(daemon).get("display", {}).get("drawing"), what="the popups to connect")
+    assert daemon_status(daemon)["display"]["backend"] == "x11"
+    assert daemon_status(daemon)["idle"] == {"idle": False, "source": "X11 screensaver"}
+    # Nobody touches Xvfb: while the popup shows, the screensaver extension's idle time passes
+    # After= within the hold (which is longer than After=), and the hold stops.
+    notice = daemon.show("While you were away", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
+    shown_image(x)
+    wait_for(lambda: daemon_status(daemon)["idle"]["idle"], timeout=10, what="the X server's idle time to pass After=")
+    held_while_away_then_goes_once_back(
+        daemon, notice, hold, drawn=lambda: x.screenshot().box() is not None,
+        give_input=lambda step: x.run("xdotool", "mousemove", str(2 + step % 2), str(SCREEN[1] - 2)))
+    assert "display: you are away (X11 screensaver); holds stand still" in daemon.stderr()
 
 
 def card_left_edges(image):

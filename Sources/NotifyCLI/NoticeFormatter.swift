@@ -98,12 +98,25 @@ enum NoticeFormatter {
     } else if let until = status.resumedUntil {
       state += " (resumed by hand in quiet hours, until \(clock(until)))"
     }
-    return [
+    var lines = [
       "State:    \(state)",
       "Notices:  \(status.waiting) waiting, \(status.queued) queued, \(status.visible) visible, "
         + "\(status.finished) finished",
-      "Version:  \(status.version)",
     ]
+    if let display = status.display {
+      let drawn =
+        switch (display.backend, display.drawing) {
+        case (nil, _): "none: \(display.detail)"
+        case (_, true): "drawn on \(display.detail)"
+        case (let backend?, false): "\(backend), not drawing: \(display.detail)"
+        }
+      lines.append("Popups:   \(drawn)")
+    }
+    if let idle = status.idle {
+      lines.append("Idle:     " + (idle.idle ? "away, holds stand still" : "present") + " (\(idle.source))")
+    }
+    lines.append("Version:  \(status.version)")
+    return lines
   }
 
   // MARK: - Events

@@ -37,6 +37,7 @@ extension Config {
         ("Summary", queue.doNotDisturb.summary ? "yes" : "no"),
       ])
     section("Limits", [("PerApp", queue.perApp.map(\.description) ?? "off")])
+    section("Idle", [("After", seconds(display.idleAfter) ?? "off")])
     section("Timing", timing(queue.timing.over(QueueSettings.builtInTiming(for: .normal))))
     for urgency in Urgency.allCases {
       let layered = queue.urgencyTiming[urgency] ?? TimingOverrides()

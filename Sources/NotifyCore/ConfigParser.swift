@@ -53,6 +53,17 @@ public enum ConfigParser {
           }
           config.queue.perApp = limit
         }
+      case "Idle":
+        guard entry.key == "After" else { throw invalid("unknown key in [Idle]") }
+        if ["", "off", "no"].contains(entry.value) {
+          config.display.idleAfter = nil
+        } else {
+          let seconds = try duration(entry.value, invalid)
+          guard seconds >= 1 else {
+            throw invalid("'\(entry.value)' is under a second; use 1s or more, or off")
+          }
+          config.display.idleAfter = seconds
+        }
       case "Timing":
         try applyTiming(entry, to: &config.queue.timing, invalid)
       case "Progress":

@@ -18,6 +18,8 @@ public final class NoticeQueue: Sendable {
     var timer: ScheduledAction?
     /// The number the next event published gets (`EventOutbox.Sink`).
     var nextEventNumber: UInt64 = 1
+    /// What the popups' display says of itself, for `status()`.
+    var display: DisplayState?
   }
 
   private let scheduler: any Scheduler
@@ -226,6 +228,12 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// What an idle source says of the person (`QueueMachine.setIdle`): away or back, and which
+  /// source; `nil` once none tells.
+  public func setIdle(_ state: IdleState?) {
+    mutate { machine, instant in machine.setIdle(state, at: instant) }
+  }
+
   // MARK: - Reading
 
   /// A notice by id, unfinished or still in history.
@@ -246,9 +254,18 @@ public final class NoticeQueue: Sendable {
     state.withLock { $0.machine.finishedNotices(request) }
   }
 
-  /// Counts of notices in each state, and do-not-disturb in force.
+  /// Counts of notices in each state, do-not-disturb in force, idleness and the display.
   public func status() -> StatusReply {
-    mutate { machine, instant in machine.status(at: instant) }
+    mutateState { state, instant in
+      var status = state.machine.status(at: instant)
+      status.display = state.display
+      return status
+    }
+  }
+
+  /// What `status()` says of the popups' display: its backend and what it draws on, or why none.
+  public func setDisplay(_ display: DisplayState?) {
+    state.withLock { $0.display = display }
   }
 
   /// The phase and opacity of each unfinished notice of `ids` at this instant: what a popup draws

@@ -278,9 +278,11 @@ public final class Daemon: @unchecked Sendable {
     switch Self.popupChoice(config, environment: environment) {
     case .off:
       log.debug("display: [Display] Mode=off, no popups")
+      queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: "[Display] Mode=off"))
       return
     case .none(let why):
       log.info("display: \(why), no popups ([Display] Mode=auto)")
+      queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
       return
     case .wayland:
       backend = WaylandBackend()

@@ -11,6 +11,8 @@ import NotifyProtocol
 /// - Important: every method is called on the display's queue, and the backend touches its
 ///   connection only there.
 public protocol PopupBackend: AnyObject {
+  /// What `Status` calls it: `wayland` or `x11`.
+  var name: String { get }
   /// Whether the display draws fades on the engine's frames (`Watch` with frames): X11 has no frame
   /// callbacks to pace by, Wayland has.
   var pacedByEngineFrames: Bool { get }
@@ -28,6 +30,32 @@ public protocol PopupBackend: AnyObject {
   func frame()
   /// Takes every popup down and closes the connection.
   func disconnect()
+  /// Starts telling when the person has given no input for `seconds` (`[Idle] After=`), once
+  /// connected: by calling `PopupDisplay.idleChanged` as the server says, or by answering
+  /// `secondsSinceInput()` when asked.
+  func watchIdle(after seconds: Double) -> IdleWatch
+  /// Seconds since the person's last input, for a backend that is `polled`; `nil` if it cannot say.
+  func secondsSinceInput() -> Double?
+}
+
+/// How a backend tells that the person is away (`[Idle] After=`).
+public enum IdleWatch: Equatable, Sendable {
+  /// The display server says when they go and come back; `source` names how.
+  case told(source: String)
+  /// The backend is asked how long it has been since the last input; `source` names how.
+  case polled(source: String)
+  /// The backend cannot tell, for the reason given.
+  case unavailable(String)
+}
+
+extension IdleWatch {
+  /// What tells, for `Status`: nil when nothing can.
+  public var source: String? {
+    switch self {
+    case .told(let source), .polled(let source): source
+    case .unavailable: nil
+    }
+  }
 }
 
 /// What a backend keeps per card on the screen: the card, its height, whether it must be drawn
@@ -140,6 +168,14 @@ public final class PopupDisplay: @unchecked Sendable {
   private var stopped = false
   /// Whether the last failure to connect was logged (said once until a connection succeeds).
   private var failureLogged = false
+  /// How the connected backend tells that the person is away, with `[Idle] After=`.
+  private var idleWatch: IdleWatch?
+  /// What the idle source said last.
+  private var away = false
+  /// With a polled idle source: the next look, armed only while a popup is visible.
+  private var idlePoll: (any DispatchSourceTimer)?
+  /// How often a polled source is asked while the person is away, to see them back soon.
+  static let awayPollInterval = 1.0
 
   /// Popups stand aside (none drawn) while notices are forwarded to another server.
   public private(set) var isSuppressed = false
@@ -282,6 +318,58 @@ public final class PopupDisplay: @unchecked Sendable {
     guard changed else { return }
     if let phaseOf, connected { backend.phaseChanged(of: phaseOf) }
     reconcileSoon()
+    if idlePoll == nil, !stack.visible.isEmpty, case .polled? = idleWatch { pollIdle() }
+  }
+
+  // MARK: - Idle
+
+  /// The backend's idle source says the person went away (`true`) or came back.
+  public func idleChanged(_ idle: Bool) {
+    guard connected, let source = idleWatch?.source, idle != away else { return }
+    away = idle
+    log(idle ? "display: you are away (\(source)); holds stand still" : "display: you are back (\(source))")
+    engine.setIdle(IdleState(idle: idle, source: source))
+  }
+
+  private func startIdleWatch() {
+    guard let after = settings.idleAfter else { return }
+    let watch = backend.watchIdle(after: after)
+    if case .unavailable(let why) = watch {
+      log("display: \(why); holds run on while you are away")
+      return
+    }
+    idleWatch = watch
+    away = false
+    engine.setIdle(IdleState(idle: false, source: watch.source!))
+    if !stack.visible.isEmpty { pollIdle() }
+  }
+
+  private func stopIdleWatch() {
+    idlePoll?.cancel()
+    idlePoll = nil
+    guard idleWatch != nil else { return }
+    idleWatch = nil
+    away = false
+    engine.setIdle(nil)
+  }
+
+  /// Asks a polled source how long since the last input, and looks again while a popup shows: when
+  /// `[Idle] After=` would pass if nothing happens meanwhile, or soon while the person is away.
+  /// With nothing visible nothing is asked; the next popup asks at once.
+  private func pollIdle() {
+    idlePoll?.cancel()
+    idlePoll = nil
+    guard connected, let after = settings.idleAfter, case .polled? = idleWatch,
+      let since = backend.secondsSinceInput()
+    else { return }
+    let idle = since >= after
+    if idle != away { idleChanged(idle) }
+    guard !stack.visible.isEmpty else { return }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + (idle ? Self.awayPollInterval : max(after - since, 0.05)))
+    timer.setEventHandler { [weak self] in self?.pollIdle() }
+    timer.resume()
+    idlePoll = timer
   }
 
   /// Whether a `reconcile()` is queued behind the events already handed to the display queue.
@@ -334,7 +422,9 @@ public final class PopupDisplay: @unchecked Sendable {
     retryDelay = Self.firstRetryDelay
     failureLogged = false
     log("display: drawing popups on \(description)")
+    engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
     onDrawable?(true)
+    startIdleWatch()
     backend.reconcile()
   }
 
@@ -347,6 +437,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func disconnect() {
     guard connected else { return }
+    stopIdleWatch()
     connected = false
     // The descriptor closes with the connection: only once the read source has let go of it.
     let backend = backend
@@ -361,6 +452,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func retry(because reason: String) {
     guard !stopped else { return }
+    engine.setDisplay(DisplayState(backend: backend.name, drawing: false, detail: reason))
     if !failureLogged {
       failureLogged = true
       log("display: \(reason); trying again with a backoff up to \(Int(Self.longestRetryDelay)) s")

@@ -66,6 +66,11 @@ public enum Interface {
     # quiet hours of [DoNotDisturb] Schedule=.
     type SuspendReason (hand, duration, schedule)
     type DoNotDisturb (reason: SuspendReason, allow: Allow, until: ?float)
+    # With [Idle] After=: whether the person is away (holds stand still), and what says so.
+    type Idle (idle: bool, source: string)
+    # The popups' backend (wayland, x11), whether it draws now, and on what or why not; with
+    # no backend, why none.
+    type Display (backend: ?string, drawing: bool, detail: string)
 
     # What a desktop client says beyond the text (the freedesktop hints): transient ones are not
     # kept in history, resident ones stay when an action is chosen; a sound plays as it shows.
@@ -122,7 +127,8 @@ public enum Interface {
     ) -> (notices: []Notice)
     method Status() -> (
       version: string, suspended: bool, suspendedUntil: ?float, doNotDisturb: ?DoNotDisturb,
-      resumedUntil: ?float, waiting: int, queued: int, visible: int, finished: int
+      resumedUntil: ?float, idle: ?Idle, display: ?Display, waiting: int, queued: int,
+      visible: int, finished: int
     )
     # Replies once the notice has finished, with its outcome.
     method Wait(id: int) -> (notice: Notice)

@@ -282,6 +282,10 @@ public struct StatusReply: Codable, Sendable, Equatable {
   public var doNotDisturb: DoNotDisturb?
   /// After a resume by hand inside quiet hours: the end of those hours, when they stop counting.
   public var resumedUntil: Double?
+  /// With `[Idle] After=` and a source that tells: whether the person is away, and the source.
+  public var idle: IdleState?
+  /// Which display backend draws popups, or none and why.
+  public var display: DisplayState?
   public var waiting: Int
   public var queued: Int
   public var visible: Int
@@ -289,13 +293,16 @@ public struct StatusReply: Codable, Sendable, Equatable {
 
   public init(
     version: String, suspended: Bool, suspendedUntil: Double?, doNotDisturb: DoNotDisturb? = nil,
-    resumedUntil: Double? = nil, waiting: Int, queued: Int, visible: Int, finished: Int
+    resumedUntil: Double? = nil, idle: IdleState? = nil, display: DisplayState? = nil, waiting: Int,
+    queued: Int, visible: Int, finished: Int
   ) {
     self.version = version
     self.suspended = suspended
     self.suspendedUntil = suspendedUntil
     self.doNotDisturb = doNotDisturb
     self.resumedUntil = resumedUntil
+    self.idle = idle
+    self.display = display
     self.waiting = waiting
     self.queued = queued
     self.visible = visible

@@ -116,6 +116,25 @@ extension DoNotDisturb: WireEncodable {
   }
 }
 
+extension IdleState: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("idle", idle)
+    writer.key("source", source)
+    writer.endObject()
+  }
+}
+
+extension DisplayState: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("backend", backend)
+    writer.key("drawing", drawing)
+    writer.key("detail", detail)
+    writer.endObject()
+  }
+}
+
 extension JSONWriter {
   /// An array of values.
   public mutating func write(_ values: [some WireEncodable]) {
@@ -192,6 +211,14 @@ extension StatusReply: WireEncodable {
       doNotDisturb.write(to: &writer)
     }
     writer.key("resumedUntil", resumedUntil)
+    if let idle {
+      writer.key("idle")
+      idle.write(to: &writer)
+    }
+    if let display {
+      writer.key("display")
+      display.write(to: &writer)
+    }
     writer.key("waiting", waiting)
     writer.key("queued", queued)
     writer.key("visible", visible)

@@ -74,6 +74,35 @@ public struct DoNotDisturb: Codable, Sendable, Equatable {
   }
 }
 
+/// Whether the person is away from the screen (`[Idle] After=`), and what says so: the Wayland
+/// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, or X11's screensaver extension.
+/// While idle, shown notices' holds stand still.
+public struct IdleState: Codable, Sendable, Equatable {
+  public var idle: Bool
+  public var source: String
+
+  public init(idle: Bool, source: String) {
+    self.idle = idle
+    self.source = source
+  }
+}
+
+/// Which display backend draws popups (`wayland`, `x11`) and on what; a backend not connected now
+/// and why; or no backend, and why none.
+public struct DisplayState: Codable, Sendable, Equatable {
+  public var backend: String?
+  /// Whether the backend is connected and draws.
+  public var drawing: Bool
+  /// What it draws on ("Wayland (HEADLESS-1)"), or why it does not.
+  public var detail: String
+
+  public init(backend: String?, drawing: Bool, detail: String) {
+    self.backend = backend
+    self.drawing = drawing
+    self.detail = detail
+  }
+}
+
 /// What a `Watch` event reports.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
   case snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed

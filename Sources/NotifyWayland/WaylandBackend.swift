@@ -34,6 +34,21 @@ public final class WaylandBackend: PopupBackend {
 
   public var pacedByEngineFrames: Bool { false }
 
+  public var name: String { "wayland" }
+
+  public func watchIdle(after seconds: Double) -> IdleWatch {
+    guard let connection else { return .unavailable("not connected") }
+    connection.idleChanged = { [weak self] idle in self?.host?.idleChanged(idle) }
+    let milliseconds = UInt32(min(seconds * 1000, Double(UInt32.max)))
+    guard let source = connection.watchIdle(milliseconds: milliseconds) else {
+      return .unavailable("the compositor offers neither ext-idle-notify-v1 nor org_kde_kwin_idle")
+    }
+    flush()
+    return .told(source: source)
+  }
+
+  public func secondsSinceInput() -> Double? { nil }
+
   public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
     host = display
     guard let connection = WaylandConnection() else {

@@ -23,7 +23,7 @@ final class WaylandOutput {
 }
 
 /// One connection to a Wayland compositor and the globals notifyd uses: the compositor, shared
-/// memory, layer-shell, xdg-output and the seat's pointer.
+/// memory, layer-shell, xdg-output, the seat's pointer, and what says the person is idle.
 ///
 /// - Important: not thread-safe; used only on the display's queue. Every proxy it made is
 ///   destroyed by `disconnect()`, so a compositor that comes and goes leaves nothing behind.
@@ -47,6 +47,14 @@ final class WaylandConnection {
   /// Activation tokens asked for and not yet answered (one per click on a popup).
   private var tokenRequests: [ActivationTokenRequest] = []
   private(set) var outputs: [WaylandOutput] = []
+  /// `ext_idle_notifier_v1` or, where the compositor has only that, `org_kde_kwin_idle`.
+  private var idleNotifier: OpaquePointer?
+  private var kdeIdle: OpaquePointer?
+  /// The notification (or KDE timeout) `watchIdle` asked for, and which protocol made it.
+  private var idleNotification: OpaquePointer?
+  private var idleNotificationIsKDE = false
+  /// Called with `true` when the person has given no input for the timeout, `false` when they do.
+  var idleChanged: (Bool) -> Void = { _ in }
   weak var pointerDelegate: PointerDelegate?
   /// Called when outputs come or go, or one is renamed or resized.
   var outputsChanged: () -> Void = {}
@@ -97,7 +105,44 @@ final class WaylandConnection {
   }
 
   /// Destroys every proxy and closes the connection.
+  /// Asks the compositor to say when the seat has had no input for `milliseconds`, and when it has
+  /// again (`idleChanged`): through `ext-idle-notify-v1`, else `org_kde_kwin_idle`. Answers the
+  /// protocol's name, or `nil` when the compositor offers neither.
+  func watchIdle(milliseconds: UInt32) -> String? {
+    stopWatchingIdle()
+    guard let seat else { return nil }
+    let data = Unmanaged.passUnretained(self).toOpaque()
+    if let idleNotifier {
+      idleNotification = ext_idle_notifier_v1_get_idle_notification(idleNotifier, milliseconds, seat)
+      ext_idle_notification_v1_add_listener(idleNotification, extIdleListener, data)
+      idleNotificationIsKDE = false
+      return "ext-idle-notify-v1"
+    }
+    if let kdeIdle {
+      idleNotification = org_kde_kwin_idle_get_idle_timeout(kdeIdle, seat, milliseconds)
+      org_kde_kwin_idle_timeout_add_listener(idleNotification, kdeIdleListener, data)
+      idleNotificationIsKDE = true
+      return "org_kde_kwin_idle"
+    }
+    return nil
+  }
+
+  private func stopWatchingIdle() {
+    guard let idleNotification else { return }
+    if idleNotificationIsKDE {
+      org_kde_kwin_idle_timeout_release(idleNotification)
+    } else {
+      ext_idle_notification_v1_destroy(idleNotification)
+    }
+    self.idleNotification = nil
+  }
+
   func disconnect() {
+    stopWatchingIdle()
+    if let idleNotifier { ext_idle_notifier_v1_destroy(idleNotifier) }
+    if let kdeIdle { org_kde_kwin_idle_destroy(kdeIdle) }
+    idleNotifier = nil
+    kdeIdle = nil
     for request in tokenRequests { request.cancel() }
     tokenRequests.removeAll()
     if let activation { xdg_activation_v1_destroy(activation) }
@@ -148,6 +193,10 @@ final class WaylandConnection {
       layerShell = bind(notifyd_layer_shell_interface(), 4)
     case "xdg_activation_v1":
       activation = bind(notifyd_xdg_activation_interface(), 1)
+    case "ext_idle_notifier_v1":
+      idleNotifier = bind(notifyd_ext_idle_notifier_interface(), 1)
+    case "org_kde_kwin_idle":
+      kdeIdle = bind(notifyd_kde_idle_interface(), 1)
     case "zxdg_output_manager_v1":
       xdgOutputManager = bind(notifyd_xdg_output_manager_interface(), 2)
       for output in outputs where output.xdgOutput == nil { describe(output) }
@@ -171,6 +220,11 @@ final class WaylandConnection {
       destroy(outputs.remove(at: index))
       outputsChanged()
     } else if name == seatName, let seat {
+      // What watched the seat for idleness goes with it: the person counts as present.
+      if idleNotification != nil {
+        stopWatchingIdle()
+        idleChanged(false)
+      }
       if let pointer { wl_pointer_destroy(pointer) }
       wl_seat_destroy(seat)
       pointer = nil
@@ -327,6 +381,22 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.axis_stop = { _, _, _, _ in }
   listener.pointee.axis_discrete = { _, _, _, _ in }
   listener.pointee.axis_value120 = { _, _, _, _ in }
+  return listener
+}()
+
+nonisolated(unsafe) private let extIdleListener: UnsafeMutablePointer<ext_idle_notification_v1_listener> = {
+  let listener = UnsafeMutablePointer<ext_idle_notification_v1_listener>.allocate(capacity: 1)
+  listener.initialize(to: ext_idle_notification_v1_listener())
+  listener.pointee.idled = { data, _ in connection(data).idleChanged(true) }
+  listener.pointee.resumed = { data, _ in connection(data).idleChanged(false) }
+  return listener
+}()
+
+nonisolated(unsafe) private let kdeIdleListener: UnsafeMutablePointer<org_kde_kwin_idle_timeout_listener> = {
+  let listener = UnsafeMutablePointer<org_kde_kwin_idle_timeout_listener>.allocate(capacity: 1)
+  listener.initialize(to: org_kde_kwin_idle_timeout_listener())
+  listener.pointee.idle = { data, _ in connection(data).idleChanged(true) }
+  listener.pointee.resumed = { data, _ in connection(data).idleChanged(false) }
   return listener
 }()
 

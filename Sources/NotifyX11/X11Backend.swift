@@ -51,6 +51,19 @@ public final class X11Backend: PopupBackend {
 
   public var pacedByEngineFrames: Bool { true }
 
+  public var name: String { "x11" }
+
+  public func watchIdle(after seconds: Double) -> IdleWatch {
+    guard connection?.millisecondsSinceInput() != nil else {
+      return .unavailable("the X server has no MIT-SCREEN-SAVER extension")
+    }
+    return .polled(source: "X11 screensaver")
+  }
+
+  public func secondsSinceInput() -> Double? {
+    connection?.millisecondsSinceInput().map { Double($0) / 1000 }
+  }
+
   public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
     host = display
     let connection = try X11Connection()

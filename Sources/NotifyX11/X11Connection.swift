@@ -264,6 +264,18 @@ final class X11Connection {
     return owned != composited
   }
 
+  /// Milliseconds since the last input on this screen (MIT-SCREEN-SAVER), or `nil` when the server
+  /// lacks the extension.
+  func millisecondsSinceInput() -> UInt32? {
+    guard let extensionData = xcb_get_extension_data(connection, notifyd_xcb_screensaver_id()),
+      extensionData.pointee.present != 0,
+      let reply = xcb_screensaver_query_info_reply(
+        connection, xcb_screensaver_query_info(connection, root), nil)
+    else { return nil }
+    defer { free(reply) }
+    return reply.pointee.ms_since_user_input
+  }
+
   /// Where the pointer is on the root window, if it is on this screen.
   func pointerPosition() -> (x: Int, y: Int)? {
     guard let reply = xcb_query_pointer_reply(connection, xcb_query_pointer(connection, root), nil) else {

@@ -123,6 +123,29 @@ struct CommandRunnerTests {
       ])
   }
 
+  @Test func status_saysWhatDrawsThePopups_andWhetherThePersonIsAway() throws {
+    func lines(idle: IdleState?, display: DisplayState) throws -> [String] {
+      let status = StatusReply(
+        version: "0.1.0", suspended: false, suspendedUntil: nil, idle: idle, display: display, waiting: 0,
+        queued: 0, visible: 1, finished: 0)
+      return try notifyctl(["status"]) { _ in [reply(status)] }.output
+    }
+    let away = try lines(
+      idle: IdleState(idle: true, source: "org_kde_kwin_idle"),
+      display: DisplayState(backend: "wayland", drawing: true, detail: "Wayland (HEADLESS-1)"))
+    #expect(away.contains("Popups:   drawn on Wayland (HEADLESS-1)"))
+    #expect(away.contains("Idle:     away, holds stand still (org_kde_kwin_idle)"))
+    let none = try lines(
+      idle: nil,
+      display: DisplayState(
+        backend: nil, drawing: false, detail: "neither WAYLAND_DISPLAY nor DISPLAY is set"))
+    #expect(none.contains("Popups:   none: neither WAYLAND_DISPLAY nor DISPLAY is set"))
+    #expect(!none.contains { $0.hasPrefix("Idle:") })
+    let lost = try lines(
+      idle: nil, display: DisplayState(backend: "x11", drawing: false, detail: "cannot open DISPLAY=:9"))
+    #expect(lost.contains("Popups:   x11, not drawing: cannot open DISPLAY=:9"))
+  }
+
   @Test func call_sendsTheQualifiedMethod_andPrintsEachReplyUntilTheLast() throws {
     let result = try notifyctl(["call", "Watch", #"{"frames":false}"#, "--more"]) { _ in
       [.reply(.object(["n": .number(1)]), continues: true), .reply(.object(["n": .number(2)]))]

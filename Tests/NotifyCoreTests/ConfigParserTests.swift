@@ -234,10 +234,22 @@ struct ConfigParserTests {
       "test.conf:1: PerApp: '0/1m' is not a rate (a count per duration, e.g. 20/1m), or off"
     ),
     ("Limits", "Burst", "1", "test.conf:1: Burst: unknown key in [Limits]"),
+    ("Idle", "After", "500ms", "test.conf:1: After: '500ms' is under a second; use 1s or more, or off"),
+    ("Idle", "After", "later", "test.conf:1: After: 'later' is not a duration ≥ 0 (e.g. 1.5, 300ms, 2s, 1m)"),
+    ("Idle", "Threshold", "2m", "test.conf:1: Threshold: unknown key in [Idle]"),
   ])
   func badDoNotDisturbOrLimit_isRefused_namingIt(section: String, key: String, value: String, message: String)
   {
     #expect(error([(section, key, value)]) == message)
+  }
+
+  @Test func idleAfter_isOffByDefault_takesADuration_andRendersBack() throws {
+    #expect(try parse([]).display.idleAfter == nil)
+    #expect(try parse([]).rendered().contains("[Idle]\nAfter=off"))
+    let config = try parse([("Idle", "After", "2m")])
+    #expect(config.display.idleAfter == 120)
+    #expect(config.rendered().contains("[Idle]\nAfter=120s"))
+    #expect(try parse([("Idle", "After", "2m"), ("Idle", "After", "off")]).display.idleAfter == nil)
   }
 
   @Test func badLine_namesItsOwnLineNumber() {

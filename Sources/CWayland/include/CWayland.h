@@ -5,6 +5,8 @@
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 #include "xdg-output-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
+#include "ext-idle-notify-v1-client-protocol.h"
+#include "org-kde-kwin-idle-client-protocol.h"
 
 // memfd_create(2), which glibc declares only under _GNU_SOURCE: the shared-memory buffers.
 int memfd_create(const char *name, unsigned int flags);
@@ -20,3 +22,7 @@ static inline const struct wl_interface *notifyd_xdg_output_manager_interface(vo
   return &zxdg_output_manager_v1_interface;
 }
 static inline const struct wl_interface *notifyd_xdg_activation_interface(void) { return &xdg_activation_v1_interface; }
+static inline const struct wl_interface *notifyd_ext_idle_notifier_interface(void) {
+  return &ext_idle_notifier_v1_interface;
+}
+static inline const struct wl_interface *notifyd_kde_idle_interface(void) { return &org_kde_kwin_idle_interface; }

@@ -52,6 +52,9 @@ struct NoticeRecord {
   var passesDoNotDisturb = false
   /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
   var duplicateKey: DuplicateKey?
+  /// Whether its hold stands still because the person is away (`[Idle] After=`): it holds until
+  /// they are back, then for its whole hold again.
+  var pausedByIdle = false
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }
 
@@ -69,7 +72,7 @@ struct NoticeRecord {
   var initialTimeline: Timeline {
     Timeline(
       Timeline.Timing(
-        fadeIn: notice.fadeIn, hold: hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
+        fadeIn: notice.fadeIn, hold: heldFor, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
         easeOut: notice.easeOut))
   }
 
@@ -115,9 +118,20 @@ struct NoticeRecord {
     return true
   }
 
-  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`.
+  /// The hold it counts down now: none while the person is away.
+  var heldFor: Double? { pausedByIdle ? nil : hold }
+
+  /// Whether the person being away stops its hold: a plain notice with a hold, shown or about to
+  /// be, that nothing has decided to end.
+  var idlePauses: Bool {
+    notice.kind == .notice && hold != nil && !isClosing
+      && (timeline == nil || [.fadingIn, .holding].contains(notice.phase))
+  }
+
+  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil` (or while the
+  /// person is away).
   mutating func restartHold(at now: Double) -> Bool {
-    let hold = self.hold
+    let hold = heldFor
     return rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: hold) }
   }
 

@@ -37,6 +37,8 @@ public struct QueueMachine {
   var scheduleOffset = Double.nan
   /// Do-not-disturb in force: by hand, or by the quiet hours.
   public private(set) var doNotDisturb: DoNotDisturb?
+  /// Whether the person is away, as a source says (`[Idle] After=`); `nil` with none.
+  public private(set) var idle: IdleState?
   /// Whether the lanes' `OperationQueue`s are suspended: while nothing may pass.
   var lanesSuspended = false
   /// Flood control: each app's token bucket (`[Limits] PerApp=`), at most `maximumTrackedApps`.
@@ -352,8 +354,10 @@ public struct QueueMachine {
     advance(to: instant)
     defer { settle(at: instant) }
     guard let record = notices[id], record.place == .granted else { return }
+    let away = idle?.idle == true
     notices.modify(id) { record in
       record.place = .running
+      record.pausedByIdle = away && record.idlePauses
       record.timeline = record.initialTimeline
       record.startedAt = instant.now
       record.generation += 1
@@ -428,7 +432,7 @@ public struct QueueMachine {
     }
     let next = timeline.nextBoundary(after: elapsed)
     if phase == .holding, next == nil, record.place == .running, record.notice.kind == .notice,
-      lanes[Lane.notices.rawValue].sticky < settings.maxSticky
+      !record.pausedByIdle, lanes[Lane.notices.rawValue].sticky < settings.maxSticky
     {
       // Held until ended: it keeps showing, out of its slot.
       record.place = .sticky
@@ -707,6 +711,31 @@ public struct QueueMachine {
     refreshDoNotDisturb(at: instant, announce: true)
   }
 
+  // MARK: - Idle
+
+  /// What an idle source says (`[Idle] After=`): the person is away (`idle`) or back, told by
+  /// `source`; `nil` when no source tells any more. While away, shown notices stop counting down
+  /// their hold and hold until the person is back; then each holds its whole hold again, so that
+  /// nothing expires unseen.
+  public mutating func setIdle(_ state: IdleState?, at instant: Instant) {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let wasAway = idle?.idle == true
+    idle = state
+    let away = state?.idle == true
+    guard away != wasAway else { return }
+    for id in notices.sortedIDs {
+      guard let record = notices[id], record.isShown else { continue }
+      if away ? record.idlePauses : record.pausedByIdle {
+        notices.modify(id) { record in
+          record.pausedByIdle = away
+          _ = record.restartHold(at: instant.now)
+        }
+        step(id, at: instant)
+      }
+    }
+  }
+
   /// Reads the quiet hours at this instant: whether they hold now and until when, or when they next
   /// begin.
   private mutating func readSchedule(at instant: Instant) {
@@ -909,7 +938,7 @@ public struct QueueMachine {
     if case .resumed(let until)? = hand { resumedUntil = until }
     return StatusReply(
       version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
-      doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, waiting: phaseCounts[.waiting] ?? 0,
+      doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, idle: idle, waiting: phaseCounts[.waiting] ?? 0,
       queued: phaseCounts[.queued] ?? 0, visible: visible, finished: history.count)
   }
 

@@ -1,0 +1,110 @@
+import NotifyCore
+import NotifyProtocol
+import Testing
+
+/// `[Idle] After=` on the machine (DESIGN §11): while the person is away, shown notices do not
+/// count down their hold; back, each holds its whole hold again. On a manual clock.
+@Suite("QueueMachine: holds while the person is away")
+struct IdleTests {
+  static let away = IdleState(idle: true, source: "test")
+  static let back = IdleState(idle: false, source: "test")
+
+  static func driver(maxVisible: Int = 3) -> MachineDriver {
+    MachineDriver(MachineDriver.settings(maxVisible: maxVisible))
+  }
+
+  @Test func awayDuringTheHold_itStandsStill_andBackItHoldsItsWholeHoldAgain() throws {
+    var d = Self.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 2)
+    #expect(d.phase(id) == .holding)
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    #expect(d.machine.status.idle == Self.away)
+    // Its hold would have ended at 3 and its fade-out at 4: away, nothing is armed for it.
+    #expect(d.armed == nil)
+    d.advance(to: 600)
+    #expect(d.phase(id) == .holding)
+    d.perform { m, i in m.setIdle(Self.back, at: i) }
+    #expect(d.armed == 602)
+    d.advance(to: 602)
+    #expect(d.phase(id) == .fadingOut)
+    d.advance(to: 603)
+    #expect(d.outcome(id) == .completed)
+    #expect(
+      d.lifecycle(of: id) == ["added", "queued", "fadingIn", "holding", "fadingOut", "finished:completed"])
+  }
+
+  @Test func shownWhileAway_itHoldsUntilThePersonIsBack() throws {
+    var d = Self.driver()
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 1)
+    #expect(d.phase(id) == .holding)
+    #expect(d.armed == nil)
+    d.advance(to: 50)
+    d.perform { m, i in m.setIdle(Self.back, at: i) }
+    d.advance(to: 52)
+    #expect(d.phase(id) == .fadingOut)
+  }
+
+  @Test func awayDuringTheFadeIn_theFadeInRunsOn_andTheHoldWaits() throws {
+    var d = Self.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 0.5)
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    #expect(d.armed == 1)
+    d.advance(to: 1)
+    #expect(d.phase(id) == .holding)
+    #expect(d.armed == nil)
+  }
+
+  @Test func aNoticeFadingOut_orEnded_orHeldUntilEnded_isLeftAlone() throws {
+    var d = Self.driver()
+    let fading = try d.show("fading", fadeIn: 1, hold: 1, fadeOut: 2)
+    let ended = try d.show("ended", fadeIn: 1, hold: 10, fadeOut: 1)
+    d.advance(to: 2.5)
+    #expect(d.phase(fading) == .fadingOut)
+    _ = try d.perform { m, i in try m.end(EndParameters(id: ended, hold: 1), at: i) }
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    d.advance(to: 4.5)
+    #expect(d.outcome(fading) == .completed)
+    #expect(d.outcome(ended) == .completed)
+  }
+
+  @Test func newsWhileAway_keepsTheHoldStill() throws {
+    var d = Self.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 1.5)
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    _ = try d.perform { m, i in try m.update(UpdateParameters(id: id, body: "more"), at: i) }
+    #expect(d.armed == nil)
+    d.advance(to: 100)
+    #expect(d.phase(id) == .holding)
+  }
+
+  @Test func aNoticeHeldWhileAway_keepsItsSlot_soTheNextWaits() throws {
+    var d = Self.driver(maxVisible: 1)
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    let first = try d.show("first", fadeIn: 1, hold: 2, fadeOut: 1)
+    let second = try d.show("second", fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 30)
+    #expect(d.phase(first) == .holding)
+    #expect(d.phase(second) == .queued)
+    #expect(d.machine.occupancy(of: .notices) == (slots: 1, sticky: 0))
+    d.perform { m, i in m.setIdle(Self.back, at: i) }
+    d.advance(to: 33)
+    #expect(d.outcome(first) == .completed)
+    #expect(d.phase(second) == .fadingIn)
+  }
+
+  @Test func noSourceAnyMore_countsAsBack() throws {
+    var d = Self.driver()
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 10)
+    d.perform { m, i in m.setIdle(nil, at: i) }
+    #expect(d.machine.status.idle == nil)
+    d.advance(to: 13)
+    #expect(d.outcome(id) == .completed)
+  }
+}
