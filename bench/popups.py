@@ -216,7 +216,7 @@ def wayland(options, only, rows):
         def make_daemon(name, extra="", env=None):
             runtime = directory / name
             runtime.mkdir()
-            config = ("[DBus]\nMode=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=wayland\nFont=DejaVu Sans 10\n"
+            config = ("[DBus]\nMode=off\n[Idle]\nAfter=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=wayland\nFont=DejaVu Sans 10\n"
                       + extra)
             daemon = harness.UserDaemon(runtime, user, str(directory / sway.display), config, env)
             daemons.append(daemon)
@@ -382,7 +382,7 @@ def x11(options, rows):
         def make_daemon(name):
             runtime = directory / name
             runtime.mkdir(mode=0o700)
-            config = "[DBus]\nMode=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=x11\nFont=DejaVu Sans 10\n"
+            config = "[DBus]\nMode=off\n[Idle]\nAfter=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=x11\nFont=DejaVu Sans 10\n"
             daemon = x11_harness.X11Daemon(runtime, x, config)
             daemons.append(daemon)
             return daemon.start()

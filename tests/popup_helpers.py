@@ -207,7 +207,7 @@ def held_while_away_then_goes_once_back(daemon, notice, hold, drawn, give_input)
     """With the person away (Status says so) and `notice` shown with `hold`: three of its holds later
     it still holds and is `drawn()`; then, with `give_input(step)` called every quarter second (a
     person at the screen), the idle source says they are back and the notice goes, completed, no
-    sooner than its whole hold after the input began."""
+    sooner than its hold after the input began (shown while away, it had all of its hold left)."""
     time.sleep(3 * hold)
     assert daemon.get(notice)["phase"] == "holding"
     assert drawn()

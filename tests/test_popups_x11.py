@@ -136,6 +136,8 @@ def x11_config(**keys):
              f"Margin={MARGIN}", f"Width={WIDTH}", f"Gap={GAP}", "Font=DejaVu Sans 11"]
     lines += [f"{key}={value}" for key, value in keys.items()]
     lines += ["[Display:normal]", "Background=#%02x%02x%02x" % CARD, "Border=#%02x%02x%02x" % BORDER]
+    # Nobody gives input to the test display: idleness would stop the holds of a long test.
+    lines += ["[Idle]", "After=off"]
     return "\n".join(lines) + "\n"
 
 

@@ -113,7 +113,11 @@ enum NoticeFormatter {
       lines.append("Popups:   \(drawn)")
     }
     if let idle = status.idle {
-      lines.append("Idle:     " + (idle.idle ? "away, holds stand still" : "present") + " (\(idle.source))")
+      if let source = idle.source {
+        lines.append("Idle:     " + (idle.idle ? "away, holds stand still" : "present") + " (\(source))")
+      } else {
+        lines.append("Idle:     no source: \(idle.reason ?? "none") (holds run on)")
+      }
     }
     lines.append("Version:  \(status.version)")
     return lines

@@ -133,8 +133,8 @@ public struct DisplaySettings: Sendable, Equatable {
   /// On X11 without `output`: the primary monitor, or the one under the pointer.
   public var followFocus = FollowFocus.no
   /// `[Idle] After=`: seconds without input after which the person counts as away and shown
-  /// notices' holds stand still; `nil` (the default) never.
-  public var idleAfter: Double?
+  /// notices' holds stand still (default 2 minutes); `nil` (`off`) never.
+  public var idleAfter: Double? = 120
   /// A pango font description.
   public var font = "Sans 10"
   /// Pixels, the radius of a card's corners.

@@ -95,6 +95,14 @@ public struct Timeline: Sendable, Equatable {
     return nil
   }
 
+  /// The seconds of hold left at `elapsed`: all of it while fading in, what remains while holding,
+  /// none once fading out or ended; `nil` for a hold that lasts until ended.
+  public func holdLeft(at elapsed: Double) -> Double? {
+    guard let index = segmentIndex(at: elapsed) else { return 0 }
+    guard let hold = segments[index...].first(where: { $0.phase == .holding }) else { return 0 }
+    return hold.end.isFinite ? hold.end - max(elapsed, hold.start) : nil
+  }
+
   /// Starts fading out at `elapsed` from the opacity shown then, over `fadeOut × opacity`, or at
   /// once when `immediately`. Returns `false` if there was nothing left to fade.
   @discardableResult

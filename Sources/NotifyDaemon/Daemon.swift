@@ -279,10 +279,12 @@ public final class Daemon: @unchecked Sendable {
     case .off:
       log.debug("display: [Display] Mode=off, no popups")
       queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: "[Display] Mode=off"))
+      queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
       return
     case .none(let why):
       log.info("display: \(why), no popups ([Display] Mode=auto)")
       queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
+      queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
       return
     case .wayland:
       backend = WaylandBackend()

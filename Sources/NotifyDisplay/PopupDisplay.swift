@@ -332,10 +332,14 @@ public final class PopupDisplay: @unchecked Sendable {
   }
 
   private func startIdleWatch() {
-    guard let after = settings.idleAfter else { return }
+    guard let after = settings.idleAfter else {
+      engine.setIdle(nil)
+      return
+    }
     let watch = backend.watchIdle(after: after)
     if case .unavailable(let why) = watch {
       log("display: \(why); holds run on while you are away")
+      engine.setIdle(IdleState(noSourceBecause: why))
       return
     }
     idleWatch = watch
@@ -347,10 +351,11 @@ public final class PopupDisplay: @unchecked Sendable {
   private func stopIdleWatch() {
     idlePoll?.cancel()
     idlePoll = nil
-    guard idleWatch != nil else { return }
     idleWatch = nil
     away = false
-    engine.setIdle(nil)
+    if settings.idleAfter != nil {
+      engine.setIdle(IdleState(noSourceBecause: "the display is not connected"))
+    }
   }
 
   /// Asks a polled source how long since the last input, and looks again while a popup shows: when

@@ -66,8 +66,9 @@ public enum Interface {
     # quiet hours of [DoNotDisturb] Schedule=.
     type SuspendReason (hand, duration, schedule)
     type DoNotDisturb (reason: SuspendReason, allow: Allow, until: ?float)
-    # With [Idle] After=: whether the person is away (holds stand still), and what says so.
-    type Idle (idle: bool, source: string)
+    # With [Idle] After=: whether the person is away (holds stand still), and what says so;
+    # without a source, why none.
+    type Idle (idle: bool, source: ?string, reason: ?string)
     # The popups' backend (wayland, x11), whether it draws now, and on what or why not; with
     # no backend, why none.
     type Display (backend: ?string, drawing: bool, detail: string)

@@ -121,6 +121,7 @@ extension IdleState: WireEncodable {
     writer.beginObject()
     writer.key("idle", idle)
     writer.key("source", source)
+    writer.key("reason", reason)
     writer.endObject()
   }
 }

@@ -75,15 +75,24 @@ public struct DoNotDisturb: Codable, Sendable, Equatable {
 }
 
 /// Whether the person is away from the screen (`[Idle] After=`), and what says so: the Wayland
-/// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, or X11's screensaver extension.
-/// While idle, shown notices' holds stand still.
+/// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, or X11's screensaver extension; or
+/// nothing can, and why. While idle, shown notices' holds stand still.
 public struct IdleState: Codable, Sendable, Equatable {
   public var idle: Bool
-  public var source: String
+  /// What tells; `nil` when nothing can.
+  public var source: String?
+  /// Why nothing can tell, when `source` is `nil`.
+  public var reason: String?
 
   public init(idle: Bool, source: String) {
     self.idle = idle
     self.source = source
+  }
+
+  /// No source can tell, for `reason`: the person counts as present.
+  public init(noSourceBecause reason: String) {
+    idle = false
+    self.reason = reason
   }
 }
 

@@ -141,6 +141,10 @@ struct CommandRunnerTests {
         backend: nil, drawing: false, detail: "neither WAYLAND_DISPLAY nor DISPLAY is set"))
     #expect(none.contains("Popups:   none: neither WAYLAND_DISPLAY nor DISPLAY is set"))
     #expect(!none.contains { $0.hasPrefix("Idle:") })
+    let noSource = try lines(
+      idle: IdleState(noSourceBecause: "no display to ask"),
+      display: DisplayState(backend: nil, drawing: false, detail: "[Display] Mode=off"))
+    #expect(noSource.contains("Idle:     no source: no display to ask (holds run on)"))
     let lost = try lines(
       idle: nil, display: DisplayState(backend: "x11", drawing: false, detail: "cannot open DISPLAY=:9"))
     #expect(lost.contains("Popups:   x11, not drawing: cannot open DISPLAY=:9"))

@@ -243,13 +243,14 @@ struct ConfigParserTests {
     #expect(error([(section, key, value)]) == message)
   }
 
-  @Test func idleAfter_isOffByDefault_takesADuration_andRendersBack() throws {
-    #expect(try parse([]).display.idleAfter == nil)
-    #expect(try parse([]).rendered().contains("[Idle]\nAfter=off"))
-    let config = try parse([("Idle", "After", "2m")])
-    #expect(config.display.idleAfter == 120)
-    #expect(config.rendered().contains("[Idle]\nAfter=120s"))
-    #expect(try parse([("Idle", "After", "2m"), ("Idle", "After", "off")]).display.idleAfter == nil)
+  @Test func idleAfter_isTwoMinutesByDefault_takesADurationOrOff_andRendersBack() throws {
+    #expect(try parse([]).display.idleAfter == 120)
+    #expect(try parse([]).rendered().contains("[Idle]\nAfter=120s"))
+    let config = try parse([("Idle", "After", "30s")])
+    #expect(config.display.idleAfter == 30)
+    let off = try parse([("Idle", "After", "off")])
+    #expect(off.display.idleAfter == nil)
+    #expect(off.rendered().contains("[Idle]\nAfter=off"))
   }
 
   @Test func badLine_namesItsOwnLineNumber() {

@@ -3,7 +3,7 @@ import NotifyProtocol
 import Testing
 
 /// `[Idle] After=` on the machine (DESIGN §11): while the person is away, shown notices do not
-/// count down their hold; back, each holds its whole hold again. On a manual clock.
+/// count down their hold; back, each holds what was left of it. On a manual clock.
 @Suite("QueueMachine: holds while the person is away")
 struct IdleTests {
   static let away = IdleState(idle: true, source: "test")
@@ -13,7 +13,7 @@ struct IdleTests {
     MachineDriver(MachineDriver.settings(maxVisible: maxVisible))
   }
 
-  @Test func awayDuringTheHold_itStandsStill_andBackItHoldsItsWholeHoldAgain() throws {
+  @Test func awayDuringTheHold_itStandsStill_andBackItHoldsWhatWasLeft() throws {
     var d = Self.driver()
     let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
     d.advance(to: 2)
@@ -24,11 +24,12 @@ struct IdleTests {
     #expect(d.armed == nil)
     d.advance(to: 600)
     #expect(d.phase(id) == .holding)
+    // Away at 2, a second into its hold: it has a second left.
     d.perform { m, i in m.setIdle(Self.back, at: i) }
-    #expect(d.armed == 602)
-    d.advance(to: 602)
+    #expect(d.armed == 601)
+    d.advance(to: 601)
     #expect(d.phase(id) == .fadingOut)
-    d.advance(to: 603)
+    d.advance(to: 602)
     #expect(d.outcome(id) == .completed)
     #expect(
       d.lifecycle(of: id) == ["added", "queued", "fadingIn", "holding", "fadingOut", "finished:completed"])
@@ -71,15 +72,29 @@ struct IdleTests {
     #expect(d.outcome(ended) == .completed)
   }
 
-  @Test func newsWhileAway_keepsTheHoldStill() throws {
+  @Test func newsWhileAway_keepsTheHoldStill_andGivesAWholeHoldOnceBack() throws {
     var d = Self.driver()
     let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
-    d.advance(to: 1.5)
+    d.advance(to: 2.5)
     d.perform { m, i in m.setIdle(Self.away, at: i) }
     _ = try d.perform { m, i in try m.update(UpdateParameters(id: id, body: "more"), at: i) }
     #expect(d.armed == nil)
     d.advance(to: 100)
     #expect(d.phase(id) == .holding)
+    d.perform { m, i in m.setIdle(Self.back, at: i) }
+    #expect(d.armed == 102)
+  }
+
+  @Test func awayDuringTheFadeIn_andBackBeforeItEnds_theWholeHoldFollowsIt() throws {
+    var d = Self.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 0.25)
+    d.perform { m, i in m.setIdle(Self.away, at: i) }
+    d.advance(to: 0.5)
+    d.perform { m, i in m.setIdle(Self.back, at: i) }
+    #expect(d.armed == 1)
+    d.advance(to: 3)
+    #expect(d.phase(id) == .fadingOut)
   }
 
   @Test func aNoticeHeldWhileAway_keepsItsSlot_soTheNextWaits() throws {

@@ -52,9 +52,9 @@ struct NoticeRecord {
   var passesDoNotDisturb = false
   /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
   var duplicateKey: DuplicateKey?
-  /// Whether its hold stands still because the person is away (`[Idle] After=`): it holds until
-  /// they are back, then for its whole hold again.
-  var pausedByIdle = false
+  /// While the person is away (`[Idle] After=`): what is left of its hold, which it holds once they
+  /// are back; until then it holds.
+  var holdLeftWhileAway: Double?
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }
 
@@ -118,6 +118,9 @@ struct NoticeRecord {
     return true
   }
 
+  /// Whether its hold stands still because the person is away.
+  var pausedByIdle: Bool { holdLeftWhileAway != nil }
+
   /// The hold it counts down now: none while the person is away.
   var heldFor: Double? { pausedByIdle ? nil : hold }
 
@@ -128,9 +131,24 @@ struct NoticeRecord {
       && (timeline == nil || [.fadingIn, .holding].contains(notice.phase))
   }
 
-  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil` (or while the
-  /// person is away).
+  /// The person went away: the hold stands still, and what is left of it is kept for their return
+  /// (all of it for a notice not shown yet, or fading in).
+  mutating func pauseHold(at now: Double) {
+    holdLeftWhileAway = timeline.map { $0.holdLeft(at: now - startedAt) ?? 0 } ?? hold
+    _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: nil) }
+  }
+
+  /// The person is back: it holds what was left of its hold, then fades out.
+  mutating func resumeHold(at now: Double) {
+    let left = holdLeftWhileAway
+    holdLeftWhileAway = nil
+    _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: left) }
+  }
+
+  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`. While the person
+  /// is away it holds on, with its whole hold kept for their return.
   mutating func restartHold(at now: Double) -> Bool {
+    if pausedByIdle { holdLeftWhileAway = hold }
     let hold = heldFor
     return rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: hold) }
   }

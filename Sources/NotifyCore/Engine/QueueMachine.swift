@@ -357,7 +357,7 @@ public struct QueueMachine {
     let away = idle?.idle == true
     notices.modify(id) { record in
       record.place = .running
-      record.pausedByIdle = away && record.idlePauses
+      if away && record.idlePauses { record.holdLeftWhileAway = record.hold }
       record.timeline = record.initialTimeline
       record.startedAt = instant.now
       record.generation += 1
@@ -714,9 +714,9 @@ public struct QueueMachine {
   // MARK: - Idle
 
   /// What an idle source says (`[Idle] After=`): the person is away (`idle`) or back, told by
-  /// `source`; `nil` when no source tells any more. While away, shown notices stop counting down
-  /// their hold and hold until the person is back; then each holds its whole hold again, so that
-  /// nothing expires unseen.
+  /// `source` (or no source can tell, and why); `nil` without `[Idle] After=`. While away, shown
+  /// notices stop counting down their hold and hold until the person is back; then each holds what
+  /// was left of it.
   public mutating func setIdle(_ state: IdleState?, at instant: Instant) {
     advance(to: instant)
     defer { settle(at: instant) }
@@ -728,8 +728,11 @@ public struct QueueMachine {
       guard let record = notices[id], record.isShown else { continue }
       if away ? record.idlePauses : record.pausedByIdle {
         notices.modify(id) { record in
-          record.pausedByIdle = away
-          _ = record.restartHold(at: instant.now)
+          if away {
+            record.pauseHold(at: instant.now)
+          } else {
+            record.resumeHold(at: instant.now)
+          }
         }
         step(id, at: instant)
       }
