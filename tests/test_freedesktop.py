@@ -149,7 +149,8 @@ def test_notify_send_wait_ends_when_a_person_dismisses_it_with_reason_2(serve, b
 
 
 def test_dismiss_all_closes_what_is_visible_and_each_reason_is_reported(serve, bus, monitor):
-    daemon = serve("[Queue]\nMaxVisible=2\n")
+    # MaxSticky=0: held until closed, the first two keep their slots, so the third waits for one.
+    daemon = serve("[Queue]\nMaxVisible=2\nMaxSticky=0\n")
     first = int(run(bus, "notify-send", "-p", "-t", "0", "One").stdout)
     second = int(run(bus, "notify-send", "-p", "-t", "0", "Two").stdout)
     wait_until_visible(daemon, first)
