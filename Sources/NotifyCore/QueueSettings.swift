@@ -208,7 +208,13 @@ public struct QueueSettings: Sendable, Equatable {
       urgency: urgency, delay: layered.delay!, fadeIn: layered.fadeIn!, hold: layered.hold!,
       fadeOut: layered.fadeOut!, easeIn: layered.easeIn!, easeOut: layered.easeOut!,
       suppressed: rules.contains { $0.suppress },
-      passesDoNotDisturb: rules.compactMap(\.bypassDoNotDisturb).last ?? (urgency == .critical))
+      passesDoNotDisturb: Self.passesDoNotDisturb(rules, urgency: urgency))
+  }
+
+  /// Critical notices pass do-not-disturb that lets them through, unless the last matching rule
+  /// with `BypassDoNotDisturb=` says otherwise.
+  private static func passesDoNotDisturb(_ rules: [Rule], urgency: Urgency) -> Bool {
+    rules.compactMap(\.bypassDoNotDisturb).last ?? (urgency == .critical)
   }
 
   /// Whether a notice kept from before a restart passes do-not-disturb that lets critical ones
@@ -216,6 +222,6 @@ public struct QueueSettings: Sendable, Equatable {
   func passesDoNotDisturb(_ notice: Notice) -> Bool {
     let rules = matchingRules(
       app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
-    return rules.compactMap(\.bypassDoNotDisturb).last ?? (notice.urgency == .critical)
+    return Self.passesDoNotDisturb(rules, urgency: notice.urgency)
   }
 }

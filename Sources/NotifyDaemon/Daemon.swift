@@ -278,13 +278,11 @@ public final class Daemon: @unchecked Sendable {
     switch Self.popupChoice(config, environment: environment) {
     case .off:
       log.debug("display: [Display] Mode=off, no popups")
-      queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: "[Display] Mode=off"))
-      queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
+      noPopups(because: "[Display] Mode=off", queue: queue)
       return
     case .none(let why):
       log.info("display: \(why), no popups ([Display] Mode=auto)")
-      queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
-      queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
+      noPopups(because: why, queue: queue)
       return
     case .wayland:
       backend = WaylandBackend()
@@ -306,6 +304,12 @@ public final class Daemon: @unchecked Sendable {
     }
     self.popups = popups
     popups.start()
+  }
+
+  /// What `Status` says with no popups: no display, so nothing tells whether the person is away.
+  private func noPopups(because why: String, queue: NoticeQueue) {
+    queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
+    queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
   }
 
   /// Where `[Display] Mode=` draws in this session (DESIGN §9).

@@ -368,7 +368,7 @@ public final class PopupDisplay: @unchecked Sendable {
       let since = backend.secondsSinceInput()
     else { return }
     let idle = since >= after
-    if idle != away { idleChanged(idle) }
+    idleChanged(idle)
     guard !stack.visible.isEmpty else { return }
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(deadline: .now() + (idle ? Self.awayPollInterval : max(after - since, 0.05)))

@@ -134,7 +134,7 @@ struct NoticeRecord {
   /// The person went away: the hold stands still, and what is left of it is kept for their return
   /// (all of it for a notice not shown yet, or fading in).
   mutating func pauseHold(at now: Double) {
-    holdLeftWhileAway = timeline.map { $0.holdLeft(at: now - startedAt) ?? 0 } ?? hold
+    holdLeftWhileAway = timeline?.holdLeft(at: now - startedAt) ?? hold
     _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: nil) }
   }
 

@@ -48,6 +48,14 @@ public enum JournalRecord: Equatable, Sendable {
 public enum HandChoice: Equatable, Sendable {
   case suspended(allow: DoNotDisturbAllow, until: Double?)
   case resumed(until: Double)
+
+  /// The wall-clock instant the choice runs out, if it does.
+  public var until: Double? {
+    switch self {
+    case .suspended(_, let until): until
+    case .resumed(let until): until
+    }
+  }
 }
 
 /// The instant an input happens at: monotonic seconds for timing, wall-clock seconds for the

@@ -122,14 +122,9 @@ public struct QueueMachine {
     for notice in saved.history { history.append(notice) }
     trimHistory()
     if let choice = saved.hand {
-      let until: Double? =
-        switch choice {
-        case .suspended(_, let until): until
-        case .resumed(let until): until
-        }
-      if until.map({ $0 > instant.wall }) ?? true {
+      if choice.until.map({ $0 > instant.wall }) ?? true {
         hand = choice
-        handExpiresAt = until.map { instant.now + ($0 - instant.wall) }
+        handExpiresAt = choice.until.map { instant.now + ($0 - instant.wall) }
       } else {
         effects.append(.journal(.hand(nil)))
       }
@@ -192,9 +187,10 @@ public struct QueueMachine {
       app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
       hints: request.hints, explicit: explicit)
     if !resolution.suppressed, !admitsFlood(from: request.app, at: instant.now) {
+      // The summary first: a new one takes the next id.
+      let summary = floodSummary(folding: request.title, from: request.app, at: instant)
       var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
-      notice.foldedInto = floodSummary(folding: notice, at: instant)
-      notice.id = nextID
+      notice.foldedInto = summary
       accept(notice, finishing: .folded, at: instant)
       return notice.id
     }
@@ -700,13 +696,7 @@ public struct QueueMachine {
 
   private mutating func setHand(_ choice: HandChoice?, at instant: Instant) {
     hand = choice
-    let until: Double? =
-      switch choice {
-      case .suspended(_, let until): until
-      case .resumed(let until): until
-      case nil: nil
-      }
-    handExpiresAt = until.map { instant.now + ($0 - instant.wall) }
+    handExpiresAt = choice?.until.map { instant.now + ($0 - instant.wall) }
     effects.append(.journal(.hand(choice)))
     refreshDoNotDisturb(at: instant, announce: true)
   }
@@ -724,18 +714,16 @@ public struct QueueMachine {
     idle = state
     let away = state?.idle == true
     guard away != wasAway else { return }
-    for id in notices.sortedIDs {
-      guard let record = notices[id], record.isShown else { continue }
-      if away ? record.idlePauses : record.pausedByIdle {
-        notices.modify(id) { record in
-          if away {
-            record.pauseHold(at: instant.now)
-          } else {
-            record.resumeHold(at: instant.now)
-          }
+    let changing = notices.records.filter { $0.isShown && (away ? $0.idlePauses : $0.pausedByIdle) }
+    for id in changing.map(\.notice.id) {
+      notices.modify(id) { record in
+        if away {
+          record.pauseHold(at: instant.now)
+        } else {
+          record.resumeHold(at: instant.now)
         }
-        step(id, at: instant)
       }
+      step(id, at: instant)
     }
   }
 
@@ -846,15 +834,15 @@ public struct QueueMachine {
     return buckets[name, default: TokenBucket(limit, at: now)].take(limit, at: now)
   }
 
-  /// The summary notice `notice`, past its app's limit, is folded into: "37 more from backup",
-  /// with the newest folded title as its body, changed in place while unfinished.
-  private mutating func floodSummary(folding notice: Notice, at instant: Instant) -> Int? {
-    let app = notice.app ?? ""
-    let previous = floodSummaries[app].flatMap { notices[$0.id]?.isClosing == false ? $0 : nil }
+  /// The summary notice a notice titled `title` from `app`, past the app's limit, is folded into:
+  /// "37 more from backup", with the newest folded title as its body, changed in place while
+  /// unfinished.
+  private mutating func floodSummary(folding title: String, from app: String?, at instant: Instant) -> Int? {
+    let previous = floodSummaries[app ?? ""].flatMap { notices[$0.id]?.isClosing == false ? $0 : nil }
     let count = (previous?.count ?? 0) + 1
-    let title = "\(count) more from \(notice.app ?? "an app without a name")"
-    let id = summarize(previous?.id, title: title, body: notice.title, app: notice.app, at: instant)
-    floodSummaries[app] = id.map { Summary(id: $0, count: count) }
+    let summaryTitle = "\(count) more from \(app ?? "an app without a name")"
+    let id = summarize(previous?.id, title: summaryTitle, body: title, app: app, at: instant)
+    floodSummaries[app ?? ""] = id.map { Summary(id: $0, count: count) }
     return id
   }
 
