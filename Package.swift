@@ -43,11 +43,16 @@ let package = Package(
       dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "CNotifyBus"]),
     // libinih (config tokenizing) through a module map.
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    // libnats (the NATS C client, with JetStream) through a module map.
+    .systemLibrary(name: "CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+    // The relay through NATS JetStream (DESIGN §10): publish from the store's outbox, consume durably,
+    // show through the service and acknowledge after the commit.
+    .target(name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "CNats"]),
     // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
     .target(
       name: "NotifyDaemon",
       dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11", "NotifyRelay",
         "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.

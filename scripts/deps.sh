@@ -18,9 +18,11 @@ debian_packages=(
   gdb                                                     # a test that finds a process stuck prints its threads
   zenity adwaita-icon-theme                               # freedesktop tests: zenity --notification (libnotify), icon names
   pulseaudio pulseaudio-utils gnome-session-canberra sound-theme-freedesktop  # sounds: a null-sink server, paplay, canberra-gtk-play
+  libnats-dev nats-server openssl                         # the relay: the NATS C client (JetStream), a real server, test certificates
 )
-# import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast).
-python_packages=(varlink:varlink pytest:pytest desktop_notifier:desktop-notifier)
+# import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast);
+# nats-py: a NATS client nobody here wrote, for the relay tests' garbage and stream checks.
+python_packages=(varlink:varlink pytest:pytest desktop_notifier:desktop-notifier nats:nats-py)
 
 missing=()
 for package in "${debian_packages[@]}"; do

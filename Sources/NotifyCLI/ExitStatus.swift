@@ -19,6 +19,8 @@ public enum ExitStatus: Int32, Sendable, Equatable {
   /// The waited-for notice was folded into a summary (flood control, or the summary of what
   /// do-not-disturb held back).
   case folded = 7
+  /// The waited-for notice came through the relay too late to show (`[Relay] MaxAge=`).
+  case missed = 8
 
   /// The status `wait` and `show --wait` exit with when the notice finished with `outcome`.
   public init(outcome: Outcome?) {
@@ -29,6 +31,7 @@ public enum ExitStatus: Int32, Sendable, Equatable {
     case .replaced: self = .replaced
     case .dismissed: self = .dismissed
     case .folded: self = .folded
+    case .missed: self = .missed
     }
   }
 }

@@ -119,6 +119,12 @@ enum NoticeFormatter {
         lines.append("Idle:     no source: \(idle.reason ?? "none") (holds run on)")
       }
     }
+    if let relay = status.relay {
+      var text = relay.state == .connected ? relay.detail : "\(relay.state.rawValue): \(relay.detail)"
+      if relay.outbox > 0 { text += "; \(relay.outbox) to publish" }
+      if relay.dropped > 0 { text += "; \(relay.dropped) dropped as not notices" }
+      lines.append("Relay:    \(text)")
+    }
     lines.append("Version:  \(status.version)")
     return lines
   }

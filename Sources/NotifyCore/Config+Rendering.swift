@@ -100,6 +100,15 @@ extension Config {
         ("OnShow", hooks.onShow ?? ""), ("OnFinish", hooks.onFinish ?? ""),
         ("OnComplete", hooks.onComplete ?? ""),
       ])
+    section(
+      "Relay",
+      [
+        ("URL", relay.urls.joined(separator: ",")), ("Credentials", relay.credentials),
+        ("User", relay.user), ("PasswordFile", relay.passwordFile), ("TokenFile", relay.tokenFile),
+        ("TLSCA", relay.tlsCA), ("Subject", relay.subject ?? "notifyd.$USER"),
+        ("Publish", relay.publish ? "yes" : "no"), ("Subscribe", relay.subscribe ? "yes" : "no"),
+        ("Host", relay.host ?? "$(hostname)"), ("MaxAge", seconds(relay.maxAge) ?? "off"),
+      ])
     return lines.joined(separator: "\n") + "\n"
   }
 }

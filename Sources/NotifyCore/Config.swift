@@ -38,6 +38,40 @@ public struct SoundSettings: Sendable, Equatable {
   }
 }
 
+/// The relay through NATS JetStream (`[Relay]`, DESIGN §10): notices to and from the user's other
+/// machines. Off while `URL=` names no server.
+public struct RelaySettings: Sendable, Equatable {
+  /// `URL=`: `nats://host:port` or `tls://host:port`, several (comma-separated) for a cluster.
+  public var urls: [String] = []
+  /// `Credentials=`: a `.creds` file (a user JWT and its NKey seed).
+  public var credentials: String?
+  /// `User=` with `PasswordFile=` (its first line is the password).
+  public var user: String?
+  public var passwordFile: String?
+  /// `TokenFile=`: its first line is the token.
+  public var tokenFile: String?
+  /// `TLSCA=`: the CA certificates a `tls://` server's certificate must chain to.
+  public var tlsCA: String?
+  /// `Subject=`: every subject the relay uses is under it; `nil`: `notifyd.<user name>`.
+  public var subject: String?
+  /// `Publish=`: this host's notices go out.
+  public var publish = true
+  /// `Subscribe=`: other hosts' notices are shown here.
+  public var subscribe = true
+  /// `Host=`: the name this host goes by; `nil`: the host name.
+  public var host: String?
+  /// `MaxAge=`: a relayed notice older than this when it arrives goes to history as `missed`.
+  public var maxAge: Double?
+
+  public init() {}
+
+  /// Whether `[Relay]` names a server.
+  public var isEnabled: Bool { !urls.isEmpty }
+
+  /// The longest `MaxAge=`: the stream keeps a notice this long.
+  public static let streamMaxAge = 7.0 * 86_400
+}
+
 /// The daemon's whole configuration: what `notifyd.conf` says, over the built-in defaults.
 public struct Config: Sendable, Equatable {
   public var queue = QueueSettings()
@@ -58,6 +92,8 @@ public struct Config: Sendable, Equatable {
   public var hooks = Hooks()
   /// `[Display]` and `[Display:URGENCY]`.
   public var display = DisplaySettings()
+  /// `[Relay]`.
+  public var relay = RelaySettings()
 
   public init() {}
 }

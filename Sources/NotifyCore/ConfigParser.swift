@@ -102,6 +102,8 @@ public enum ConfigParser {
         case "OnComplete": config.hooks.onComplete = command
         default: throw invalid("unknown key in [Hooks]")
         }
+      case "Relay":
+        try applyRelay(entry, to: &config.relay, invalid)
       case "Display":
         try applyDisplay(entry, to: &config.display, invalid)
       default:
@@ -136,7 +138,69 @@ public enum ConfigParser {
         }
       }
     }
+    try checkRelay(config.relay, entries: entries, file: file)
     return config
+  }
+
+  private static func applyRelay(
+    _ entry: ConfigEntry, to relay: inout RelaySettings, _ invalid: (String) -> ConfigError
+  ) throws(ConfigError) {
+    func file(_ text: String) throws(ConfigError) -> String? { text.isEmpty ? nil : try path(text, invalid) }
+    switch entry.key {
+    case "URL":
+      let urls = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+      for url in urls {
+        guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), url.count > "nats://".count else {
+          throw invalid("'\(url)' is not a nats:// or tls:// URL")
+        }
+      }
+      relay.urls = urls
+    case "Credentials": relay.credentials = try file(entry.value)
+    case "User": relay.user = entry.value.isEmpty ? nil : entry.value
+    case "PasswordFile": relay.passwordFile = try file(entry.value)
+    case "TokenFile": relay.tokenFile = try file(entry.value)
+    case "TLSCA": relay.tlsCA = try file(entry.value)
+    case "Subject":
+      guard entry.value.isEmpty || RelaySubjects.isValidBase(entry.value) else {
+        throw invalid("'\(entry.value)' is not a NATS subject (dot-separated names, no * or >)")
+      }
+      relay.subject = entry.value.isEmpty ? nil : entry.value
+    case "Publish": relay.publish = try boolean(entry.value, invalid)
+    case "Subscribe": relay.subscribe = try boolean(entry.value, invalid)
+    case "Host":
+      guard !entry.value.contains(where: { $0 == "*" || $0 == ">" || $0 == "/" || $0.isWhitespace }) else {
+        throw invalid("'\(entry.value)' may not hold '*', '>', '/' or spaces")
+      }
+      relay.host = entry.value.isEmpty ? nil : entry.value
+    case "MaxAge":
+      guard let seconds = DurationParser.seconds(entry.value), seconds > 0 else {
+        throw invalid("'\(entry.value)' is not a duration > 0 (e.g. 30m, 12h)")
+      }
+      guard seconds <= RelaySettings.streamMaxAge else {
+        throw invalid("'\(entry.value)' is longer than the stream keeps notices (7 days)")
+      }
+      relay.maxAge = seconds
+    default: throw invalid("unknown key in [Relay]")
+    }
+  }
+
+  /// One way to sign in at most, and a user with a password file.
+  private static func checkRelay(_ relay: RelaySettings, entries: [ConfigEntry], file: String)
+    throws(ConfigError)
+  {
+    func line(_ key: String) -> Int { entries.last { $0.section == "Relay" && $0.key == key }?.line ?? 0 }
+    let ways = [relay.credentials != nil, relay.user != nil, relay.tokenFile != nil].filter { $0 }.count
+    if ways > 1 {
+      throw .invalidValue(
+        file: file, line: line(relay.tokenFile != nil ? "TokenFile" : "User"), key: "Credentials",
+        reason: "give one of Credentials=, User= with PasswordFile=, or TokenFile=")
+    }
+    if (relay.user == nil) != (relay.passwordFile == nil) {
+      throw .invalidValue(
+        file: file, line: line(relay.user == nil ? "PasswordFile" : "User"),
+        key: relay.user == nil ? "PasswordFile" : "User", reason: "User= and PasswordFile= go together")
+    }
   }
 
   // MARK: - Values

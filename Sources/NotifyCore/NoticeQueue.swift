@@ -20,6 +20,7 @@ public final class NoticeQueue: Sendable {
     var nextEventNumber: UInt64 = 1
     /// What the popups' display says of itself, for `status()`.
     var display: DisplayState?
+    var relay: RelayState?
   }
 
   private let scheduler: any Scheduler
@@ -172,6 +173,16 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// Accepts a notice relayed from `origin` (DESIGN §10); `missed`: it came too late to show, and
+  /// goes straight to history.
+  public func showRelayed(_ request: ShowParameters, origin: NoticeOrigin, missed: Bool) throws(QueueError)
+    -> Int
+  {
+    try mutate { machine, instant throws(QueueError) in
+      try machine.show(request, origin: origin, missed: missed, at: instant)
+    }
+  }
+
   /// Accepts a progress indicator, or updates the one with its key (`QueueMachine.progress`).
   public func progress(_ request: ProgressParameters, replacing replacedID: Int? = nil) throws(QueueError)
     -> (id: Int, existing: Bool)
@@ -259,6 +270,7 @@ public final class NoticeQueue: Sendable {
     mutateState { state, instant in
       var status = state.machine.status(at: instant)
       status.display = state.display
+      status.relay = state.relay
       return status
     }
   }
@@ -266,6 +278,11 @@ public final class NoticeQueue: Sendable {
   /// What `status()` says of the popups' display: its backend and what it draws on, or why none.
   public func setDisplay(_ display: DisplayState?) {
     state.withLock { $0.display = display }
+  }
+
+  /// What `status()` says of the relay (`[Relay]`): its connection and outbox, or nothing.
+  public func setRelay(_ relay: RelayState?) {
+    state.withLock { $0.relay = relay }
   }
 
   /// The phase and opacity of each unfinished notice of `ids` at this instant: what a popup draws

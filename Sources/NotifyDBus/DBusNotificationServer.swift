@@ -327,7 +327,7 @@ final class DBusNotificationServer: @unchecked Sendable {
     switch outcome {
     case .completed, .timedOut: return .expired
     case .dismissed: return .dismissed
-    case .cancelled, .replaced, .folded, nil: return .undefined
+    case .cancelled, .replaced, .folded, .missed, nil: return .undefined
     }
   }
 

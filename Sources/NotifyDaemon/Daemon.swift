@@ -4,6 +4,7 @@ import NotifyDBus
 import NotifyDisplay
 import NotifyPosix
 import NotifyProtocol
+import NotifyRelay
 import NotifyService
 import NotifyStore
 import NotifyVarlink
@@ -71,6 +72,7 @@ public final class Daemon: @unchecked Sendable {
   private var hookSubscription: NoticeQueue.Subscription?
   private var hooks: HookRunner?
   private var bridge: DBusBridge?
+  private var relay: NoticeRelay?
   private var popups: PopupDisplay? {
     get { currentPopups.withLock { $0 } }
     set { currentPopups.withLock { $0 = newValue } }
@@ -154,6 +156,7 @@ public final class Daemon: @unchecked Sendable {
     }
     startPopups(environment: environment)
     bridge.start()
+    if config.relay.isEnabled { try startRelay(store: store, service: service, queue: queue) }
     let table = QueueMethods.table(service: service) { [unowned self] in reload() }
     let reclaimer = memory!
     let server = VarlinkServer(
@@ -179,6 +182,41 @@ public final class Daemon: @unchecked Sendable {
       statusMayHaveChanged()
     }
     startWatchdog()
+  }
+
+  /// The relay (DESIGN §10): the outbox the store kept, the marks of what came from each origin, and
+  /// its state in `Status`; it publishes what the store queues from now on.
+  private func startRelay(store: NoticeStore, service: NoticeService, queue: NoticeQueue) throws {
+    let settings = config.relay
+    let host = settings.host ?? Self.hostName()
+    let subjects = RelaySubjects(base: settings.subject ?? "notifyd.\(RelaySubjects.name(NSUserName()))")
+    let current = Locked<NoticeRelay?>(nil)
+    let outbox =
+      settings.publish
+      ? try store.publish(as: host) { queued in current.withLock { $0 }?.enqueue(queued) } : []
+    let relay = NoticeRelay(
+      settings: settings, place: RelayPlace(host: host, store: store.identity, subjects: subjects),
+      service: service, outbox: outbox, marks: try store.relayMarks(), log: log,
+      onPublished: { id in store.recordPublished(id) },
+      onChange: { [weak self] state in
+        queue.setRelay(state)
+        self?.statusMayHaveChanged()
+      })
+    current.withLock { $0 = relay }
+    self.relay = relay
+    log.info(
+      "relay: \(settings.urls.joined(separator: ", ")) as \(host) on \(subjects.base).>"
+        + " (\(settings.publish ? "publishing" : "not publishing"), \(settings.subscribe ? "subscribing" : "not subscribing")\(outbox.isEmpty ? "" : ", \(outbox.count) to publish"))"
+    )
+    relay.start()
+  }
+
+  /// The host name, without its domain.
+  static func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return String(name.split(separator: ".").first ?? "localhost")
   }
 
   /// The store's group commit, at the end of the loop's turn; after a failed one, the next attempt
@@ -250,8 +288,9 @@ public final class Daemon: @unchecked Sendable {
     }
     if fresh.socketPath != config.socketPath || fresh.storePath != config.storePath
       || fresh.storeSync != config.storeSync || fresh.dbusMode != config.dbusMode
+      || fresh.relay != config.relay
     {
-      log.notice("[Socket], [Store] and [DBus] changes take effect when notifyd restarts")
+      log.notice("[Socket], [Store], [DBus] and [Relay] changes take effect when notifyd restarts")
     }
     queue?.apply(fresh.queue)
     if fresh.display != config.display {
@@ -417,6 +456,12 @@ public final class Daemon: @unchecked Sendable {
       parts.append(text)
     } else if let until = status.resumedUntil {
       parts.append("resumed in quiet hours until \(clock(until))")
+    }
+    if let relay = status.relay {
+      var text = "relay \(relay.state.rawValue)"
+      if relay.state == .failed { text += ": \(relay.detail)" }
+      if relay.outbox > 0 { text += " (\(relay.outbox) to publish)" }
+      parts.append(text)
     }
     if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
     parts.append("\(status.queued) queued")

@@ -54,7 +54,7 @@ public enum Interface {
     type Style (clear, blur)
     type Easing (linear, easeIn, easeOut, easeInOut)
     type Phase (waiting, queued, fadingIn, holding, fadingOut, finished)
-    type Outcome (completed, cancelled, timedOut, replaced, dismissed, folded)
+    type Outcome (completed, cancelled, timedOut, replaced, dismissed, folded, missed)
     type EventKind (snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed)
 
     type Action (key: string, label: string)
@@ -72,6 +72,12 @@ public enum Interface {
     # The popups' backend (wayland, x11), whether it draws now, and on what or why not; with
     # no backend, why none.
     type Display (backend: ?string, drawing: bool, detail: string)
+    # A relayed notice's origin: the host, its store's identity, the id there, when it was sent.
+    type Origin (host: string, store: string, id: int, sent: float)
+    # With [Relay]: the connection to NATS, in one line, what waits to be published, and the
+    # messages dropped as not notices.
+    type RelayConnection (connecting, connected, reconnecting, failed)
+    type Relay (state: RelayConnection, detail: string, outbox: int, dropped: int)
 
     # What a desktop client says beyond the text (the freedesktop hints): transient ones are not
     # kept in history, resident ones stay when an action is chosen; a sound plays as it shows.
@@ -85,7 +91,7 @@ public enum Interface {
       urgency: Urgency, style: Style, icon: ?string, hints: ?Hints, tag: ?string, key: ?string,
       value: ?int, delay: float, fadeIn: float, hold: float, fadeOut: float,
       easeIn: Easing, easeOut: Easing, timeout: ?float, after: ?int,
-      actions: ?[]Action, invoked: ?string, count: ?int, foldedInto: ?int,
+      actions: ?[]Action, invoked: ?string, count: ?int, foldedInto: ?int, origin: ?Origin,
       phase: Phase, opacity: float, outcome: ?Outcome, message: ?string,
       created: float, shown: ?float, finished: ?float
     )
@@ -128,8 +134,8 @@ public enum Interface {
     ) -> (notices: []Notice)
     method Status() -> (
       version: string, suspended: bool, suspendedUntil: ?float, doNotDisturb: ?DoNotDisturb,
-      resumedUntil: ?float, idle: ?Idle, display: ?Display, waiting: int, queued: int,
-      visible: int, finished: int
+      resumedUntil: ?float, idle: ?Idle, display: ?Display, relay: ?Relay, waiting: int,
+      queued: int, visible: int, finished: int
     )
     # Replies once the notice has finished, with its outcome.
     method Wait(id: int) -> (notice: Notice)

@@ -286,6 +286,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
   public var idle: IdleState?
   /// Which display backend draws popups, or none and why.
   public var display: DisplayState?
+  /// With `[Relay]`: the relay's connection and what waits to be published.
+  public var relay: RelayState?
   public var waiting: Int
   public var queued: Int
   public var visible: Int
@@ -293,7 +295,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
 
   public init(
     version: String, suspended: Bool, suspendedUntil: Double?, doNotDisturb: DoNotDisturb? = nil,
-    resumedUntil: Double? = nil, idle: IdleState? = nil, display: DisplayState? = nil, waiting: Int,
+    resumedUntil: Double? = nil, idle: IdleState? = nil, display: DisplayState? = nil,
+    relay: RelayState? = nil, waiting: Int,
     queued: Int, visible: Int, finished: Int
   ) {
     self.version = version
@@ -303,6 +306,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
     self.resumedUntil = resumedUntil
     self.idle = idle
     self.display = display
+    self.relay = relay
     self.waiting = waiting
     self.queued = queued
     self.visible = visible

@@ -50,6 +50,10 @@ extension Notice: WireEncodable {
     writer.key("invoked", invoked)
     writer.key("count", count)
     writer.key("foldedInto", foldedInto)
+    if let origin {
+      writer.key("origin")
+      origin.write(to: &writer)
+    }
     writer.key("phase", phase)
     writer.key("opacity", opacity)
     writer.key("outcome", outcome)
@@ -132,6 +136,28 @@ extension DisplayState: WireEncodable {
     writer.key("backend", backend)
     writer.key("drawing", drawing)
     writer.key("detail", detail)
+    writer.endObject()
+  }
+}
+
+extension NoticeOrigin: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("host", host)
+    writer.key("store", store)
+    writer.key("id", id)
+    writer.key("sent", sent)
+    writer.endObject()
+  }
+}
+
+extension RelayState: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("state", state)
+    writer.key("detail", detail)
+    writer.key("outbox", outbox)
+    writer.key("dropped", dropped)
     writer.endObject()
   }
 }
@@ -219,6 +245,10 @@ extension StatusReply: WireEncodable {
     if let display {
       writer.key("display")
       display.write(to: &writer)
+    }
+    if let relay {
+      writer.key("relay")
+      relay.write(to: &writer)
     }
     writer.key("waiting", waiting)
     writer.key("queued", queued)

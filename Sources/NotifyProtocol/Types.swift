@@ -45,6 +45,8 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
   /// Not shown by itself: folded into a summary notice (`foldedInto`), by flood control or by the
   /// summary of what do-not-disturb held back.
   case folded
+  /// A relayed notice older than `[Relay] MaxAge=` when it arrived: kept in history, never shown.
+  case missed
 }
 
 /// What do-not-disturb still lets through (`Suspend(allow)`, `[DoNotDisturb] Allow=`): nothing, or
@@ -112,6 +114,43 @@ public struct DisplayState: Codable, Sendable, Equatable {
   }
 }
 
+/// Where a relayed notice came from (DESIGN §10): the host that accepted it, that host's store
+/// identity, its id there, and when that host accepted it (seconds since the epoch).
+public struct NoticeOrigin: Codable, Sendable, Equatable, Hashable {
+  public var host: String
+  public var store: String
+  public var id: Int
+  public var sent: Double
+
+  public init(host: String, store: String, id: Int, sent: Double) {
+    self.host = host
+    self.store = store
+    self.id = id
+    self.sent = sent
+  }
+}
+
+/// The relay's connection to NATS, as `Status` reports it.
+public enum RelayConnection: String, Codable, Sendable, CaseIterable {
+  case connecting, connected, reconnecting, failed
+}
+
+/// The relay (`[Relay]`, DESIGN §10): its connection, what is wrong or where it is connected in one
+/// line, the notices waiting to be published, and the messages dropped as not notices.
+public struct RelayState: Codable, Sendable, Equatable {
+  public var state: RelayConnection
+  public var detail: String
+  public var outbox: Int
+  public var dropped: Int
+
+  public init(state: RelayConnection, detail: String, outbox: Int = 0, dropped: Int = 0) {
+    self.state = state
+    self.detail = detail
+    self.outbox = outbox
+    self.dropped = dropped
+  }
+}
+
 /// What a `Watch` event reports.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
   case snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed
@@ -158,6 +197,8 @@ public struct Notice: Codable, Sendable, Equatable {
   public var count: Int?
   /// For a folded notice: the summary notice it was folded into.
   public var foldedInto: Int?
+  /// For a relayed notice: the host it came from and its id there.
+  public var origin: NoticeOrigin?
   public var phase: Phase
   public var opacity: Double
   public var outcome: Outcome?
@@ -174,7 +215,7 @@ public struct Notice: Codable, Sendable, Equatable {
     fadeOut: Double = 1,
     easeIn: Easing = .easeOut, easeOut: Easing = .easeIn, timeout: Double? = nil, after: Int? = nil,
     actions: [Action]? = nil, invoked: String? = nil, count: Int? = nil, foldedInto: Int? = nil,
-    phase: Phase = .waiting, opacity: Double = 0,
+    origin: NoticeOrigin? = nil, phase: Phase = .waiting, opacity: Double = 0,
     outcome: Outcome? = nil, message: String? = nil, created: Double = 0, shown: Double? = nil,
     finished: Double? = nil
   ) {
@@ -202,6 +243,7 @@ public struct Notice: Codable, Sendable, Equatable {
     self.invoked = invoked
     self.count = count
     self.foldedInto = foldedInto
+    self.origin = origin
     self.phase = phase
     self.opacity = opacity
     self.outcome = outcome

@@ -72,6 +72,18 @@ public final class NoticeService: Sendable {
       done: done)
   }
 
+  /// A notice relayed from another host (DESIGN §10): `done` once it is committed, origin and
+  /// all, so that the relay acknowledges it to JetStream only then.
+  @discardableResult
+  public func showRelayed(
+    _ request: ShowParameters, origin: NoticeOrigin, missed: Bool,
+    done: @escaping @Sendable (Result<Int, ServiceError>) -> Void
+  ) -> Int? {
+    commit(
+      { () throws(QueueError) in try queue.showRelayed(request, origin: origin, missed: missed) },
+      withdrawing: { $0 }, done: done)
+  }
+
   /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
   @discardableResult
   public func progress(

@@ -45,6 +45,17 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   private let upsert: SQLiteDatabase.Statement
   private let forget: SQLiteDatabase.Statement
   private let setMeta: SQLiteDatabase.Statement
+  private let queueOutgoing: SQLiteDatabase.Statement
+  private let unqueueOutgoing: SQLiteDatabase.Statement
+  private let raiseMark: SQLiteDatabase.Statement
+  /// This store's identity (`meta.store_id`): with the host name, it makes a notice's relay message
+  /// id unique, and a new store (a fresh one after a damaged one) starts new ids.
+  public private(set) var identity = ""
+  /// The highest notice id committed: a notice above it is new.
+  private var highestCommitted = 0
+  /// With `[Relay] Publish=yes`: the host's name, and what is told of notices newly queued to
+  /// publish, after their commit (see `publish(as:onQueued:)`).
+  private var publishing: (host: String, onQueued: @Sendable ([OutgoingNotice]) -> Void)?
   private let log: Logger
   /// Called once a change is noted with none pending before it: the committer should run soon.
   private let onPending: @Sendable () -> Void
@@ -66,10 +77,12 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     /// The hand's do-not-disturb choice to write (`.some(nil)`: none counts any more).
     var hand: HandChoice??
     var nextID: Int?
+    /// Relay messages JetStream acknowledged (or that were given up): their outbox rows go.
+    var published: Set<Int> = []
     var completions: [@Sendable ((any Error)?) -> Void] = []
     var isEmpty: Bool {
       unfinished.isEmpty && finished.isEmpty && forgotten.isEmpty && hand == nil && nextID == nil
-        && completions.isEmpty
+        && published.isEmpty && completions.isEmpty
     }
 
     /// Folds an older batch that failed to commit under this newer one.
@@ -83,6 +96,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       forgotten.formUnion(older.forgotten)
       if hand == nil { hand = older.hand }
       if nextID == nil { nextID = older.nextID }
+      published.formUnion(older.published)
     }
   }
 
@@ -137,13 +151,22 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     ALTER TABLE notices ADD COLUMN count INTEGER;
     ALTER TABLE notices ADD COLUMN folded_into INTEGER;
     """,
+    // 5: the relay (DESIGN §10): a relayed notice's origin; the store's identity, which makes its
+    // notices' message ids unique across hosts; the notices waiting to be published, in order; and
+    // per origin store the highest origin id committed here, so that a redelivery is a duplicate.
+    """
+    ALTER TABLE notices ADD COLUMN origin TEXT;
+    CREATE TABLE relay_outbox (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+    CREATE TABLE relay_marks (origin TEXT PRIMARY KEY, last INTEGER NOT NULL);
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
     + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints, count, folded_into"
+    + "hints, count, folded_into, origin"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -152,10 +175,15 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...29).map { "?\($0)" }.joined(separator: ", ")
+    let placeholders = (1...30).map { "?\($0)" }.joined(separator: ", ")
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
+    queueOutgoing = try database.prepare("INSERT OR IGNORE INTO relay_outbox (id, payload) VALUES (?1, ?2)")
+    unqueueOutgoing = try database.prepare("DELETE FROM relay_outbox WHERE id = ?1")
+    raiseMark = try database.prepare(
+      "INSERT INTO relay_marks (origin, last) VALUES (?1, ?2) ON CONFLICT (origin) DO UPDATE SET last = max(last, excluded.last)"
+    )
   }
 
   /// Opens the store at `path`, creating it and its directory, and migrating a store an older
@@ -255,12 +283,14 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
     let maxID = try database.prepare("SELECT COALESCE(MAX(id), 0) FROM notices")
     let highest = try maxID.step() ? maxID.integer(0) : 0
+    highestCommitted = highest
     let meta = try database.prepare("SELECT key, value FROM meta")
     var values: [String: String] = [:]
     while try meta.step() {
       if let key = meta.text(0), let value = meta.text(1) { values[key] = value }
     }
     state.nextID = max(highest + 1, values["next_id"].flatMap(Int.init) ?? 1)
+    identity = values["store_id"] ?? ""
     if values["suspended"] == "1" {
       // A store from before do-not-disturb levels held everything back.
       let allow = values["suspend_allow"].flatMap(DoNotDisturbAllow.init(rawValue:)) ?? .nothing
@@ -273,7 +303,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - Rows
 
-  /// Binds `notice` to `upsert`'s 27 columns.
+  /// Binds `notice` to `upsert`'s 30 columns.
   private func bind(_ notice: Notice) {
     let row = upsert
     row.reset()
@@ -306,6 +336,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(27, notice.hints.map(Self.encode))
     row.bind(28, notice.count)
     row.bind(29, notice.foldedInto)
+    row.bind(30, notice.origin.map(Self.encode))
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -324,7 +355,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       delay: row.real(11), fadeIn: row.real(12), hold: row.real(13), fadeOut: row.real(14), easeIn: easeIn,
       easeOut: easeOut, timeout: row.optionalReal(17), after: row.optionalInteger(18),
       actions: row.text(19).flatMap(decodeActions), invoked: row.text(20), count: row.optionalInteger(27),
-      foldedInto: row.optionalInteger(28), phase: outcome == nil ? .waiting : .finished, opacity: 0,
+      foldedInto: row.optionalInteger(28), origin: row.text(29).flatMap(decodeOrigin),
+      phase: outcome == nil ? .waiting : .finished, opacity: 0,
       outcome: outcome, message: row.text(22),
       created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25))
   }
@@ -341,6 +373,38 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     var writer = JSONWriter()
     hints.write(to: &writer)
     return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  /// The `origin` column: `{"host","store","id","sent"}`.
+  static func encode(_ origin: NoticeOrigin) -> String {
+    var writer = JSONWriter()
+    origin.write(to: &writer)
+    return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  static func decodeOrigin(_ text: String) -> NoticeOrigin? {
+    Array(text.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      var host: String?
+      var store: String?
+      var id: Int?
+      var sent: Double?
+      do {
+        try reader.readObject { reader, name throws(JSONReadError) in
+          switch name {
+          case "host": host = try reader.readString()
+          case "store": store = try reader.readString()
+          case "id": id = try reader.readInt()
+          case "sent": sent = try reader.readDouble()
+          default: try reader.skipValue()
+          }
+        }
+      } catch {
+        return nil
+      }
+      guard let host, let store, let id, let sent else { return nil }
+      return NoticeOrigin(host: host, store: store, id: id, sent: sent)
+    }
   }
 
   static func decodeHints(_ text: String) -> Hints? {
@@ -393,6 +457,12 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   public func recordNextID(_ nextID: Int) {
     note { $0.nextID = max($0.nextID ?? 0, nextID) }
+  }
+
+  /// JetStream stored the relay message of notice `id` (or the relay gave it up): its outbox row goes
+  /// with the next commit.
+  public func recordPublished(_ id: Int) {
+    note { $0.published.insert(id) }
   }
 
   public func sync(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
@@ -449,11 +519,40 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   }
 
   private func commit(_ batch: Batch) throws(SQLiteError) {
-    let changes = !batch.unfinished.isEmpty || !batch.finished.isEmpty || !batch.forgotten.isEmpty
+    let changes =
+      !batch.unfinished.isEmpty || !batch.finished.isEmpty || !batch.forgotten.isEmpty
+      || !batch.published.isEmpty
     guard changes || batch.hand != nil || batch.nextID != nil else { return }
     commitCount += 1
+    var queued: [OutgoingNotice] = []
     try database.execute("BEGIN IMMEDIATE")
     do {
+      for notice in (Array(batch.unfinished.values) + Array(batch.finished.values)).sorted(by: {
+        $0.id < $1.id
+      }) {
+        if let origin = notice.origin {
+          raiseMark.reset()
+          raiseMark.bind(1, Self.markKey(origin))
+          raiseMark.bind(2, origin.id)
+          try raiseMark.run()
+        } else if let publishing, notice.id > highestCommitted, notice.kind == .notice {
+          let message = RelayNotice(
+            origin: NoticeOrigin(host: publishing.host, store: identity, id: notice.id, sent: notice.created),
+            notice: ShowParameters(relaying: notice))
+          let outgoing = OutgoingNotice(
+            id: notice.id, payload: String(decoding: message.encoded(), as: UTF8.self))
+          queueOutgoing.reset()
+          queueOutgoing.bind(1, outgoing.id)
+          queueOutgoing.bind(2, outgoing.payload)
+          try queueOutgoing.run()
+          queued.append(outgoing)
+        }
+      }
+      for id in batch.published.sorted() {
+        unqueueOutgoing.reset()
+        unqueueOutgoing.bind(1, id)
+        try unqueueOutgoing.run()
+      }
       for notice in batch.unfinished.values.sorted(by: { $0.id < $1.id }) {
         bind(notice)
         try upsert.run()
@@ -488,6 +587,44 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       try? database.execute("ROLLBACK")
       throw error
     }
+    if let highest =
+      (batch.unfinished.keys.max().map { max($0, batch.finished.keys.max() ?? 0) }
+        ?? batch.finished.keys.max())
+    {
+      highestCommitted = max(highestCommitted, highest)
+    }
+    if !queued.isEmpty { publishing?.onQueued(queued) }
+  }
+
+  // MARK: - The relay's outbox and marks
+
+  /// The key of an origin store in `relay_marks`.
+  static func markKey(_ origin: NoticeOrigin) -> String { "\(origin.host)/\(origin.store)" }
+
+  /// From now on, each new notice accepted here (not relayed, not a progress indicator) is queued
+  /// to publish as host `host` in the same commit that keeps it, and `onQueued` hears of it after
+  /// that commit, on the committer's thread. Answers the notices already queued, oldest first.
+  /// Call before the first commit.
+  public func publish(
+    as host: String, onQueued: @escaping @Sendable ([OutgoingNotice]) -> Void
+  ) throws(SQLiteError) -> [OutgoingNotice] {
+    publishing = (host, onQueued)
+    let rows = try database.prepare("SELECT id, payload FROM relay_outbox ORDER BY id")
+    var outgoing: [OutgoingNotice] = []
+    while try rows.step() {
+      outgoing.append(OutgoingNotice(id: rows.integer(0), payload: rows.text(1) ?? ""))
+    }
+    return outgoing
+  }
+
+  /// Per origin store (`host/store`), the highest origin id committed here.
+  public func relayMarks() throws(SQLiteError) -> [String: Int] {
+    let rows = try database.prepare("SELECT origin, last FROM relay_marks")
+    var marks: [String: Int] = [:]
+    while try rows.step() {
+      if let origin = rows.text(0) { marks[origin] = rows.integer(1) }
+    }
+    return marks
   }
 
   private func meta(_ key: String, _ value: String) throws(SQLiteError) {

@@ -154,16 +154,30 @@ public struct QueueMachine {
   /// `replaces_id` names it), replaces that one: in place when it is shown (answering its id),
   /// else the old one finishes as `replaced`. A notice already closing is left to finish; the new
   /// one takes its key.
+  ///
+  /// A relayed notice carries its `origin`; one that arrived too late (`missed`) goes straight to
+  /// history with outcome `missed`, replacing nothing.
   public mutating func show(
-    _ request: ShowParameters, replacing replacedID: Int? = nil, at instant: Instant
+    _ request: ShowParameters, replacing replacedID: Int? = nil, origin: NoticeOrigin? = nil,
+    missed: Bool = false, at instant: Instant
   ) throws(QueueError) -> Int {
     let explicit = try Admission.validate(request)
     advance(to: instant)
     defer { settle(at: instant) }
+    if missed {
+      let resolution = settings.resolve(
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+        hints: request.hints, explicit: explicit)
+      var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+      notice.origin = origin
+      accept(notice, finishing: .missed, at: instant)
+      return notice.id
+    }
     if let existing = claim(replacing: replacedID, key: request.key) {
       if existing.isShown {
         let id = existing.notice.id
         notices.modify(id) { record in
+          if let origin { record.notice.origin = origin }
           record.notice.title = request.title
           record.notice.body = request.body
           if let actions = request.actions { record.notice.actions = actions }
@@ -177,6 +191,7 @@ public struct QueueMachine {
       finish(existing.notice.id, outcome: .replaced, at: instant)
     } else if replacedID == nil, request.key == nil, let id = duplicate(of: request) {
       notices.modify(id) { record in
+        if let origin { record.notice.origin = origin }
         record.notice.count = (record.notice.count ?? 1) + 1
         _ = record.restartHold(at: instant.now)
       }
@@ -191,11 +206,13 @@ public struct QueueMachine {
       let summary = floodSummary(folding: request.title, from: request.app, at: instant)
       var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
       notice.foldedInto = summary
+      notice.origin = origin
       accept(notice, finishing: .folded, at: instant)
       return notice.id
     }
     try checkCapacity(resolution)
-    let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    notice.origin = origin
     accept(
       notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
       at: instant)

@@ -1,0 +1,156 @@
+// What the relay (DESIGN §10) carries through NATS JetStream, and where: one JSON message per
+// notice, on a subject per origin host, in one stream per `[Relay] Subject=`.
+
+/// A notice published through the relay: the host that accepted it, that host's store identity,
+/// its id there, when it was accepted, and the notice as `Show` would take it (every default
+/// resolved on the origin, so the desk keeps its urgency, timing, actions and key).
+public struct RelayNotice: Sendable, Equatable {
+  public var origin: NoticeOrigin
+  public var notice: ShowParameters
+
+  public init(origin: NoticeOrigin, notice: ShowParameters) {
+    self.origin = origin
+    self.notice = notice
+  }
+
+  /// The largest message a desk takes: anything larger is dropped unread.
+  public static let maximumBytes = 64 * 1024
+
+  /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
+  public var messageID: String { "\(origin.host)/\(origin.store)/\(origin.id)" }
+
+  /// The message's JSON: `{"host","store","id","sent","notice":{…Show parameters…}}`.
+  public func encoded() -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("host", origin.host)
+    writer.key("store", origin.store)
+    writer.key("id", origin.id)
+    writer.key("sent", origin.sent)
+    writer.key("notice")
+    notice.write(to: &writer)
+    writer.endObject()
+    return writer.bytes
+  }
+
+  /// Reads a message; throws what is wrong with it, by field path.
+  public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
+    var reader = JSONReader(bytes)
+    var host: String?
+    var store: String?
+    var id: Int?
+    var sent: Double?
+    var notice: ShowParameters?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "id": id = try reader.readInt()
+      case "sent": sent = try reader.readDouble()
+      case "notice": notice = try ShowParameters(reading: &reader)
+      default: try reader.skipValue()
+      }
+    }
+    try reader.finish()
+    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
+    guard let store, !store.isEmpty else { throw .invalid(field: "store") }
+    guard let id, id > 0 else { throw .invalid(field: "id") }
+    guard let sent else { throw .invalid(field: "sent") }
+    guard let notice else { throw .invalid(field: "notice") }
+    self.init(origin: NoticeOrigin(host: host, store: store, id: id, sent: sent), notice: notice)
+  }
+}
+
+/// A notice queued to publish through the relay: its id here and its message (`RelayNotice`, JSON).
+public struct OutgoingNotice: Sendable, Equatable {
+  public var id: Int
+  public var payload: String
+
+  public init(id: Int, payload: String) {
+    self.id = id
+    self.payload = payload
+  }
+}
+
+extension ShowParameters {
+  /// `notice` as its origin resolved it, to be shown again elsewhere: every field a `Show` takes,
+  /// timing included, but the id it depends on there (`after`).
+  public init(relaying notice: Notice) {
+    self.init(
+      title: notice.title, body: notice.body, app: notice.app, urgency: notice.urgency, style: notice.style,
+      icon: notice.icon, hints: notice.hints, tag: notice.tag, key: notice.key, delay: notice.delay,
+      fadeIn: notice.fadeIn, hold: notice.hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
+      easeOut: notice.easeOut, actions: notice.actions)
+  }
+}
+
+extension ShowParameters: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("title", title)
+    writer.key("body", body)
+    writer.key("app", app)
+    writer.key("urgency", urgency)
+    writer.key("style", style)
+    writer.key("icon", icon)
+    if let hints {
+      writer.key("hints")
+      hints.write(to: &writer)
+    }
+    writer.key("tag", tag)
+    writer.key("key", key)
+    writer.key("delay", delay)
+    writer.key("fadeIn", fadeIn)
+    writer.key("hold", hold)
+    writer.key("fadeOut", fadeOut)
+    writer.key("easeIn", easeIn)
+    writer.key("easeOut", easeOut)
+    writer.key("after", after)
+    if let actions {
+      writer.key("actions")
+      writer.write(actions)
+    }
+    writer.endObject()
+  }
+}
+
+/// The names the relay uses in NATS for one `[Relay] Subject=`.
+public struct RelaySubjects: Sendable, Equatable {
+  /// `[Relay] Subject=`: every name below is under it.
+  public var base: String
+
+  public init(base: String) { self.base = base }
+
+  /// Where `host` publishes its notices.
+  public func notices(from host: String) -> String { "\(base).notice.\(Self.token(host))" }
+  /// What a desk consumes: every host's notices.
+  public var allNotices: String { "\(base).notice.>" }
+  /// What the stream holds.
+  public var streamSubjects: String { "\(base).>" }
+  /// The stream: `NOTIFYD_` and the subject, with every character a stream name may not hold as `_`.
+  public var stream: String { "NOTIFYD_" + Self.name(base) }
+  /// The durable consumer of the desk `host`.
+  public func consumer(for host: String) -> String { "notifyd_" + Self.name(host) }
+
+  /// A subject or consumer name made of letters, digits, `_` and `-` only.
+  public static func name(_ text: String) -> String {
+    String(
+      text.unicodeScalars.map { scalar in
+        ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar)
+          || scalar == "_" || scalar == "-" ? Character(scalar) : "_"
+      })
+  }
+
+  /// A host name as one subject token: no `.`, `*`, `>` or white space.
+  static func token(_ host: String) -> String { name(host) }
+
+  /// Whether `subject` is a valid NATS subject to publish under: dot-separated non-empty tokens
+  /// without wildcards or white space.
+  public static func isValidBase(_ subject: String) -> Bool {
+    let tokens = subject.split(separator: ".", omittingEmptySubsequences: false)
+    return !subject.isEmpty
+      && tokens.allSatisfy { token in
+        !token.isEmpty && !token.contains(where: { $0 == "*" || $0 == ">" || $0.isWhitespace })
+      }
+  }
+}

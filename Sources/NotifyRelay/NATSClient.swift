@@ -1,0 +1,319 @@
+import CNats
+import Foundation
+
+/// What a call of the NATS C client (libnats) said went wrong, in one line.
+struct NATSError: Error, Sendable, CustomStringConvertible {
+  /// The library's status (`NATS_TIMEOUT`, `NATS_NOT_PERMITTED` …).
+  let status: natsStatus
+  /// JetStream's error code, when the server answered one.
+  let code: Int
+  let text: String
+
+  var description: String { text }
+
+  /// The error of the call that just answered `status` on this thread (`nats_GetLastError`).
+  init(_ status: natsStatus, _ what: String, code: jsErrCode = jsErrCode(0)) {
+    self.status = status
+    self.code = Int(code.rawValue)
+    var last = NATS_OK
+    let detail =
+      nats_GetLastError(&last).map { String(cString: $0) } ?? String(cString: natsStatus_GetText(status))
+    text = "\(what): \(detail)"
+  }
+
+  var isTimeout: Bool { status == NATS_TIMEOUT }
+}
+
+/// How to reach and sign in to the NATS servers (`[Relay]`).
+struct NATSSettings: Sendable {
+  var urls: [String]
+  var name: String
+  var user: String?
+  var password: String?
+  var token: String?
+  var credentials: String?
+  var tlsCA: String?
+}
+
+/// One connection to NATS, with libnats reconnecting (forever, with a backoff) once it has been
+/// made; what it hears of its state goes to `onEvent`, on libnats' threads.
+final class NATSConnection: @unchecked Sendable {
+  // @unchecked: libnats' connection and JetStream context are thread-safe; the handles are set once.
+  enum ConnectionEvent: Sendable {
+    case disconnected
+    case reconnected(url: String)
+    case closed
+    /// An error the server sent on its own (a permissions violation, a slow consumer).
+    case error(String)
+  }
+
+  let handle: OpaquePointer
+  let jetStream: OpaquePointer
+  private let box: Unmanaged<EventBox>
+
+  /// What the C callbacks reach through their closure pointer.
+  private final class EventBox {
+    let onEvent: @Sendable (ConnectionEvent) -> Void
+    init(_ onEvent: @escaping @Sendable (ConnectionEvent) -> Void) { self.onEvent = onEvent }
+  }
+
+  /// Connects, or throws why not (no server answers, authorization, TLS).
+  init(_ settings: NATSSettings, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
+    var options: OpaquePointer?
+    var status = natsOptions_Create(&options)
+    guard status == NATS_OK, let options else { throw NATSError(status, "cannot make the options") }
+    defer { natsOptions_Destroy(options) }
+    let box = Unmanaged.passRetained(EventBox(onEvent))
+    func check(_ status: natsStatus, _ what: String) throws(NATSError) {
+      guard status == NATS_OK else {
+        box.release()
+        throw NATSError(status, what)
+      }
+    }
+    var servers = settings.urls.map { strdup($0) }
+    defer { for server in servers { free(server) } }
+    status = servers.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+        natsOptions_SetServers(options, $0, Int32(buffer.count))
+      }
+    }
+    try check(status, "bad URL=")
+    try check(natsOptions_SetName(options, settings.name), "name")
+    if let user = settings.user {
+      try check(natsOptions_SetUserInfo(options, user, settings.password), "User=")
+    }
+    if let token = settings.token { try check(natsOptions_SetToken(options, token), "TokenFile=") }
+    if let credentials = settings.credentials {
+      try check(natsOptions_SetUserCredentialsFromFiles(options, credentials, nil), "Credentials=")
+    }
+    if settings.urls.contains(where: { $0.hasPrefix("tls://") }) || settings.tlsCA != nil {
+      try check(natsOptions_SetSecure(options, true), "TLS")
+      if let ca = settings.tlsCA { try check(natsOptions_LoadCATrustedCertificates(options, ca), "TLSCA=") }
+    }
+    // Once connected, libnats reconnects for ever: a server restart, a node of a cluster lost.
+    try check(natsOptions_SetMaxReconnect(options, -1), "reconnect")
+    try check(natsOptions_SetReconnectWait(options, 250), "reconnect")
+    try check(natsOptions_SetReconnectJitter(options, 100, 500), "reconnect")
+    try check(natsOptions_SetTimeout(options, 2000), "timeout")
+    let closure = box.toOpaque()
+    try check(
+      natsOptions_SetDisconnectedCB(
+        options,
+        { _, closure in Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.disconnected)
+        },
+        closure), "callbacks")
+    try check(
+      natsOptions_SetReconnectedCB(
+        options,
+        { connection, closure in
+          var buffer = [CChar](repeating: 0, count: 256)
+          _ = natsConnection_GetConnectedUrl(connection, &buffer, buffer.count)
+          let url = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+          Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.reconnected(url: url))
+        }, closure), "callbacks")
+    try check(
+      natsOptions_SetClosedCB(
+        options,
+        { _, closure in Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.closed) },
+        closure), "callbacks")
+    try check(
+      natsOptions_SetErrorHandler(
+        options,
+        { connection, _, status, closure in
+          var text: UnsafePointer<CChar>?
+          _ = natsConnection_GetLastError(connection, &text)
+          let message = text.map { String(cString: $0) } ?? String(cString: natsStatus_GetText(status))
+          Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.error(message))
+        }, closure), "callbacks")
+    var connection: OpaquePointer?
+    status = natsConnection_Connect(&connection, options)
+    guard status == NATS_OK, let connection else {
+      let error = NATSError(status, "cannot connect to \(settings.urls.joined(separator: ", "))")
+      box.release()
+      throw error
+    }
+    var jsOptions = jsOptions()
+    jsOptions_Init(&jsOptions)
+    jsOptions.Wait = 5000
+    var context: OpaquePointer?
+    status = natsConnection_JetStream(&context, connection, &jsOptions)
+    guard status == NATS_OK, let context else {
+      let error = NATSError(status, "JetStream")
+      natsConnection_Destroy(connection)
+      box.release()
+      throw error
+    }
+    handle = connection
+    jetStream = context
+    self.box = box
+  }
+
+  deinit {
+    jsCtx_Destroy(jetStream)
+    natsConnection_Destroy(handle)
+    box.release()
+  }
+
+  /// The URL of the server connected to now, if any.
+  var connectedURL: String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard natsConnection_GetConnectedUrl(handle, &buffer, buffer.count) == NATS_OK, buffer[0] != 0 else {
+      return nil
+    }
+    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  }
+
+  var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }
+
+  /// Closes the connection: no more callbacks but `closed`.
+  func close() { natsConnection_Close(handle) }
+
+  // MARK: - JetStream
+
+  /// The stream `name` holding `subjects`, made if missing: file storage, limited by age and size,
+  /// duplicates within `duplicateWindow` dropped by message id.
+  func ensureStream(
+    name: String, subjects: [String], maxAge: Double, maxBytes: Int64, replicas: Int, duplicateWindow: Double
+  ) throws(NATSError) {
+    var info: UnsafeMutablePointer<jsStreamInfo>?
+    var code = jsErrCode(0)
+    var status = js_GetStreamInfo(&info, jetStream, name, nil, &code)
+    if status == NATS_OK {
+      jsStreamInfo_Destroy(info)
+      return
+    }
+    guard status == NATS_NOT_FOUND || code == JSStreamNotFoundErr else {
+      throw NATSError(status, "cannot look up stream \(name)", code: code)
+    }
+    var config = jsStreamConfig()
+    jsStreamConfig_Init(&config)
+    var names = subjects.map { strdup($0) }
+    defer { for subject in names { free(subject) } }
+    let stream = strdup(name)
+    defer { free(stream) }
+    config.Name = UnsafePointer(stream)
+    config.Storage = js_FileStorage
+    config.MaxAge = Int64(maxAge * 1e9)
+    config.MaxBytes = maxBytes
+    config.Replicas = Int64(replicas)
+    config.Duplicates = Int64(duplicateWindow * 1e9)
+    status = names.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+        pointer in
+        config.Subjects = pointer
+        config.SubjectsLen = Int32(buffer.count)
+        return js_AddStream(&info, jetStream, &config, nil, &code)
+      }
+    }
+    guard status == NATS_OK else { throw NATSError(status, "cannot create stream \(name)", code: code) }
+    jsStreamInfo_Destroy(info)
+  }
+
+  /// Publishes `payload` on `subject` with JetStream message id `id`, and waits for the stream's
+  /// acknowledgement; answers whether the stream took it as a duplicate.
+  @discardableResult
+  func publish(_ payload: [UInt8], on subject: String, id: String, wait: Double) throws(NATSError) -> Bool {
+    var options = jsPubOptions()
+    jsPubOptions_Init(&options)
+    options.MaxWait = Int64(wait * 1000)
+    var ack: UnsafeMutablePointer<jsPubAck>?
+    var code = jsErrCode(0)
+    let status = id.withCString { messageID in
+      options.MsgId = messageID
+      return payload.withUnsafeBytes { bytes in
+        js_Publish(&ack, jetStream, subject, bytes.baseAddress, Int32(bytes.count), &options, &code)
+      }
+    }
+    guard status == NATS_OK else { throw NATSError(status, "cannot publish to \(subject)", code: code) }
+    let duplicate = ack?.pointee.Duplicate ?? false
+    jsPubAck_Destroy(ack)
+    return duplicate
+  }
+
+  /// A pull subscription through the durable consumer `durable` of `stream`, filtered on
+  /// `subject`, made if missing: explicit acknowledgement, `ackWait` before a redelivery, at most
+  /// `maxAckPending` delivered and not yet acknowledged.
+  func pullSubscribe(
+    stream: String, subject: String, durable: String, ackWait: Double, maxAckPending: Int
+  ) throws(NATSError) -> NATSSubscription {
+    var options = jsSubOptions()
+    jsSubOptions_Init(&options)
+    var code = jsErrCode(0)
+    var subscription: OpaquePointer?
+    let status = stream.withCString { streamName in
+      durable.withCString { durableName in
+        options.Stream = streamName
+        options.Config.Durable = durableName
+        options.Config.AckPolicy = js_AckExplicit
+        options.Config.DeliverPolicy = js_DeliverAll
+        options.Config.AckWait = Int64(ackWait * 1e9)
+        options.Config.MaxAckPending = Int64(maxAckPending)
+        return js_PullSubscribe(&subscription, jetStream, subject, durableName, nil, &options, &code)
+      }
+    }
+    guard status == NATS_OK, let subscription else {
+      throw NATSError(status, "cannot consume \(subject) as \(durable)", code: code)
+    }
+    return NATSSubscription(handle: subscription)
+  }
+}
+
+/// A JetStream pull subscription.
+final class NATSSubscription: @unchecked Sendable {
+  // @unchecked: used by one thread at a time (the relay's consumer).
+  let handle: OpaquePointer
+
+  init(handle: OpaquePointer) { self.handle = handle }
+
+  deinit {
+    natsSubscription_Destroy(handle)
+  }
+
+  /// Up to `batch` messages, waiting at most `timeout` seconds for the first; none on a timeout.
+  func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+    var list = natsMsgList()
+    var code = jsErrCode(0)
+    let status = natsSubscription_Fetch(&list, handle, Int32(batch), Int64(timeout * 1000), &code)
+    if status == NATS_TIMEOUT { return [] }
+    guard status == NATS_OK else { throw NATSError(status, "cannot fetch", code: code) }
+    var messages: [NATSMessage] = []
+    messages.reserveCapacity(Int(list.Count))
+    for index in 0..<Int(list.Count) {
+      if let message = list.Msgs[index] {
+        messages.append(NATSMessage(handle: message))
+        // The list no longer owns it: `NATSMessage` destroys it.
+        list.Msgs[index] = nil
+      }
+    }
+    natsMsgList_Destroy(&list)
+    return messages
+  }
+}
+
+/// One message delivered by JetStream; acknowledged (or terminated) once, destroyed with it.
+final class NATSMessage: @unchecked Sendable {
+  // @unchecked: libnats' message calls are safe from any thread; each is called once.
+  let handle: OpaquePointer
+
+  init(handle: OpaquePointer) { self.handle = handle }
+
+  deinit {
+    natsMsg_Destroy(handle)
+  }
+
+  var subject: String { String(cString: natsMsg_GetSubject(handle)) }
+  var count: Int { Int(natsMsg_GetDataLength(handle)) }
+
+  /// The payload's bytes, for the duration of `body`.
+  func withPayload<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    let data = natsMsg_GetData(handle)
+    return try body(UnsafeRawBufferPointer(start: data, count: count))
+  }
+
+  /// Done with it: JetStream does not deliver it again.
+  func ack() { _ = natsMsg_Ack(handle, nil) }
+  /// Never to be delivered again, as not a notice.
+  func terminate() { _ = natsMsg_Term(handle, nil) }
+  /// Still being worked on: the redelivery timer starts over.
+  func inProgress() { _ = natsMsg_InProgress(handle, nil) }
+}

@@ -1,0 +1,425 @@
+import CNats
+import Foundation
+import NotifyCore
+import NotifyProtocol
+import NotifyService
+
+/// Who this host is to the relay and where it meets the others (DESIGN §10).
+public struct RelayPlace: Sendable {
+  /// `[Relay] Host=`, else the host name.
+  public var host: String
+  /// The store's identity: with `host`, it makes each notice's message id unique.
+  public var store: String
+  public var subjects: RelaySubjects
+
+  public init(host: String, store: String, subjects: RelaySubjects) {
+    self.host = host
+    self.store = store
+    self.subjects = subjects
+  }
+}
+
+/// The relay through NATS JetStream (`[Relay]`, DESIGN §10).
+///
+/// Publishing: each notice the store queued (in the commit that kept it) is published in order, with
+/// the message id `host/store/id`, and leaves the outbox once the stream acknowledged it; while the
+/// server cannot be reached, the outbox waits, in the store too. Subscribing: a durable pull
+/// consumer per host fetches other hosts' notices a batch at a time; each is shown through the
+/// service and acknowledged to JetStream only once the local store committed it, with its origin.
+/// Per origin store the highest origin id committed here (`marks`) turns a redelivery into a
+/// duplicate, acknowledged and not shown.
+///
+/// One thread connects (with a backoff) and then publishes; another consumes; libnats reconnects on
+/// its own threads once connected. Nothing here blocks the daemon's loop.
+public final class NoticeRelay: @unchecked Sendable {
+  // @unchecked: `connection` is set once by the relay thread before the consumer starts; the rest is
+  // under `status`, `outbox` and `marks`, or used by one thread.
+  private let settings: RelaySettings
+  private let place: RelayPlace
+  private let service: NoticeService
+  private let log: Logger
+  private let onPublished: @Sendable (Int) -> Void
+  private let onChange: @Sendable (RelayState) -> Void
+  private let status: Locked<RelayState>
+  private let outbox: Locked<[OutgoingNotice]>
+  private let outboxReady = NSCondition()
+  private let marks: Locked<[String: Int]>
+  private let drops = Locked<(logged: Int, at: Double)>((0, -.infinity))
+  private var connection: NATSConnection?
+
+  /// At most this many notices wait to be published; past it the oldest is given up, logged.
+  public static let maximumOutbox = 10_000
+  /// At most this many messages are fetched (and held) at a time.
+  public static let fetchBatch = 256
+  /// How long a delivered message may wait for its acknowledgement before JetStream delivers it
+  /// again (a desk killed mid-batch gets it back this long after).
+  public static let ackWait = 10.0
+  /// How long the stream keeps a notice, and how much it keeps in all.
+  public static let streamMaxBytes: Int64 = 256 << 20
+  /// Within this window, a message with an id the stream has seen is dropped as a duplicate.
+  public static let duplicateWindow = 120.0
+  /// The longest wait between attempts to connect.
+  public static let maximumBackoff = 5.0
+
+  public init(
+    settings: RelaySettings, place: RelayPlace, service: NoticeService, outbox: [OutgoingNotice],
+    marks: [String: Int], log: Logger, onPublished: @escaping @Sendable (Int) -> Void,
+    onChange: @escaping @Sendable (RelayState) -> Void
+  ) {
+    self.settings = settings
+    self.place = place
+    self.service = service
+    self.log = log
+    self.onPublished = onPublished
+    self.onChange = onChange
+    self.outbox = Locked(outbox)
+    self.marks = Locked(marks)
+    status = Locked(
+      RelayState(
+        state: .connecting, detail: "connecting to \(settings.urls.joined(separator: ", "))",
+        outbox: outbox.count))
+  }
+
+  /// What `Status` says of the relay now.
+  public var state: RelayState { status.withLock { $0 } }
+
+  /// Connects and serves on threads of its own; answers at once.
+  public func start() {
+    onChange(state)
+    let thread = Thread { [self] in run() }
+    thread.name = "notifyd.relay"
+    thread.start()
+  }
+
+  /// Notices the store just queued to publish, in order (on the committer's thread).
+  public func enqueue(_ notices: [OutgoingNotice]) {
+    var givenUp: [Int] = []
+    let count = outbox.withLock { outbox -> Int in
+      outbox.append(contentsOf: notices)
+      if outbox.count > Self.maximumOutbox {
+        givenUp = outbox.prefix(outbox.count - Self.maximumOutbox).map(\.id)
+        outbox.removeFirst(givenUp.count)
+      }
+      return outbox.count
+    }
+    if !givenUp.isEmpty {
+      log.warning(
+        "relay: \(Self.maximumOutbox) notices wait to be published; gave up the oldest \(givenUp.count) (ids \(givenUp.first!)…\(givenUp.last!))"
+      )
+      for id in givenUp { onPublished(id) }
+    }
+    change { $0.outbox = count }
+    outboxReady.lock()
+    outboxReady.signal()
+    outboxReady.unlock()
+  }
+
+  // MARK: - Connecting
+
+  private func run() {
+    var delay = 0.25
+    while true {
+      do {
+        let connection = try connect()
+        self.connection = connection
+        change {
+          $0.state = .connected
+          $0.detail = "connected to \(connection.connectedURL ?? settings.urls[0])"
+        }
+        log.notice("relay: connected to \(connection.connectedURL ?? settings.urls[0])")
+        break
+      } catch {
+        fail(error)
+        Thread.sleep(forTimeInterval: delay)
+        delay = min(delay * 2, Self.maximumBackoff)
+      }
+    }
+    if settings.subscribe {
+      let consumer = Thread { [self] in consume() }
+      consumer.name = "notifyd.relay.consumer"
+      consumer.start()
+    }
+    if settings.publish { publishForever() }
+  }
+
+  /// A connection with the stream in place, or why not.
+  private func connect() throws -> NATSConnection {
+    let connection = try NATSConnection(natsSettings()) { [weak self] event in self?.connectionEvent(event) }
+    do {
+      try ensureStream(connection)
+    } catch {
+      connection.close()
+      throw error
+    }
+    return connection
+  }
+
+  private func ensureStream(_ connection: NATSConnection) throws(NATSError) {
+    try connection.ensureStream(
+      name: place.subjects.stream, subjects: [place.subjects.streamSubjects],
+      maxAge: RelaySettings.streamMaxAge, maxBytes: Self.streamMaxBytes,
+      replicas: settings.urls.count > 1 ? 3 : 1, duplicateWindow: Self.duplicateWindow)
+  }
+
+  /// What a failure to connect or to read a secret says, in `Status` and once in the log.
+  private func fail(_ error: any Error) {
+    let text = "\(error)"
+    let repeated = status.withLock { $0.state == .failed && $0.detail == text }
+    change {
+      $0.state = .failed
+      $0.detail = text
+    }
+    if !repeated { log.warning("relay: \(text); trying again") }
+  }
+
+  private struct SecretError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// The servers and how to sign in, the secrets read from their files now.
+  private func natsSettings() throws -> NATSSettings {
+    func firstLine(_ path: String?, _ key: String) throws -> String? {
+      guard let path else { return nil }
+      let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+      do {
+        let text = try String(contentsOfFile: expanded, encoding: .utf8)
+        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+      } catch {
+        throw SecretError(
+          description: "cannot read \(key)\(path): \((error as NSError).localizedDescription)")
+      }
+    }
+    func expanded(_ path: String?) -> String? {
+      path.map { $0.hasPrefix("~/") ? NSHomeDirectory() + $0.dropFirst() : $0 }
+    }
+    return NATSSettings(
+      urls: settings.urls, name: "notifyd \(place.host)", user: settings.user,
+      password: try firstLine(settings.passwordFile, "PasswordFile="),
+      token: try firstLine(settings.tokenFile, "TokenFile="), credentials: expanded(settings.credentials),
+      tlsCA: expanded(settings.tlsCA))
+  }
+
+  private func connectionEvent(_ event: NATSConnection.ConnectionEvent) {
+    switch event {
+    case .disconnected:
+      change {
+        $0.state = .reconnecting
+        $0.detail = "disconnected; reconnecting to \(settings.urls.joined(separator: ", "))"
+      }
+      log.warning("relay: disconnected from NATS; reconnecting")
+    case .reconnected(let url):
+      change {
+        $0.state = .connected
+        $0.detail = "connected to \(url)"
+      }
+      log.notice("relay: reconnected to \(url)")
+    case .closed:
+      change {
+        $0.state = .failed
+        $0.detail = "the connection to NATS closed"
+      }
+    case .error(let text):
+      change { $0.detail = text }
+      log.warning("relay: \(text)")
+    }
+  }
+
+  // MARK: - Publishing
+
+  /// Publishes the outbox in order, for ever: a notice leaves it only once the stream has it.
+  private func publishForever() {
+    guard let connection else { return }
+    let subject = place.subjects.notices(from: place.host)
+    var failing = false
+    while true {
+      outboxReady.lock()
+      var next = outbox.withLock { $0.first }
+      while next == nil {
+        outboxReady.wait()
+        next = outbox.withLock { $0.first }
+      }
+      outboxReady.unlock()
+      guard let next else { continue }
+      do {
+        try connection.publish(
+          Array(next.payload.utf8), on: subject, id: "\(place.host)/\(place.store)/\(next.id)", wait: 5)
+        let count = outbox.withLock { outbox -> Int in
+          if outbox.first?.id == next.id { outbox.removeFirst() }
+          return outbox.count
+        }
+        onPublished(next.id)
+        change {
+          $0.outbox = count
+          if failing, connection.isConnected {
+            $0.state = .connected
+            $0.detail = "connected to \(connection.connectedURL ?? settings.urls[0])"
+          }
+        }
+        if failing { log.notice("relay: publishing again") }
+        failing = false
+      } catch {
+        if error.status == NATS_NO_RESPONDERS { try? ensureStream(connection) }
+        // A denied subject gets no answer but a timeout; the server said why on its own.
+        let known = status.withLock { $0.detail }
+        let detail = known.lowercased().contains("permission") && error.isTimeout ? known : "\(error)"
+        change { $0.detail = detail }
+        if !failing { log.warning("relay: \(detail); retrying in order") }
+        failing = true
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+    }
+  }
+
+  // MARK: - Consuming
+
+  /// Fetches other hosts' notices a batch at a time and shows each once, for ever.
+  private func consume() {
+    guard let connection else { return }
+    var subscription: NATSSubscription?
+    var errors = 0
+    while true {
+      if subscription == nil {
+        do {
+          if errors > 0 { try ensureStream(connection) }
+          subscription = try connection.pullSubscribe(
+            stream: place.subjects.stream, subject: place.subjects.allNotices,
+            durable: place.subjects.consumer(for: place.host), ackWait: Self.ackWait,
+            maxAckPending: Self.fetchBatch * 4)
+          errors = 0
+        } catch {
+          change { $0.detail = "\(error)" }
+          errors += 1
+          if errors == 1 { log.warning("relay: \(error); retrying") }
+          Thread.sleep(forTimeInterval: min(0.25 * Double(errors), Self.maximumBackoff))
+          continue
+        }
+      }
+      do {
+        let messages = try subscription!.fetch(batch: Self.fetchBatch, timeout: 1)
+        errors = 0
+        if !messages.isEmpty { deliver(messages) }
+      } catch {
+        errors += 1
+        // A server restarted, or the consumer went: after a few failures, subscribe again.
+        if errors >= 4 { subscription = nil }
+        Thread.sleep(forTimeInterval: 0.25)
+      }
+    }
+  }
+
+  /// Shows each new notice of a batch, waits for their commits (each is acknowledged in its own),
+  /// then retries in order those the queue could not take yet.
+  private func deliver(_ messages: [NATSMessage]) {
+    let group = DispatchGroup()
+    let later = Locked<[(NATSMessage, RelayNotice)]>([])
+    var batchMarks: [String: Int] = [:]
+    for message in messages {
+      guard message.count <= RelayNotice.maximumBytes else {
+        drop(message, "larger than \(RelayNotice.maximumBytes / 1024) KiB (\(message.count) bytes)")
+        continue
+      }
+      let relayed: RelayNotice
+      do {
+        relayed = try message.withPayload { bytes throws(JSONReadError) in try RelayNotice(decoding: bytes) }
+      } catch {
+        drop(message, "not a notice: \(error)")
+        continue
+      }
+      let origin = relayed.origin
+      if origin.host == place.host, origin.store == place.store {
+        message.ack()
+        continue
+      }
+      let key = "\(origin.host)/\(origin.store)"
+      let seen = max(marks.withLock { $0[key] ?? 0 }, batchMarks[key] ?? 0)
+      guard origin.id > seen else {
+        message.ack()
+        continue
+      }
+      batchMarks[key] = origin.id
+      group.enter()
+      show(relayed, message) { retry in
+        if retry { later.withLock { $0.append((message, relayed)) } }
+        group.leave()
+      }
+    }
+    group.wait()
+    for (message, relayed) in later.withLock({ $0 }) {
+      let again = Locked(true)
+      while again.withLock({ $0 }) {
+        message.inProgress()
+        Thread.sleep(forTimeInterval: 0.5)
+        let semaphore = DispatchSemaphore(value: 0)
+        show(relayed, message) { retry in
+          again.withLock { $0 = retry }
+          semaphore.signal()
+        }
+        semaphore.wait()
+      }
+    }
+  }
+
+  /// Shows one relayed notice; `finished(true)` when it should be tried again (a full queue, a
+  /// store that could not commit), after acknowledging or dropping it otherwise.
+  private func show(
+    _ relayed: RelayNotice, _ message: NATSMessage, finished: @escaping @Sendable (Bool) -> Void
+  ) {
+    let origin = relayed.origin
+    var request = relayed.notice
+    request.app = request.app.map { "\($0)@\(origin.host)" } ?? origin.host
+    // An id on another host means nothing here.
+    request.after = nil
+    let missed = settings.maxAge.map { Date().timeIntervalSince1970 - origin.sent > $0 } ?? false
+    let key = "\(origin.host)/\(origin.store)"
+    service.showRelayed(request, origin: origin, missed: missed) { [self] result in
+      switch result {
+      case .success:
+        marks.withLock { $0[key] = max($0[key] ?? 0, origin.id) }
+        message.ack()
+        finished(false)
+      case .failure(.queue(.invalidArgument(let field, let reason))):
+        drop(message, "\(field): \(reason)")
+        finished(false)
+      case .failure(.queue(.noSuchNotice)):
+        drop(message, "it names a notice that is not here")
+        finished(false)
+      case .failure(.queue(.queueFull)), .failure(.storeFailed):
+        finished(true)
+      }
+    }
+  }
+
+  /// A message that is not a notice: terminated (never delivered again), counted, and logged: the
+  /// first, then at most one line per 10 s.
+  private func drop(_ message: NATSMessage, _ reason: String) {
+    let subject = message.subject
+    message.terminate()
+    var dropped = 0
+    change {
+      $0.dropped += 1
+      dropped = $0.dropped
+    }
+    let now = Date().timeIntervalSince1970
+    let since = drops.withLock { drops -> Int? in
+      guard now - drops.at >= 10 else { return nil }
+      defer { drops = (dropped, now) }
+      return dropped - drops.logged
+    }
+    if let since {
+      log.warning(
+        "relay: dropped \(since == 1 ? "a message" : "\(since) messages") on \(subject): \(reason)"
+          + (since > 1 ? " (the last)" : ""))
+    }
+  }
+
+  // MARK: - State
+
+  private func change(_ update: (inout RelayState) -> Void) {
+    let (before, after) = status.withLock { state -> (RelayState, RelayState) in
+      let before = state
+      update(&state)
+      return (before, state)
+    }
+    if before != after { onChange(after) }
+  }
+}
