@@ -52,8 +52,9 @@ let package = Package(
     .target(
       name: "NotifyDaemon",
       dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11", "NotifyRelay",
-        "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih", "CLinux",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
+        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih",
+        "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(

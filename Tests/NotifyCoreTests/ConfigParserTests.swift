@@ -292,4 +292,33 @@ struct ConfigParserTests {
     #expect(text.contains("Hold=7s"))
     #expect(text.contains("[DBus]\nMode=off"))
   }
+
+  @Test func relayKeys_setTheirValues_andAreRendered() throws {
+    let config = try parse([
+      ("Relay", "URL", "nats://a:4222, tls://b:4222"), ("Relay", "User", "desk"),
+      ("Relay", "PasswordFile", "~/.config/notifyd/nats-password"), ("Relay", "TLSCA", "/etc/ca.pem"),
+      ("Relay", "Subject", "notifyd.team"), ("Relay", "Publish", "no"), ("Relay", "Host", "desk.home"),
+      ("Relay", "MaxAge", "2h"),
+    ])
+    #expect(config.relay.urls == ["nats://a:4222", "tls://b:4222"] && config.relay.isEnabled)
+    #expect(config.relay.user == "desk" && config.relay.passwordFile == "~/.config/notifyd/nats-password")
+    #expect(config.relay.subject == "notifyd.team" && !config.relay.publish && config.relay.subscribe)
+    #expect(config.relay.host == "desk.home" && config.relay.maxAge == 7200)
+    #expect(config.rendered().contains("[Relay]\nURL=nats://a:4222,tls://b:4222\n"))
+    #expect(!(try parse([])).relay.isEnabled)
+  }
+
+  @Test func badRelayKeys_areRefused_withTheReason() {
+    #expect(error([("Relay", "URL", "http://a")])?.contains("not a nats:// or tls:// URL") == true)
+    #expect(error([("Relay", "Subject", "a.>")])?.contains("not a NATS subject") == true)
+    #expect(error([("Relay", "Host", "a b")]) != nil)
+    #expect(error([("Relay", "MaxAge", "8d")]) != nil)
+    #expect(error([("Relay", "MaxAge", "0")]) != nil)
+    #expect(error([("Relay", "PasswordFile", "relative")])?.contains("absolute") == true)
+    #expect(error([("Relay", "User", "desk")])?.contains("go together") == true)
+    #expect(
+      error([("Relay", "User", "desk"), ("Relay", "PasswordFile", "/p"), ("Relay", "TokenFile", "/t")])?
+        .contains("give one of") == true)
+    #expect(error([("Relay", "Stream", "x")])?.contains("unknown key") == true)
+  }
 }

@@ -13,6 +13,7 @@ struct WireCodingTests {
     app: "app", urgency: .critical, style: .blur, icon: "/x/y.png", tag: "t", key: "k", value: 64, delay: 0.1,
     fadeIn: 1e-7, hold: 1e21, fadeOut: 2.5, easeIn: .linear, easeOut: .easeInOut, timeout: 30, after: 7,
     actions: [Action(key: "default", label: "Öffnen"), Action(key: "b", label: "")], invoked: "default",
+    origin: NoticeOrigin(host: "ci-runner", store: "0123abcd", id: 17, sent: 1_796_153_234.25),
     phase: .holding, opacity: 0.3333333333333333, outcome: .dismissed, message: "done",
     created: 1_796_153_234.5679924,
     shown: 1_796_153_235.1, finished: -0.5)
@@ -36,7 +37,9 @@ struct WireCodingTests {
       try decode(EventReply.self, VarlinkReplyFrame.encode(EventReply(event: event), continues: true)).event
         == event)
     let status = StatusReply(
-      version: "1", suspended: true, suspendedUntil: nil, waiting: 1, queued: 2, visible: 3, finished: 4)
+      version: "1", suspended: true, suspendedUntil: nil,
+      relay: RelayState(state: .reconnecting, detail: "disconnected", outbox: 12, dropped: 1), waiting: 1,
+      queued: 2, visible: 3, finished: 4)
     #expect(try decode(StatusReply.self, VarlinkReplyFrame.encode(status)) == status)
     #expect(
       try decode(CancelReply.self, VarlinkReplyFrame.encode(CancelReply(cancelled: [1, -2, 3]))).cancelled

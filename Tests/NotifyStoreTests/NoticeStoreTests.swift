@@ -157,6 +157,67 @@ struct NoticeStoreTests {
     #expect(state.history == [folded])
   }
 
+  // MARK: - The relay's outbox and marks
+
+  /// Publishing: a new local notice is queued in the commit that keeps it, in id order, once; a
+  /// relayed one or a progress indicator never; what was queued and not yet published comes back
+  /// on reopen, and a published one does not.
+  @Test func newLocalNotices_areQueuedToPublish_inTheirCommit_untilPublished() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(store.identity.count == 16)
+    let queued = Mutex<[Int]>([])
+    #expect(
+      try store.publish(as: "server") { notices in queued.withLock { $0 += notices.map(\.id) } }.isEmpty)
+    let relayed = Notice(
+      id: 3, kind: .notice, title: "from desk", origin: NoticeOrigin(host: "desk", store: "s", id: 9, sent: 1)
+    )
+    store.recordUnfinished(Notice(id: 2, kind: .notice, title: "second", app: "build", hold: 7))
+    store.recordUnfinished(Notice(id: 1, kind: .notice, title: "first"))
+    store.recordUnfinished(relayed)
+    store.recordUnfinished(Notice(id: 4, kind: .progress, title: "copying"))
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == [1, 2])
+    // A change to a notice already committed is not a new notice.
+    store.recordUnfinished(Notice(id: 2, kind: .notice, title: "second, changed"))
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == [1, 2])
+    store.recordPublished(1)
+    #expect(store.commitPending() == .committed)
+
+    let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(reopened.identity == store.identity)
+    #expect(state.unfinished.first { $0.id == 3 }?.origin == relayed.origin)
+    let outbox = try reopened.publish(as: "server") { _ in }
+    #expect(outbox.map(\.id) == [2])
+    let message = try Array(outbox[0].payload.utf8).withUnsafeBytes { try RelayNotice(decoding: $0) }
+    #expect(
+      message.origin.host == "server" && message.origin.store == store.identity && message.origin.id == 2)
+    #expect(message.notice.title == "second" && message.notice.app == "build" && message.notice.hold == 7)
+    #expect(message.messageID == "server/\(store.identity)/2")
+  }
+
+  /// Per origin store, the highest origin id committed: raised by each relayed notice, never lowered.
+  @Test func relayedNotices_raiseTheirOriginsMark_inTheirCommit() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    func relayed(_ id: Int, from origin: Int, host: String = "server") -> Notice {
+      Notice(
+        id: id, kind: .notice, title: "n", origin: NoticeOrigin(host: host, store: "a", id: origin, sent: 0))
+    }
+    store.recordUnfinished(relayed(1, from: 7))
+    store.recordUnfinished(relayed(2, from: 5))
+    store.recordUnfinished(relayed(3, from: 2, host: "ci"))
+    #expect(store.commitPending() == .committed)
+    var finished = relayed(1, from: 7)
+    finished.outcome = .missed
+    store.recordFinished(finished)
+    #expect(store.commitPending() == .committed)
+    let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(try reopened.relayMarks() == ["server/a": 7, "ci/a": 2])
+    #expect(state.history.map(\.outcome) == [.missed])
+  }
+
   @Test func aFailedCommit_answersWithTheError_keepsTheChanges_andWaitsBeforeTryingAgain() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
