@@ -70,6 +70,9 @@ public struct RelaySettings: Sendable, Equatable {
 
   /// The longest `MaxAge=`: the stream keeps a notice this long.
   public static let streamMaxAge = 7.0 * 86_400
+  /// On a host that publishes and draws no popups, how long a notice waits for the desk's answer
+  /// before its own timeline runs (and it times out here).
+  public static let answerWait = 86_400.0
 }
 
 /// The daemon's whole configuration: what `notifyd.conf` says, over the built-in defaults.

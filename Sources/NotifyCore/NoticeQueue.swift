@@ -213,6 +213,11 @@ public final class NoticeQueue: Sendable {
     try mutate { machine, instant throws(QueueError) in try machine.invoke(request, at: instant) }
   }
 
+  /// The answer of the desk a notice was relayed to (`QueueMachine.answer`): whether it closed.
+  public func answer(_ id: Int, outcome: Outcome, invoked: String?) -> Bool {
+    mutate { machine, instant in machine.answer(id, outcome: outcome, invoked: invoked, at: instant) }
+  }
+
   /// A person closes a notice, or every visible one (`QueueMachine.dismiss`). Answers the ids.
   public func dismiss(_ request: DismissParameters) throws(QueueError) -> [Int] {
     try mutate { machine, instant throws(QueueError) in try machine.dismiss(request, at: instant) }

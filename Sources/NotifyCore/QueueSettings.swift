@@ -142,6 +142,16 @@ public struct QueueSettings: Sendable, Equatable {
   public var historySize = 1000
   /// `[Queue] FrameRate=`: frames per second for watchers that do not say.
   public var frameRate = 30
+  /// On a host that publishes through the relay and draws no popups (DESIGN §10): how long a notice
+  /// accepted here waits for the desk's answer before its own timeline starts; `nil` elsewhere.
+  public var answerWait: Double?
+
+  /// How much later than its delay says notice `notice` is due: `answerWait` for a notice published
+  /// from here (not relayed, not a progress indicator), else nothing.
+  func answerDelay(of notice: Notice) -> Double {
+    guard let answerWait, notice.origin == nil, notice.kind == .notice else { return 0 }
+    return answerWait
+  }
   /// `[Timing]`.
   public var timing = TimingOverrides()
   /// `[Urgency:X]`.

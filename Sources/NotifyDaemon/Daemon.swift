@@ -140,7 +140,9 @@ public final class Daemon: @unchecked Sendable {
     log.info(
       "store: \(storePath) (\(saved.unfinished.count) unfinished, \(saved.history.count) in history\(saved.hand != nil ? ", do-not-disturb by hand" : ""))"
     )
-    let queue = NoticeQueue(settings: config.queue, scheduler: TimingThread(), journal: store)
+    let queue = NoticeQueue(
+      settings: Self.queueSettings(config, environment: environment), scheduler: TimingThread(),
+      journal: store)
     queue.restore(saved)
     self.queue = queue
     let service = NoticeService(queue: queue, journal: store)
@@ -191,9 +193,9 @@ public final class Daemon: @unchecked Sendable {
     let host = settings.host ?? Self.hostName()
     let subjects = RelaySubjects(base: settings.subject ?? "notifyd.\(RelaySubjects.name(NSUserName()))")
     let current = Locked<NoticeRelay?>(nil)
-    let outbox =
-      settings.publish
-      ? try store.publish(as: host) { queued in current.withLock { $0 }?.enqueue(queued) } : []
+    let outbox = try store.relay(as: host, subjects: subjects, notices: settings.publish) { queued in
+      current.withLock { $0 }?.enqueue(queued)
+    }
     let relay = NoticeRelay(
       settings: settings, place: RelayPlace(host: host, store: store.identity, subjects: subjects),
       service: service, outbox: outbox, marks: try store.relayMarks(), log: log,
@@ -209,6 +211,19 @@ public final class Daemon: @unchecked Sendable {
         + " (\(settings.publish ? "publishing" : "not publishing"), \(settings.subscribe ? "subscribing" : "not subscribing")\(outbox.isEmpty ? "" : ", \(outbox.count) to publish"))"
     )
     relay.start()
+  }
+
+  /// The engine's settings: `config.queue`, and on a host that publishes through the relay but draws
+  /// no popups, notices that wait for the desk's answer (`RelaySettings.answerWait`) before their
+  /// own timeline runs, so that `Wait` and `show --wait` return what happened on the desk.
+  static func queueSettings(_ config: Config, environment: [String: String]) -> QueueSettings {
+    var settings = config.queue
+    guard config.relay.isEnabled, config.relay.publish else { return settings }
+    switch popupChoice(config, environment: environment) {
+    case .off, .none: settings.answerWait = RelaySettings.answerWait
+    case .wayland, .x11: break
+    }
+    return settings
   }
 
   /// The host name, without its domain.
@@ -292,7 +307,7 @@ public final class Daemon: @unchecked Sendable {
     {
       log.notice("[Socket], [Store], [DBus] and [Relay] changes take effect when notifyd restarts")
     }
-    queue?.apply(fresh.queue)
+    queue?.apply(Self.queueSettings(fresh, environment: ProcessInfo.processInfo.environment))
     if fresh.display != config.display {
       popups?.stop()
       popups = nil

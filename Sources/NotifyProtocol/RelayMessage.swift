@@ -61,14 +61,101 @@ public struct RelayNotice: Sendable, Equatable {
   }
 }
 
-/// A notice queued to publish through the relay: its id here and its message (`RelayNotice`, JSON).
-public struct OutgoingNotice: Sendable, Equatable {
+/// A message queued to publish through the relay, a notice accepted here (`RelayNotice`) or the
+/// answer for one relayed here (`RelayAnswer`): the id of the notice here, the subject, the
+/// JetStream message id, and the JSON.
+public struct OutgoingMessage: Sendable, Equatable {
   public var id: Int
+  public var subject: String
+  public var messageID: String
   public var payload: String
 
-  public init(id: Int, payload: String) {
+  public init(id: Int, subject: String, messageID: String, payload: String) {
     self.id = id
+    self.subject = subject
+    self.messageID = messageID
     self.payload = payload
+  }
+}
+
+/// What became of a relayed notice on the desk, sent back to its origin: who answers (the desk's
+/// host and store), the origin's notice, its outcome there, and the action chosen.
+public struct RelayAnswer: Sendable, Equatable {
+  public var host: String
+  public var store: String
+  /// The notice answered for, as its origin knows it (`sent` is when it was sent).
+  public var to: NoticeOrigin
+  public var outcome: Outcome
+  public var invoked: String?
+
+  public init(host: String, store: String, to: NoticeOrigin, outcome: Outcome, invoked: String? = nil) {
+    self.host = host
+    self.store = store
+    self.to = to
+    self.outcome = outcome
+    self.invoked = invoked
+  }
+
+  /// `{"host","store","to":{"host","store","id","sent"},"outcome","invoked"}`.
+  public func encoded() -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("host", host)
+    writer.key("store", store)
+    writer.key("to")
+    to.write(to: &writer)
+    writer.key("outcome", outcome)
+    writer.key("invoked", invoked)
+    writer.endObject()
+    return writer.bytes
+  }
+
+  public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
+    var reader = JSONReader(bytes)
+    var host: String?
+    var store: String?
+    var to: NoticeOrigin?
+    var outcome: Outcome?
+    var invoked: String?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "to": to = try NoticeOrigin(reading: &reader)
+      case "outcome": outcome = try reader.readEnum(Outcome.self)
+      case "invoked": invoked = try reader.readOptionalString()
+      default: try reader.skipValue()
+      }
+    }
+    try reader.finish()
+    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
+    guard let store else { throw .invalid(field: "store") }
+    guard let to else { throw .invalid(field: "to") }
+    guard let outcome else { throw .invalid(field: "outcome") }
+    self.init(host: host, store: store, to: to, outcome: outcome, invoked: invoked)
+  }
+}
+
+extension NoticeOrigin: WireDecodable {
+  public init(reading reader: inout JSONReader) throws(JSONReadError) {
+    var host: String?
+    var store: String?
+    var id: Int?
+    var sent: Double?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "id": id = try reader.readInt()
+      case "sent": sent = try reader.readDouble()
+      default: try reader.skipValue()
+      }
+    }
+    guard let host else { throw .invalid(field: "host") }
+    guard let store else { throw .invalid(field: "store") }
+    guard let id else { throw .invalid(field: "id") }
+    guard let sent else { throw .invalid(field: "sent") }
+    self.init(host: host, store: store, id: id, sent: sent)
   }
 }
 
@@ -125,12 +212,16 @@ public struct RelaySubjects: Sendable, Equatable {
   public func notices(from host: String) -> String { "\(base).notice.\(Self.token(host))" }
   /// What a desk consumes: every host's notices.
   public var allNotices: String { "\(base).notice.>" }
+  /// Where desks send `host` the answers for its notices.
+  public func answers(to host: String) -> String { "\(base).answer.\(Self.token(host))" }
   /// What the stream holds.
   public var streamSubjects: String { "\(base).>" }
   /// The stream: `NOTIFYD_` and the subject, with every character a stream name may not hold as `_`.
   public var stream: String { "NOTIFYD_" + Self.name(base) }
   /// The durable consumer of the desk `host`.
   public func consumer(for host: String) -> String { "notifyd_" + Self.name(host) }
+  /// The durable consumer of the answers for `host`'s notices.
+  public func answerConsumer(for host: String) -> String { "notifyd_" + Self.name(host) + "_answers" }
 
   /// A subject or consumer name made of letters, digits, `_` and `-` only.
   public static func name(_ text: String) -> String {

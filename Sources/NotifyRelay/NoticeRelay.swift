@@ -41,7 +41,7 @@ public final class NoticeRelay: @unchecked Sendable {
   private let onPublished: @Sendable (Int) -> Void
   private let onChange: @Sendable (RelayState) -> Void
   private let status: Locked<RelayState>
-  private let outbox: Locked<[OutgoingNotice]>
+  private let outbox: Locked<[OutgoingMessage]>
   private let outboxReady = NSCondition()
   private let marks: Locked<[String: Int]>
   private let drops = Locked<(logged: Int, at: Double)>((0, -.infinity))
@@ -62,7 +62,7 @@ public final class NoticeRelay: @unchecked Sendable {
   public static let maximumBackoff = 5.0
 
   public init(
-    settings: RelaySettings, place: RelayPlace, service: NoticeService, outbox: [OutgoingNotice],
+    settings: RelaySettings, place: RelayPlace, service: NoticeService, outbox: [OutgoingMessage],
     marks: [String: Int], log: Logger, onPublished: @escaping @Sendable (Int) -> Void,
     onChange: @escaping @Sendable (RelayState) -> Void
   ) {
@@ -92,7 +92,7 @@ public final class NoticeRelay: @unchecked Sendable {
   }
 
   /// Notices the store just queued to publish, in order (on the committer's thread).
-  public func enqueue(_ notices: [OutgoingNotice]) {
+  public func enqueue(_ notices: [OutgoingMessage]) {
     var givenUp: [Int] = []
     let count = outbox.withLock { outbox -> Int in
       outbox.append(contentsOf: notices)
@@ -135,11 +135,17 @@ public final class NoticeRelay: @unchecked Sendable {
       }
     }
     if settings.subscribe {
-      let consumer = Thread { [self] in consume() }
+      let consumer = Thread { [self] in consume(answers: false) }
       consumer.name = "notifyd.relay.consumer"
       consumer.start()
     }
-    if settings.publish { publishForever() }
+    if settings.publish {
+      let answers = Thread { [self] in consume(answers: true) }
+      answers.name = "notifyd.relay.answers"
+      answers.start()
+    }
+    // Answers for the notices relayed here go out even when this host's own notices do not.
+    publishForever()
   }
 
   /// A connection with the stream in place, or why not.
@@ -229,7 +235,6 @@ public final class NoticeRelay: @unchecked Sendable {
   /// Publishes the outbox in order, for ever: a notice leaves it only once the stream has it.
   private func publishForever() {
     guard let connection else { return }
-    let subject = place.subjects.notices(from: place.host)
     var failing = false
     while true {
       outboxReady.lock()
@@ -241,8 +246,7 @@ public final class NoticeRelay: @unchecked Sendable {
       outboxReady.unlock()
       guard let next else { continue }
       do {
-        try connection.publish(
-          Array(next.payload.utf8), on: subject, id: "\(place.host)/\(place.store)/\(next.id)", wait: 5)
+        try connection.publish(Array(next.payload.utf8), on: next.subject, id: next.messageID, wait: 5)
         let count = outbox.withLock { outbox -> Int in
           if outbox.first?.id == next.id { outbox.removeFirst() }
           return outbox.count
@@ -272,9 +276,13 @@ public final class NoticeRelay: @unchecked Sendable {
 
   // MARK: - Consuming
 
-  /// Fetches other hosts' notices a batch at a time and shows each once, for ever.
-  private func consume() {
+  /// Fetches other hosts' notices (or the answers for this host's) a batch at a time and takes each
+  /// once, for ever.
+  private func consume(answers: Bool) {
     guard let connection else { return }
+    let subject = answers ? place.subjects.answers(to: place.host) : place.subjects.allNotices
+    let durable =
+      answers ? place.subjects.answerConsumer(for: place.host) : place.subjects.consumer(for: place.host)
     var subscription: NATSSubscription?
     var errors = 0
     while true {
@@ -282,8 +290,7 @@ public final class NoticeRelay: @unchecked Sendable {
         do {
           if errors > 0 { try ensureStream(connection) }
           subscription = try connection.pullSubscribe(
-            stream: place.subjects.stream, subject: place.subjects.allNotices,
-            durable: place.subjects.consumer(for: place.host), ackWait: Self.ackWait,
+            stream: place.subjects.stream, subject: subject, durable: durable, ackWait: Self.ackWait,
             maxAckPending: Self.fetchBatch * 4)
           errors = 0
         } catch {
@@ -297,7 +304,9 @@ public final class NoticeRelay: @unchecked Sendable {
       do {
         let messages = try subscription!.fetch(batch: Self.fetchBatch, timeout: 1)
         errors = 0
-        if !messages.isEmpty { deliver(messages) }
+        if !messages.isEmpty {
+          if answers { take(answers: messages) } else { deliver(messages) }
+        }
       } catch {
         errors += 1
         // A server restarted, or the consumer went: after a few failures, subscribe again.
@@ -387,6 +396,47 @@ public final class NoticeRelay: @unchecked Sendable {
         finished(true)
       }
     }
+  }
+
+  /// Applies the desk's answers to the notices published from here, each acknowledged once its
+  /// effect is committed; an answer for another store (this host's before its store was reset) or
+  /// for a notice already finished changes nothing.
+  private func take(answers messages: [NATSMessage]) {
+    let group = DispatchGroup()
+    for message in messages {
+      guard message.count <= RelayNotice.maximumBytes else {
+        drop(message, "larger than \(RelayNotice.maximumBytes / 1024) KiB (\(message.count) bytes)")
+        continue
+      }
+      let answer: RelayAnswer
+      do {
+        answer = try message.withPayload { bytes throws(JSONReadError) in try RelayAnswer(decoding: bytes) }
+      } catch {
+        drop(message, "not an answer: \(error)")
+        continue
+      }
+      guard answer.to.host == place.host, answer.to.store == place.store else {
+        message.ack()
+        continue
+      }
+      group.enter()
+      service.answer(answer.to.id, outcome: answer.outcome, invoked: answer.invoked) { [log] result in
+        switch result {
+        case .success(let closed):
+          if closed {
+            log.info(
+              "notice \(answer.to.id): \(answer.outcome.rawValue)\(answer.invoked.map { " ('\($0)')" } ?? "") on \(answer.host)",
+              fields: ["NOTICE_ID": "\(answer.to.id)", "OUTCOME": answer.outcome.rawValue])
+          }
+          message.ack()
+        case .failure:
+          // The store could not commit: JetStream delivers it again after `ackWait`.
+          break
+        }
+        group.leave()
+      }
+    }
+    group.wait()
   }
 
   /// A message that is not a notice: terminated (never delivered again), counted, and logged: the

@@ -84,6 +84,15 @@ public final class NoticeService: Sendable {
       withdrawing: { $0 }, done: done)
   }
 
+  /// The desk's answer for a notice published from here: `done` with whether it closed, once that is
+  /// committed.
+  public func answer(
+    _ id: Int, outcome: Outcome, invoked: String?,
+    done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in queue.answer(id, outcome: outcome, invoked: invoked) }, done: done)
+  }
+
   /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
   @discardableResult
   public func progress(

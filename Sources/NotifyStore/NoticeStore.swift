@@ -53,9 +53,13 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   public private(set) var identity = ""
   /// The highest notice id committed: a notice above it is new.
   private var highestCommitted = 0
-  /// With `[Relay] Publish=yes`: the host's name, and what is told of notices newly queued to
-  /// publish, after their commit (see `publish(as:onQueued:)`).
-  private var publishing: (host: String, onQueued: @Sendable ([OutgoingNotice]) -> Void)?
+  /// With `[Relay]`: who this host is, where it publishes, whether its own notices go out, and what
+  /// is told of messages newly queued, after their commit (see `relay(as:…)`).
+  private var relaying:
+    (
+      host: String, subjects: RelaySubjects, notices: Bool,
+      onQueued: @Sendable ([OutgoingMessage]) -> Void
+    )?
   private let log: Logger
   /// Called once a change is noted with none pending before it: the committer should run soon.
   private let onPending: @Sendable () -> Void
@@ -156,7 +160,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     // per origin store the highest origin id committed here, so that a redelivery is a duplicate.
     """
     ALTER TABLE notices ADD COLUMN origin TEXT;
-    CREATE TABLE relay_outbox (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+    CREATE TABLE relay_outbox (
+      id INTEGER PRIMARY KEY, subject TEXT NOT NULL, message_id TEXT NOT NULL, payload TEXT NOT NULL
+    );
     CREATE TABLE relay_marks (origin TEXT PRIMARY KEY, last INTEGER NOT NULL);
     INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
     """,
@@ -179,7 +185,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
-    queueOutgoing = try database.prepare("INSERT OR IGNORE INTO relay_outbox (id, payload) VALUES (?1, ?2)")
+    queueOutgoing = try database.prepare(
+      "INSERT OR IGNORE INTO relay_outbox (id, subject, message_id, payload) VALUES (?1, ?2, ?3, ?4)")
     unqueueOutgoing = try database.prepare("DELETE FROM relay_outbox WHERE id = ?1")
     raiseMark = try database.prepare(
       "INSERT INTO relay_marks (origin, last) VALUES (?1, ?2) ON CONFLICT (origin) DO UPDATE SET last = max(last, excluded.last)"
@@ -385,25 +392,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   static func decodeOrigin(_ text: String) -> NoticeOrigin? {
     Array(text.utf8).withUnsafeBytes { raw in
       var reader = JSONReader(raw)
-      var host: String?
-      var store: String?
-      var id: Int?
-      var sent: Double?
-      do {
-        try reader.readObject { reader, name throws(JSONReadError) in
-          switch name {
-          case "host": host = try reader.readString()
-          case "store": store = try reader.readString()
-          case "id": id = try reader.readInt()
-          case "sent": sent = try reader.readDouble()
-          default: try reader.skipValue()
-          }
-        }
-      } catch {
-        return nil
-      }
-      guard let host, let store, let id, let sent else { return nil }
-      return NoticeOrigin(host: host, store: store, id: id, sent: sent)
+      return try? NoticeOrigin(reading: &reader)
     }
   }
 
@@ -524,29 +513,22 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       || !batch.published.isEmpty
     guard changes || batch.hand != nil || batch.nextID != nil else { return }
     commitCount += 1
-    var queued: [OutgoingNotice] = []
+    var queued: [OutgoingMessage] = []
     try database.execute("BEGIN IMMEDIATE")
     do {
-      for notice in (Array(batch.unfinished.values) + Array(batch.finished.values)).sorted(by: {
-        $0.id < $1.id
-      }) {
-        if let origin = notice.origin {
-          raiseMark.reset()
-          raiseMark.bind(1, Self.markKey(origin))
-          raiseMark.bind(2, origin.id)
-          try raiseMark.run()
-        } else if let publishing, notice.id > highestCommitted, notice.kind == .notice {
-          let message = RelayNotice(
-            origin: NoticeOrigin(host: publishing.host, store: identity, id: notice.id, sent: notice.created),
-            notice: ShowParameters(relaying: notice))
-          let outgoing = OutgoingNotice(
-            id: notice.id, payload: String(decoding: message.encoded(), as: UTF8.self))
-          queueOutgoing.reset()
-          queueOutgoing.bind(1, outgoing.id)
-          queueOutgoing.bind(2, outgoing.payload)
-          try queueOutgoing.run()
-          queued.append(outgoing)
+      let changed = Array(batch.unfinished.values) + Array(batch.finished.values)
+      for notice in changed.sorted(by: { $0.id < $1.id }) {
+        if let origin = notice.origin { try raise(origin) }
+        guard let outgoing = outgoing(for: notice, finished: batch.finished[notice.id] != nil) else {
+          continue
         }
+        queueOutgoing.reset()
+        queueOutgoing.bind(1, outgoing.id)
+        queueOutgoing.bind(2, outgoing.subject)
+        queueOutgoing.bind(3, outgoing.messageID)
+        queueOutgoing.bind(4, outgoing.payload)
+        try queueOutgoing.run()
+        queued.append(outgoing)
       }
       for id in batch.published.sorted() {
         unqueueOutgoing.reset()
@@ -593,7 +575,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     {
       highestCommitted = max(highestCommitted, highest)
     }
-    if !queued.isEmpty { publishing?.onQueued(queued) }
+    if !queued.isEmpty { relaying?.onQueued(queued) }
   }
 
   // MARK: - The relay's outbox and marks
@@ -601,18 +583,51 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   /// The key of an origin store in `relay_marks`.
   static func markKey(_ origin: NoticeOrigin) -> String { "\(origin.host)/\(origin.store)" }
 
-  /// From now on, each new notice accepted here (not relayed, not a progress indicator) is queued
-  /// to publish as host `host` in the same commit that keeps it, and `onQueued` hears of it after
-  /// that commit, on the committer's thread. Answers the notices already queued, oldest first.
-  /// Call before the first commit.
-  public func publish(
-    as host: String, onQueued: @escaping @Sendable ([OutgoingNotice]) -> Void
-  ) throws(SQLiteError) -> [OutgoingNotice] {
-    publishing = (host, onQueued)
-    let rows = try database.prepare("SELECT id, payload FROM relay_outbox ORDER BY id")
-    var outgoing: [OutgoingNotice] = []
+  /// The message to queue for `notice` in this commit, if any: a new notice accepted here (not a
+  /// progress indicator), with `[Relay] Publish=yes`; the answer for a relayed notice that finished.
+  private func outgoing(for notice: Notice, finished: Bool) -> OutgoingMessage? {
+    guard let relaying else { return nil }
+    if let origin = notice.origin {
+      guard finished, let outcome = notice.outcome else { return nil }
+      let answer = RelayAnswer(
+        host: relaying.host, store: identity, to: origin, outcome: outcome, invoked: notice.invoked)
+      return OutgoingMessage(
+        id: notice.id, subject: relaying.subjects.answers(to: origin.host),
+        messageID: "answer/\(relaying.host)/\(identity)/\(notice.id)",
+        payload: String(decoding: answer.encoded(), as: UTF8.self))
+    }
+    guard relaying.notices, notice.id > highestCommitted, notice.kind == .notice else { return nil }
+    let message = RelayNotice(
+      origin: NoticeOrigin(host: relaying.host, store: identity, id: notice.id, sent: notice.created),
+      notice: ShowParameters(relaying: notice))
+    return OutgoingMessage(
+      id: notice.id, subject: relaying.subjects.notices(from: relaying.host), messageID: message.messageID,
+      payload: String(decoding: message.encoded(), as: UTF8.self))
+  }
+
+  private func raise(_ origin: NoticeOrigin) throws(SQLiteError) {
+    raiseMark.reset()
+    raiseMark.bind(1, Self.markKey(origin))
+    raiseMark.bind(2, origin.id)
+    try raiseMark.run()
+  }
+
+  /// From now on, each commit queues what the relay is to publish (`outgoing(for:finished:)`) in
+  /// the transaction that keeps its notice, and `onQueued` hears of it after that commit, on the
+  /// committer's thread: as host `host` under `subjects`, with this host's own notices when
+  /// `notices`. Answers what is queued already, oldest first. Call before the first commit.
+  public func relay(
+    as host: String, subjects: RelaySubjects, notices: Bool,
+    onQueued: @escaping @Sendable ([OutgoingMessage]) -> Void
+  ) throws(SQLiteError) -> [OutgoingMessage] {
+    relaying = (host, subjects, notices, onQueued)
+    let rows = try database.prepare("SELECT id, subject, message_id, payload FROM relay_outbox ORDER BY id")
+    var outgoing: [OutgoingMessage] = []
     while try rows.step() {
-      outgoing.append(OutgoingNotice(id: rows.integer(0), payload: rows.text(1) ?? ""))
+      outgoing.append(
+        OutgoingMessage(
+          id: rows.integer(0), subject: rows.text(1) ?? "", messageID: rows.text(2) ?? "",
+          payload: rows.text(3) ?? ""))
     }
     return outgoing
   }

@@ -135,7 +135,9 @@ public struct QueueMachine {
       notice.phase = .waiting
       notice.opacity = 0
       var record = NoticeRecord(
-        notice: notice, dueAt: instant.now + max(0, notice.created + notice.delay - instant.wall),
+        notice: notice,
+        dueAt: instant.now
+          + max(0, notice.created + notice.delay + settings.answerDelay(of: notice) - instant.wall),
         hold: Admission.hold(of: notice, settings))
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
       record.passesDoNotDisturb = settings.passesDoNotDisturb(notice)
@@ -291,7 +293,8 @@ public struct QueueMachine {
   ) {
     nextID += 1
     var record = NoticeRecord(
-      notice: notice, dueAt: instant.now + notice.delay, hold: Admission.hold(of: notice, settings))
+      notice: notice, dueAt: instant.now + notice.delay + settings.answerDelay(of: notice),
+      hold: Admission.hold(of: notice, settings))
     record.passesDoNotDisturb = passes
     notices.insert(record)
     count(from: nil, to: notice.phase)
@@ -642,6 +645,18 @@ public struct QueueMachine {
     } else {
       finish(id, outcome: outcome, at: instant)
     }
+  }
+
+  /// The desk notice `id` was relayed to answered (DESIGN §10): it closes here with `outcome` (a
+  /// shown one fades out), with the action chosen there. Answers whether it did: one already
+  /// closing or finished keeps its own outcome, the first answer wins.
+  public mutating func answer(_ id: Int, outcome: Outcome, invoked: String?, at instant: Instant) -> Bool {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    guard let record = notices[id], !record.isClosing else { return false }
+    if let invoked { notices.modify(id) { $0.notice.invoked = invoked } }
+    close(id, outcome, immediately: false, at: instant)
+    return true
   }
 
   /// Chooses action `action` of a shown notice; it then fades out with outcome `completed` (a
