@@ -174,6 +174,10 @@ public enum ConfigParser {
       }
       relay.host = entry.value.isEmpty ? nil : entry.value
     case "MaxAge":
+      if entry.value == "off" || entry.value.isEmpty {
+        relay.maxAge = nil
+        return
+      }
       guard let seconds = DurationParser.seconds(entry.value), seconds > 0 else {
         throw invalid("'\(entry.value)' is not a duration > 0 (e.g. 30m, 12h)")
       }

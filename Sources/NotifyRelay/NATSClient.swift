@@ -231,21 +231,49 @@ final class NATSConnection: @unchecked Sendable {
   }
 
   /// A pull subscription through the durable consumer `durable` of `stream`, filtered on
-  /// `subject`, made if missing: explicit acknowledgement, `ackWait` before a redelivery, at most
-  /// `maxAckPending` delivered and not yet acknowledged.
+  /// `subject`: explicit acknowledgement, `ackWait` before a redelivery, at most `maxAckPending`
+  /// delivered and not yet acknowledged.
+  ///
+  /// Delivered in stream order from the first message not acknowledged: a consumer left with
+  /// messages delivered and never acknowledged (its last subscriber was killed mid-batch) is made
+  /// again from its acknowledgement floor, so that those come first rather than after `ackWait`,
+  /// behind newer ones.
   func pullSubscribe(
     stream: String, subject: String, durable: String, ackWait: Double, maxAckPending: Int
   ) throws(NATSError) -> NATSSubscription {
+    var code = jsErrCode(0)
+    var startSequence: UInt64?
+    var exists = false
+    var info: UnsafeMutablePointer<jsConsumerInfo>?
+    var status = js_GetConsumerInfo(&info, jetStream, stream, durable, nil, &code)
+    if status == NATS_OK, let consumer = info?.pointee {
+      exists = true
+      if consumer.NumAckPending > 0 { startSequence = consumer.AckFloor.Stream + 1 }
+      jsConsumerInfo_Destroy(info)
+      if startSequence != nil {
+        status = js_DeleteConsumer(jetStream, stream, durable, nil, &code)
+        guard status == NATS_OK else {
+          throw NATSError(
+            status, "cannot restart consumer \(durable) at its acknowledged messages", code: code)
+        }
+      }
+    } else if status != NATS_NOT_FOUND, code != JSConsumerNotFoundErr {
+      throw NATSError(status, "cannot look up consumer \(durable)", code: code)
+    }
     var options = jsSubOptions()
     jsSubOptions_Init(&options)
-    var code = jsErrCode(0)
     var subscription: OpaquePointer?
-    let status = stream.withCString { streamName in
+    status = stream.withCString { streamName in
       durable.withCString { durableName in
         options.Stream = streamName
         options.Config.Durable = durableName
         options.Config.AckPolicy = js_AckExplicit
-        options.Config.DeliverPolicy = js_DeliverAll
+        if let startSequence {
+          options.Config.DeliverPolicy = js_DeliverByStartSequence
+          options.Config.OptStartSeq = startSequence
+        } else if !exists {
+          options.Config.DeliverPolicy = js_DeliverAll
+        }
         options.Config.AckWait = Int64(ackWait * 1e9)
         options.Config.MaxAckPending = Int64(maxAckPending)
         return js_PullSubscribe(&subscription, jetStream, subject, durableName, nil, &options, &code)
