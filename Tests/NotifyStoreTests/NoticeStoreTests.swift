@@ -167,8 +167,11 @@ struct NoticeStoreTests {
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(store.identity.count == 16)
     let queued = Mutex<[Int]>([])
-    #expect(
-      try store.publish(as: "server") { notices in queued.withLock { $0 += notices.map(\.id) } }.isEmpty)
+    let subjects = RelaySubjects(base: "notifyd.t")
+    let started = try store.relay(as: "server", subjects: subjects, notices: true) { messages in
+      queued.withLock { $0 += messages.map(\.id) }
+    }
+    #expect(started.isEmpty)
     let relayed = Notice(
       id: 3, kind: .notice, title: "from desk", origin: NoticeOrigin(host: "desk", store: "s", id: 9, sent: 1)
     )
@@ -188,13 +191,43 @@ struct NoticeStoreTests {
     let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(reopened.identity == store.identity)
     #expect(state.unfinished.first { $0.id == 3 }?.origin == relayed.origin)
-    let outbox = try reopened.publish(as: "server") { _ in }
+    let outbox = try reopened.relay(as: "server", subjects: subjects, notices: true) { _ in }
     #expect(outbox.map(\.id) == [2])
+    #expect(outbox[0].subject == "notifyd.t.notice.server")
+    #expect(outbox[0].messageID == "server/\(store.identity)/2")
     let message = try Array(outbox[0].payload.utf8).withUnsafeBytes { try RelayNotice(decoding: $0) }
     #expect(
       message.origin.host == "server" && message.origin.store == store.identity && message.origin.id == 2)
     #expect(message.notice.title == "second" && message.notice.app == "build" && message.notice.hold == 7)
     #expect(message.messageID == "server/\(store.identity)/2")
+  }
+
+  /// A relayed notice that finishes queues its answer for its origin, whether or not this host
+  /// publishes its own notices.
+  @Test func aRelayedNoticeThatFinishes_queuesItsAnswer_forItsOrigin() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    let subjects = RelaySubjects(base: "notifyd.t")
+    let queued = Mutex<[OutgoingMessage]>([])
+    _ = try store.relay(as: "desk", subjects: subjects, notices: false) { messages in
+      queued.withLock { $0 += messages }
+    }
+    let origin = NoticeOrigin(host: "server", store: "s1", id: 9, sent: 1)
+    var notice = Notice(id: 5, kind: .notice, title: "Deploy?", origin: origin)
+    store.recordUnfinished(notice)
+    store.recordUnfinished(Notice(id: 6, kind: .notice, title: "mine"))
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 }.isEmpty)
+    notice.outcome = .completed
+    notice.invoked = "ok"
+    store.recordFinished(notice)
+    #expect(store.commitPending() == .committed)
+    let answers = queued.withLock { $0 }
+    #expect(answers.map(\.id) == [5] && answers[0].subject == "notifyd.t.answer.server")
+    let answer = try Array(answers[0].payload.utf8).withUnsafeBytes { try RelayAnswer(decoding: $0) }
+    #expect(
+      answer
+        == RelayAnswer(host: "desk", store: store.identity, to: origin, outcome: .completed, invoked: "ok"))
   }
 
   /// Per origin store, the highest origin id committed: raised by each relayed notice, never lowered.
