@@ -107,7 +107,7 @@ _notifyctl() {
         --ease-in | --ease-out)
             COMPREPLY=($(compgen -W 'linear easeIn easeOut easeInOut' -- "$cur")); return 0 ;;
         --outcome)
-            COMPREPLY=($(compgen -W 'completed cancelled timedOut replaced dismissed folded' -- "$cur"))
+            COMPREPLY=($(compgen -W 'completed cancelled timedOut replaced dismissed folded missed' -- "$cur"))
             return 0 ;;
         --format) COMPREPLY=($(compgen -W 'auto lines json waybar i3bar' -- "$cur")); return 0 ;;
         --allow) COMPREPLY=($(compgen -W 'critical none' -- "$cur")); return 0 ;;

@@ -157,7 +157,7 @@ complete -c notifyctl -n '__notifyctl_using history' -l folded-into -x -d 'Only 
 complete -c notifyctl -n '__notifyctl_using status list get history' -l json -d 'Print the reply as JSON'
 complete -c notifyctl -n '__notifyctl_using history' -s n -l limit -x -d 'Show at most N notices'
 complete -c notifyctl -n '__notifyctl_using history' -l app -x -d 'Only notices from app NAME'
-complete -c notifyctl -n '__notifyctl_using history' -l outcome -x -a 'completed cancelled timedOut replaced dismissed folded' -d 'Only notices that ended so'
+complete -c notifyctl -n '__notifyctl_using history' -l outcome -x -a 'completed cancelled timedOut replaced dismissed folded missed' -d 'Only notices that ended so'
 complete -c notifyctl -n '__notifyctl_using history' -l since -x -d 'Only notices finished since WHEN (2h, or epoch seconds)'
 complete -c notifyctl -n '__notifyctl_using watch' -l json -d 'Print each event as one JSON object per line'
 complete -c notifyctl -n '__notifyctl_using watch' -l format -x -a 'auto lines json waybar i3bar' -d 'How to print events'
