@@ -209,11 +209,11 @@ public struct RelaySubjects: Sendable, Equatable {
   public init(base: String) { self.base = base }
 
   /// Where `host` publishes its notices.
-  public func notices(from host: String) -> String { "\(base).notice.\(Self.token(host))" }
+  public func notices(from host: String) -> String { "\(base).notice.\(Self.name(host))" }
   /// What a desk consumes: every host's notices.
   public var allNotices: String { "\(base).notice.>" }
   /// Where desks send `host` the answers for its notices.
-  public func answers(to host: String) -> String { "\(base).answer.\(Self.token(host))" }
+  public func answers(to host: String) -> String { "\(base).answer.\(Self.name(host))" }
   /// What the stream holds.
   public var streamSubjects: String { "\(base).>" }
   /// The stream: `NOTIFYD_` and the subject, with every character a stream name may not hold as `_`.
@@ -223,7 +223,8 @@ public struct RelaySubjects: Sendable, Equatable {
   /// The durable consumer of the answers for `host`'s notices.
   public func answerConsumer(for host: String) -> String { "notifyd_" + Self.name(host) + "_answers" }
 
-  /// A subject or consumer name made of letters, digits, `_` and `-` only.
+  /// A stream or consumer name, or one subject token (a host name), made of letters, digits, `_`
+  /// and `-` only.
   public static func name(_ text: String) -> String {
     String(
       text.unicodeScalars.map { scalar in
@@ -231,9 +232,6 @@ public struct RelaySubjects: Sendable, Equatable {
           || scalar == "_" || scalar == "-" ? Character(scalar) : "_"
       })
   }
-
-  /// A host name as one subject token: no `.`, `*`, `>` or white space.
-  static func token(_ host: String) -> String { name(host) }
 
   /// Whether `subject` is a valid NATS subject to publish under: dot-separated non-empty tokens
   /// without wildcards or white space.

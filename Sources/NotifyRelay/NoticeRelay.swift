@@ -184,19 +184,18 @@ public final class NoticeRelay: @unchecked Sendable {
 
   /// The servers and how to sign in, the secrets read from their files now.
   private func natsSettings() throws -> NATSSettings {
+    func expanded(_ path: String?) -> String? {
+      path.map { SocketPath.expandingHome($0) { ProcessInfo.processInfo.environment[$0] } }
+    }
     func firstLine(_ path: String?, _ key: String) throws -> String? {
-      guard let path else { return nil }
-      let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+      guard let path, let file = expanded(path) else { return nil }
       do {
-        let text = try String(contentsOfFile: expanded, encoding: .utf8)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
         return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
       } catch {
         throw SecretError(
           description: "cannot read \(key)\(path): \((error as NSError).localizedDescription)")
       }
-    }
-    func expanded(_ path: String?) -> String? {
-      path.map { $0.hasPrefix("~/") ? NSHomeDirectory() + $0.dropFirst() : $0 }
     }
     return NATSSettings(
       urls: settings.urls, name: "notifyd \(place.host)", user: settings.user,
@@ -323,17 +322,7 @@ public final class NoticeRelay: @unchecked Sendable {
     let later = Locked<[(NATSMessage, RelayNotice)]>([])
     var batchMarks: [String: Int] = [:]
     for message in messages {
-      guard message.count <= RelayNotice.maximumBytes else {
-        drop(message, "larger than \(RelayNotice.maximumBytes / 1024) KiB (\(message.count) bytes)")
-        continue
-      }
-      let relayed: RelayNotice
-      do {
-        relayed = try message.withPayload { bytes throws(JSONReadError) in try RelayNotice(decoding: bytes) }
-      } catch {
-        drop(message, "not a notice: \(error)")
-        continue
-      }
+      guard let relayed = read(message, "a notice", RelayNotice.init(decoding:)) else { continue }
       let origin = relayed.origin
       if origin.host == place.host, origin.store == place.store {
         message.ack()
@@ -404,17 +393,7 @@ public final class NoticeRelay: @unchecked Sendable {
   private func take(answers messages: [NATSMessage]) {
     let group = DispatchGroup()
     for message in messages {
-      guard message.count <= RelayNotice.maximumBytes else {
-        drop(message, "larger than \(RelayNotice.maximumBytes / 1024) KiB (\(message.count) bytes)")
-        continue
-      }
-      let answer: RelayAnswer
-      do {
-        answer = try message.withPayload { bytes throws(JSONReadError) in try RelayAnswer(decoding: bytes) }
-      } catch {
-        drop(message, "not an answer: \(error)")
-        continue
-      }
+      guard let answer = read(message, "an answer", RelayAnswer.init(decoding:)) else { continue }
       guard answer.to.host == place.host, answer.to.store == place.store else {
         message.ack()
         continue
@@ -437,6 +416,24 @@ public final class NoticeRelay: @unchecked Sendable {
       }
     }
     group.wait()
+  }
+
+  /// The message's payload as `what` it should be, or `nil` once it is dropped: larger than
+  /// `RelayNotice.maximumBytes`, or not readable as one.
+  private func read<Value>(
+    _ message: NATSMessage, _ what: String,
+    _ decode: (UnsafeRawBufferPointer) throws(JSONReadError) -> Value
+  ) -> Value? {
+    guard message.count <= RelayNotice.maximumBytes else {
+      drop(message, "larger than \(RelayNotice.maximumBytes / 1024) KiB (\(message.count) bytes)")
+      return nil
+    }
+    do {
+      return try message.withPayload { bytes throws(JSONReadError) in try decode(bytes) }
+    } catch {
+      drop(message, "not \(what): \(error)")
+      return nil
+    }
   }
 
   /// A message that is not a notice: terminated (never delivered again), counted, and logged: the

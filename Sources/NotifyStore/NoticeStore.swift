@@ -569,12 +569,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       try? database.execute("ROLLBACK")
       throw error
     }
-    if let highest =
-      (batch.unfinished.keys.max().map { max($0, batch.finished.keys.max() ?? 0) }
-        ?? batch.finished.keys.max())
-    {
-      highestCommitted = max(highestCommitted, highest)
-    }
+    highestCommitted = max(highestCommitted, batch.unfinished.keys.max() ?? 0, batch.finished.keys.max() ?? 0)
     if !queued.isEmpty { relaying?.onQueued(queued) }
   }
 
