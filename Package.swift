@@ -43,11 +43,15 @@ let package = Package(
       dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "CNotifyBus"]),
     // libinih (config tokenizing) through a module map.
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
-    // libnats (the NATS C client, with JetStream) through a module map.
-    .systemLibrary(name: "CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+    // libnats (the NATS C client, with JetStream), loaded with dlopen when the relay is first used:
+    // its header, and a hidden forwarding function for each of its functions notifyd calls.
+    .target(name: "CNats"),
+    // The NATS connection, JetStream publishing and consuming, over libnats: for the daemon's relay
+    // and for `notifyctl --relay`.
+    .target(name: "NotifyNATS", dependencies: ["NotifyProtocol", "NotifyPosix", "CNats"]),
     // The relay through NATS JetStream (DESIGN §10): publish from the store's outbox, consume durably,
     // show through the service and acknowledge after the commit.
-    .target(name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "CNats"]),
+    .target(name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS"]),
     // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
     .target(
       name: "NotifyDaemon",
@@ -82,7 +86,7 @@ let package = Package(
       name: "NotifyX11",
       dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CXcb", "CPangoCairo"]),
     // notifyctl's argument parsing and commands.
-    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix"]),
+    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     .executableTarget(

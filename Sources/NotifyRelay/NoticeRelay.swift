@@ -1,6 +1,7 @@
 import CNats
 import Foundation
 import NotifyCore
+import NotifyNATS
 import NotifyProtocol
 import NotifyService
 
@@ -178,30 +179,12 @@ public final class NoticeRelay: @unchecked Sendable {
     if !repeated { log.warning("relay: \(text); trying again") }
   }
 
-  private struct SecretError: Error, CustomStringConvertible {
-    let description: String
-  }
-
   /// The servers and how to sign in, the secrets read from their files now.
-  private func natsSettings() throws -> NATSSettings {
-    func expanded(_ path: String?) -> String? {
-      path.map { SocketPath.expandingHome($0) { ProcessInfo.processInfo.environment[$0] } }
-    }
-    func firstLine(_ path: String?, _ key: String) throws -> String? {
-      guard let path, let file = expanded(path) else { return nil }
-      do {
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-      } catch {
-        throw SecretError(
-          description: "cannot read \(key)\(path): \((error as NSError).localizedDescription)")
-      }
-    }
-    return NATSSettings(
-      urls: settings.urls, name: "notifyd \(place.host)", user: settings.user,
-      password: try firstLine(settings.passwordFile, "PasswordFile="),
-      token: try firstLine(settings.tokenFile, "TokenFile="), credentials: expanded(settings.credentials),
-      tlsCA: expanded(settings.tlsCA))
+  private func natsSettings() throws(NATSError) -> NATSSettings {
+    try NATSSettings(
+      urls: settings.urls, name: "notifyd \(place.host)", user: settings.user, passwordFile: settings.passwordFile,
+      tokenFile: settings.tokenFile, credentials: settings.credentials, tlsCA: settings.tlsCA
+    ) { ProcessInfo.processInfo.environment[$0] }
   }
 
   private func connectionEvent(_ event: NATSConnection.ConnectionEvent) {

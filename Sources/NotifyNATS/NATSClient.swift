@@ -1,15 +1,27 @@
 import CNats
-import Foundation
+import NotifyPosix
+import NotifyProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// What a call of the NATS C client (libnats) said went wrong, in one line.
-struct NATSError: Error, Sendable, CustomStringConvertible {
+public struct NATSError: Error, Sendable, CustomStringConvertible {
   /// The library's status (`NATS_TIMEOUT`, `NATS_NOT_PERMITTED` …).
-  let status: natsStatus
+  public let status: natsStatus
   /// JetStream's error code, when the server answered one.
-  let code: Int
-  let text: String
+  public let code: Int
+  public let text: String
 
-  var description: String { text }
+  public var description: String { text }
+
+  /// What went wrong before libnats was called: it cannot be loaded, a secret cannot be read.
+  public init(_ text: String) {
+    status = NATS_ERR
+    code = 0
+    self.text = text
+  }
 
   /// The error of the call that just answered `status` on this thread (`nats_GetLastError`).
   init(_ status: natsStatus, _ what: String, code: jsErrCode = jsErrCode(0)) {
@@ -21,25 +33,67 @@ struct NATSError: Error, Sendable, CustomStringConvertible {
     text = "\(what): \(detail)"
   }
 
-  var isTimeout: Bool { status == NATS_TIMEOUT }
+  public var isTimeout: Bool { status == NATS_TIMEOUT }
+}
+
+/// libnats, loaded the first time a connection is made (`notifyd_nats_open`): linked, it would be
+/// mapped into every `notifyctl` and `notifyd` at start, the relay used or not.
+enum NATSLibrary {
+  static func open() throws(NATSError) {
+    var error = [CChar](repeating: 0, count: 512)
+    guard notifyd_nats_open(&error, error.count) == 0 else {
+      throw NATSError(error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+  }
 }
 
 /// How to reach and sign in to the NATS servers (`[Relay]`).
-struct NATSSettings: Sendable {
-  var urls: [String]
-  var name: String
-  var user: String?
-  var password: String?
-  var token: String?
-  var credentials: String?
-  var tlsCA: String?
+public struct NATSSettings: Sendable {
+  public var urls: [String]
+  /// The connection's name, as the server's monitoring shows it.
+  public var name: String
+  public var user: String?
+  public var password: String?
+  public var token: String?
+  /// A `.creds` file.
+  public var credentials: String?
+  /// CA certificates a `tls://` server's must chain to.
+  public var tlsCA: String?
+
+  /// The settings of `[Relay]`, the secrets read from their files now (the first line of
+  /// `PasswordFile=` and `TokenFile=`); `~/` in a path is the home directory.
+  public init(
+    urls: [String], name: String, user: String?, passwordFile: String?, tokenFile: String?,
+    credentials: String?, tlsCA: String?, environment: (String) -> String?
+  ) throws(NATSError) {
+    func expanded(_ path: String?) -> String? { path.map { SocketPath.expandingHome($0, environment: environment) } }
+    func firstLine(_ path: String?, _ key: String) throws(NATSError) -> String? {
+      guard let path, let file = expanded(path) else { return nil }
+      do {
+        Posix.close(try Posix.open(file, O_RDONLY))
+      } catch {
+        throw NATSError("cannot read \(key)\(path): \(error.reason)")
+      }
+      guard let bytes = Posix.readFile(file, limit: 64 * 1024) else {
+        throw NATSError("cannot read \(key)\(path)")
+      }
+      return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+    self.urls = urls
+    self.name = name
+    self.user = user
+    password = try firstLine(passwordFile, "PasswordFile=")
+    token = try firstLine(tokenFile, "TokenFile=")
+    self.credentials = expanded(credentials)
+    self.tlsCA = expanded(tlsCA)
+  }
 }
 
 /// One connection to NATS, with libnats reconnecting (forever, with a backoff) once it has been
 /// made; what it hears of its state goes to `onEvent`, on libnats' threads.
-final class NATSConnection: @unchecked Sendable {
+public final class NATSConnection: @unchecked Sendable {
   // @unchecked: libnats' connection and JetStream context are thread-safe; the handles are set once.
-  enum ConnectionEvent: Sendable {
+  public enum ConnectionEvent: Sendable {
     case disconnected
     case reconnected(url: String)
     case closed
@@ -57,8 +111,11 @@ final class NATSConnection: @unchecked Sendable {
     init(_ onEvent: @escaping @Sendable (ConnectionEvent) -> Void) { self.onEvent = onEvent }
   }
 
-  /// Connects, or throws why not (no server answers, authorization, TLS).
-  init(_ settings: NATSSettings, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
+  /// Connects, or throws why not (libnats missing, no server answers, authorization, TLS).
+  public init(_ settings: NATSSettings, onEvent: @escaping @Sendable (ConnectionEvent) -> Void)
+    throws(NATSError)
+  {
+    try NATSLibrary.open()
     var options: OpaquePointer?
     var status = natsOptions_Create(&options)
     guard status == NATS_OK, let options else { throw NATSError(status, "cannot make the options") }
@@ -155,7 +212,7 @@ final class NATSConnection: @unchecked Sendable {
   }
 
   /// The URL of the server connected to now, if any.
-  var connectedURL: String? {
+  public var connectedURL: String? {
     var buffer = [CChar](repeating: 0, count: 256)
     guard natsConnection_GetConnectedUrl(handle, &buffer, buffer.count) == NATS_OK, buffer[0] != 0 else {
       return nil
@@ -163,16 +220,16 @@ final class NATSConnection: @unchecked Sendable {
     return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
   }
 
-  var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }
+  public var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }
 
   /// Closes the connection: no more callbacks but `closed`.
-  func close() { natsConnection_Close(handle) }
+  public func close() { natsConnection_Close(handle) }
 
   // MARK: - JetStream
 
   /// The stream `name` holding `subjects`, made if missing: file storage, limited by age and size,
   /// duplicates within `duplicateWindow` dropped by message id.
-  func ensureStream(
+  public func ensureStream(
     name: String, subjects: [String], maxAge: Double, maxBytes: Int64, replicas: Int, duplicateWindow: Double
   ) throws(NATSError) {
     var info: UnsafeMutablePointer<jsStreamInfo>?
@@ -212,7 +269,7 @@ final class NATSConnection: @unchecked Sendable {
   /// Publishes `payload` on `subject` with JetStream message id `id`, and waits for the stream's
   /// acknowledgement; answers whether the stream took it as a duplicate.
   @discardableResult
-  func publish(_ payload: [UInt8], on subject: String, id: String, wait: Double) throws(NATSError) -> Bool {
+  public func publish(_ payload: [UInt8], on subject: String, id: String, wait: Double) throws(NATSError) -> Bool {
     var options = jsPubOptions()
     jsPubOptions_Init(&options)
     options.MaxWait = Int64(wait * 1000)
@@ -238,7 +295,7 @@ final class NATSConnection: @unchecked Sendable {
   /// messages delivered and never acknowledged (its last subscriber was killed mid-batch) is made
   /// again from its acknowledgement floor, so that those come first rather than after `ackWait`,
   /// behind newer ones.
-  func pullSubscribe(
+  public func pullSubscribe(
     stream: String, subject: String, durable: String, ackWait: Double, maxAckPending: Int
   ) throws(NATSError) -> NATSSubscription {
     var code = jsErrCode(0)
@@ -286,8 +343,29 @@ final class NATSConnection: @unchecked Sendable {
   }
 }
 
-/// A JetStream pull subscription.
-final class NATSSubscription: @unchecked Sendable {
+extension NATSConnection {
+  /// What the stream receives on `subject` from now on, pushed to an ephemeral consumer that goes
+  /// with the subscription; read with `next(timeout:)`.
+  public func subscribeToNew(stream: String, subject: String) throws(NATSError) -> NATSSubscription {
+    var options = jsSubOptions()
+    jsSubOptions_Init(&options)
+    var code = jsErrCode(0)
+    var subscription: OpaquePointer?
+    let status = stream.withCString { streamName in
+      options.Stream = streamName
+      options.Config.DeliverPolicy = js_DeliverNew
+      options.Config.AckPolicy = js_AckNone
+      return js_SubscribeSync(&subscription, jetStream, subject, nil, &options, &code)
+    }
+    guard status == NATS_OK, let subscription else {
+      throw NATSError(status, "cannot subscribe to \(subject)", code: code)
+    }
+    return NATSSubscription(handle: subscription)
+  }
+}
+
+/// A JetStream subscription: pulled a batch at a time (`fetch`), or pushed (`next`).
+public final class NATSSubscription: @unchecked Sendable {
   // @unchecked: used by one thread at a time (the relay's consumer).
   let handle: OpaquePointer
 
@@ -297,8 +375,17 @@ final class NATSSubscription: @unchecked Sendable {
     natsSubscription_Destroy(handle)
   }
 
+  /// The next message pushed, waiting at most `timeout` seconds; `nil` on a timeout.
+  public func next(timeout: Double) throws(NATSError) -> NATSMessage? {
+    var message: OpaquePointer?
+    let status = natsSubscription_NextMsg(&message, handle, Int64(timeout * 1000))
+    if status == NATS_TIMEOUT { return nil }
+    guard status == NATS_OK, let message else { throw NATSError(status, "cannot receive") }
+    return NATSMessage(handle: message)
+  }
+
   /// Up to `batch` messages, waiting at most `timeout` seconds for the first; none on a timeout.
-  func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+  public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
     var list = natsMsgList()
     var code = jsErrCode(0)
     let status = natsSubscription_Fetch(&list, handle, Int32(batch), Int64(timeout * 1000), &code)
@@ -319,7 +406,7 @@ final class NATSSubscription: @unchecked Sendable {
 }
 
 /// One message delivered by JetStream; acknowledged (or terminated) once, destroyed with it.
-final class NATSMessage: @unchecked Sendable {
+public final class NATSMessage: @unchecked Sendable {
   // @unchecked: libnats' message calls are safe from any thread; each is called once.
   let handle: OpaquePointer
 
@@ -329,19 +416,19 @@ final class NATSMessage: @unchecked Sendable {
     natsMsg_Destroy(handle)
   }
 
-  var subject: String { String(cString: natsMsg_GetSubject(handle)) }
-  var count: Int { Int(natsMsg_GetDataLength(handle)) }
+  public var subject: String { String(cString: natsMsg_GetSubject(handle)) }
+  public var count: Int { Int(natsMsg_GetDataLength(handle)) }
 
   /// The payload's bytes, for the duration of `body`.
-  func withPayload<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+  public func withPayload<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     let data = natsMsg_GetData(handle)
     return try body(UnsafeRawBufferPointer(start: data, count: count))
   }
 
   /// Done with it: JetStream does not deliver it again.
-  func ack() { _ = natsMsg_Ack(handle, nil) }
+  public func ack() { _ = natsMsg_Ack(handle, nil) }
   /// Never to be delivered again, as not a notice.
-  func terminate() { _ = natsMsg_Term(handle, nil) }
+  public func terminate() { _ = natsMsg_Term(handle, nil) }
   /// Still being worked on: the redelivery timer starts over.
-  func inProgress() { _ = natsMsg_InProgress(handle, nil) }
+  public func inProgress() { _ = natsMsg_InProgress(handle, nil) }
 }

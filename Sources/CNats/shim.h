@@ -1,1 +1,0 @@
-#include <nats/nats.h>
