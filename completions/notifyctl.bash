@@ -5,7 +5,7 @@ _notifyctl_commands='show progress update end cancel dismiss invoke suspend resu
 history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
-_notifyctl_value_options='--socket --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
+_notifyctl_value_options='--socket --relay --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
 --outcome --since --format --fps --allow --held --folded-into'
 
@@ -122,7 +122,7 @@ _notifyctl() {
 
     if [[ -z $verb ]]; then
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W '--socket --version --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--socket --relay --version --help' -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$_notifyctl_commands" -- "$cur"))
         fi

@@ -2,7 +2,7 @@
 # the daemon has now.
 
 # Options that take a value, for every command: the word after them is not an argument.
-set -g __notifyctl_value_options --socket --urgency --style --icon --app --tag --key --delay --fade-in \
+set -g __notifyctl_value_options --socket --relay --urgency --style --icon --app --tag --key --delay --fade-in \
     --fade-out --hold --ease-in --ease-out --after --action --value --timeout --title --body --for \
     --limit -n --outcome --since --format --fps --allow --held --folded-into
 
@@ -94,6 +94,7 @@ complete -c notifyctl -e
 # Global options and the commands.
 complete -c notifyctl -n 'not __notifyctl_in_run_command' -l socket -r -F -d 'Talk to the daemon at PATH'
 complete -c notifyctl -n __notifyctl_needs_command -l version -d 'Print the version'
+complete -c notifyctl -n __notifyctl_needs_command -l relay -x -d 'Publish through NATS at URL, no daemon (show only)'
 complete -c notifyctl -n 'not __notifyctl_in_run_command' -s h -l help -d 'Show help'
 complete -c notifyctl -n __notifyctl_needs_command -f
 complete -c notifyctl -n __notifyctl_needs_command -f -a show -d 'Queue a notice and print its id'

@@ -301,7 +301,7 @@ def test_bash_completion_loads():
 def test_bash_completes_every_command_and_its_options():
     assert sorted(bash_complete("")) == sorted(verbs())
     assert bash_complete("sus") == ["suspend"]
-    assert sorted(bash_complete("-")) == ["--help", "--socket", "--version"]
+    assert sorted(bash_complete("-")) == ["--help", "--relay", "--socket", "--version"]
     for verb in verbs():
         offered = bash_complete(verb, "--")
         missing = [option for option in options_of(verb) if option not in offered]

@@ -4,8 +4,9 @@ import NotifyProtocol
 public enum CommandParser {
   /// Parses the arguments that follow the program name.
   ///
-  /// `--socket PATH` may come before the verb or among its options; `--version` and `--help`
-  /// before the verb stand alone; `-h`/`--help` among a verb's options asks for that verb's help.
+  /// `--socket PATH` may come before the verb or among its options; `--relay URL` comes before
+  /// `show`; `--version` and `--help` before the verb stand alone; `-h`/`--help` among a verb's
+  /// options asks for that verb's help.
   ///
   /// - Parameter workingDirectory: what a relative path (`--icon`) is relative to; the daemon
   ///   takes absolute paths only.
@@ -14,6 +15,7 @@ public enum CommandParser {
     -> Invocation
   {
     var socketPath: String?
+    var relay: [String]?
     var remaining = arguments[...]
 
     while let argument = remaining.first, argument.hasPrefix("-"), argument != "-" {
@@ -28,6 +30,11 @@ public enum CommandParser {
         socketPath = path
       case _ where argument.hasPrefix("--socket="):
         socketPath = String(argument.dropFirst("--socket=".count))
+      case "--relay":
+        guard let urls = remaining.popFirst() else { throw .missingValue(option: "--relay") }
+        relay = try ValueParser.relayURLs(urls, option: argument)
+      case _ where argument.hasPrefix("--relay="):
+        relay = try ValueParser.relayURLs(String(argument.dropFirst("--relay=".count)), option: "--relay")
       default:
         throw .unknownOption(argument, verb: nil)
       }
@@ -43,7 +50,16 @@ public enum CommandParser {
     if parsed.flag("help") {
       return Invocation(socketPath: socketPath, command: .help(verb: verb.name))
     }
-    return Invocation(socketPath: socketPath, command: try verb.build(parsed))
+    let command = try verb.build(parsed)
+    if relay != nil {
+      guard case .show(let parameters, _) = command else {
+        throw .invalidCombination(verb: verb.name, reason: "--relay publishes a notice: it goes with show only")
+      }
+      guard parameters.after == nil else {
+        throw .invalidCombination(verb: verb.name, reason: "--after names a notice of a daemon; not with --relay")
+      }
+    }
+    return Invocation(socketPath: socketPath, relay: relay, command: command)
   }
 }
 

@@ -11,6 +11,7 @@ enum HelpText {
       notifyctl — queue timed notices on notifyd
 
       Usage: notifyctl [--socket PATH] COMMAND [ARGUMENT...] [OPTION...]
+             notifyctl --relay URL show TITLE [BODY] [OPTION...]
 
       Commands:
       \(table(rows))
@@ -18,6 +19,7 @@ enum HelpText {
       Options:
       \(table([
         ("--socket PATH", "talk to the daemon at PATH (default: $NOTIFYD_SOCKET, else $XDG_RUNTIME_DIR/notifyd.sock)"),
+        ("--relay URL", "publish the notice through NATS (nats:// or tls://, comma-separated for a cluster), no daemon needed; sign-in and Subject= from the config's [Relay]"),
         ("--version", "print the version"),
         ("-h, --help", "show this help"),
       ]))
@@ -25,7 +27,7 @@ enum HelpText {
       Run 'notifyctl help COMMAND' for a command's options.
       Durations: 1.5, 1.5s, 300ms, 2m, 1h (at most a day).
       Exit status: 0 done, 1 failure, 2 usage, and for wait and show --wait:
-      3 cancelled, 4 timed out, 5 replaced, 6 dismissed.
+      3 cancelled, 4 timed out, 5 replaced, 6 dismissed, 7 folded, 8 missed.
       """
   }
 

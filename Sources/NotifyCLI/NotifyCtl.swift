@@ -19,6 +19,15 @@ public enum NotifyCtl {
       console.printError("notifyctl: \(error)")
       return ExitStatus.usage.rawValue
     }
+    if let relay = invocation.relay, case .show(let parameters, let wait) = invocation.command {
+      do {
+        return try RelayShow(urls: relay, console: console, environment: environment).run(parameters, wait: wait)
+          .rawValue
+      } catch {
+        console.printError("notifyctl: \(error)")
+        return ExitStatus.failure.rawValue
+      }
+    }
     // The config file is read only when neither --socket nor NOTIFYD_SOCKET says where to go.
     let option = invocation.socketPath
     let configured =

@@ -82,6 +82,18 @@ enum ValueParser {
   }
 
   /// Reads a JSON object, as `call` takes for its parameters.
+  /// `--relay`'s servers: one URL, or several comma-separated (a cluster).
+  static func relayURLs(_ text: String, option: String) throws(UsageError) -> [String] {
+    let urls: [String]
+    do {
+      urls = try RelayStream.servers(text)
+    } catch {
+      throw .invalidValue(option: option, value: error.field, reason: "a nats:// or tls:// URL")
+    }
+    guard !urls.isEmpty else { throw .invalidValue(option: option, value: text, reason: "a nats:// or tls:// URL") }
+    return urls
+  }
+
   static func jsonObject(_ text: String, option: String) throws(UsageError) -> JSONValue {
     let value: JSONValue
     do {

@@ -69,7 +69,7 @@ public struct RelaySettings: Sendable, Equatable {
   public var isEnabled: Bool { !urls.isEmpty }
 
   /// The longest `MaxAge=`: the stream keeps a notice this long.
-  public static let streamMaxAge = 7.0 * 86_400
+  public static let streamMaxAge = RelayStream.maxAge
   /// On a host that publishes and draws no popups, how long a notice waits for the desk's answer
   /// before its own timeline runs (and it times out here).
   public static let answerWait = 86_400.0

@@ -148,12 +148,11 @@ public enum ConfigParser {
     func file(_ text: String) throws(ConfigError) -> String? { text.isEmpty ? nil : try path(text, invalid) }
     switch entry.key {
     case "URL":
-      let urls = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        .filter { !$0.isEmpty }
-      for url in urls {
-        guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), url.count > "nats://".count else {
-          throw invalid("'\(url)' is not a nats:// or tls:// URL")
-        }
+      let urls: [String]
+      do {
+        urls = try RelayStream.servers(entry.value)
+      } catch {
+        throw invalid("'\(error.field)' is \(error.reason)")
       }
       relay.urls = urls
     case "Credentials": relay.credentials = try file(entry.value)

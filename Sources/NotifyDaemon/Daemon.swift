@@ -190,8 +190,8 @@ public final class Daemon: @unchecked Sendable {
   /// its state in `Status`; it publishes what the store queues from now on.
   private func startRelay(store: NoticeStore, service: NoticeService, queue: NoticeQueue) throws {
     let settings = config.relay
-    let host = settings.host ?? Self.hostName()
-    let subjects = RelaySubjects(base: settings.subject ?? "notifyd.\(RelaySubjects.name(NSUserName()))")
+    let host = settings.host ?? RelaySubjects.localHost()
+    let subjects = RelaySubjects(base: settings.subject ?? RelaySubjects.defaultBase())
     let current = Locked<NoticeRelay?>(nil)
     let outbox = try store.relay(as: host, subjects: subjects, notices: settings.publish) { queued in
       current.withLock { $0 }?.enqueue(queued)
@@ -224,14 +224,6 @@ public final class Daemon: @unchecked Sendable {
     case .wayland, .x11: break
     }
     return settings
-  }
-
-  /// The host name, without its domain.
-  static func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return String(name.split(separator: ".").first ?? "localhost")
   }
 
   /// The store's group commit, at the end of the loop's turn; after a failed one, the next attempt

@@ -28,8 +28,12 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     self.status = status
     self.code = Int(code.rawValue)
     var last = NATS_OK
-    let detail =
+    var detail =
       nats_GetLastError(&last).map { String(cString: $0) } ?? String(cString: natsStatus_GetText(status))
+    // libnats puts where in its source it noticed first: "(conn.c:2088): No server available …".
+    if detail.hasPrefix("("), let end = detail.firstIndex(of: ")"), detail[end...].hasPrefix("): ") {
+      detail = String(detail[detail.index(end, offsetBy: 3)...])
+    }
     text = "\(what): \(detail)"
   }
 
@@ -69,13 +73,16 @@ public struct NATSSettings: Sendable {
     func expanded(_ path: String?) -> String? { path.map { SocketPath.expandingHome($0, environment: environment) } }
     func firstLine(_ path: String?, _ key: String) throws(NATSError) -> String? {
       guard let path, let file = expanded(path) else { return nil }
-      do {
-        Posix.close(try Posix.open(file, O_RDONLY))
+      var bytes = [UInt8](repeating: 0, count: 4096)
+      do throws(SystemError) {
+        let fd = try Posix.open(file, O_RDONLY)
+        defer { Posix.close(fd) }
+        // A secret is one short line: the first read holds it (a directory fails here, EISDIR).
+        let read = bytes.withUnsafeMutableBytes { buffer in Result { () throws(SystemError) in try Posix.read(fd, into: buffer) } }
+        guard case .bytes(let count) = try read.get() else { return "" }
+        bytes.removeSubrange(count...)
       } catch {
         throw NATSError("cannot read \(key)\(path): \(error.reason)")
-      }
-      guard let bytes = Posix.readFile(file, limit: 64 * 1024) else {
-        throw NATSError("cannot read \(key)\(path)")
       }
       return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
@@ -227,11 +234,10 @@ public final class NATSConnection: @unchecked Sendable {
 
   // MARK: - JetStream
 
-  /// The stream `name` holding `subjects`, made if missing: file storage, limited by age and size,
-  /// duplicates within `duplicateWindow` dropped by message id.
-  public func ensureStream(
-    name: String, subjects: [String], maxAge: Double, maxBytes: Int64, replicas: Int, duplicateWindow: Double
-  ) throws(NATSError) {
+  /// The relay's stream for `subjects` (`RelayStream`), made if missing: file storage, limited by
+  /// age and size, duplicates dropped by message id, replicated when `servers` make a cluster.
+  public func ensureStream(for subjects: RelaySubjects, servers: Int) throws(NATSError) {
+    let name = subjects.stream
     var info: UnsafeMutablePointer<jsStreamInfo>?
     var code = jsErrCode(0)
     var status = js_GetStreamInfo(&info, jetStream, name, nil, &code)
@@ -244,16 +250,16 @@ public final class NATSConnection: @unchecked Sendable {
     }
     var config = jsStreamConfig()
     jsStreamConfig_Init(&config)
-    var names = subjects.map { strdup($0) }
+    var names = [strdup(subjects.streamSubjects)]
     defer { for subject in names { free(subject) } }
     let stream = strdup(name)
     defer { free(stream) }
     config.Name = UnsafePointer(stream)
     config.Storage = js_FileStorage
-    config.MaxAge = Int64(maxAge * 1e9)
-    config.MaxBytes = maxBytes
-    config.Replicas = Int64(replicas)
-    config.Duplicates = Int64(duplicateWindow * 1e9)
+    config.MaxAge = Int64(RelayStream.maxAge * 1e9)
+    config.MaxBytes = RelayStream.maxBytes
+    config.Replicas = Int64(RelayStream.replicas(servers: servers))
+    config.Duplicates = Int64(RelayStream.duplicateWindow * 1e9)
     status = names.withUnsafeMutableBufferPointer { buffer in
       buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
         pointer in

@@ -163,6 +163,31 @@ public enum Posix {
     }
   }
 
+  /// `mkdir(2)` of `path` and of each parent missing (`mkdir -p`), each with `mode`.
+  public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(SystemError) {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+      prefix += "/" + component
+      if Glibc.mkdir(prefix, mode) != 0, errno != EEXIST { throw SystemError("mkdir \(prefix)") }
+    }
+  }
+
+  /// `flock(2)` with `LOCK_EX`: waits until no other process holds the file's lock; closing `fd`
+  /// lets it go.
+  public static func lockExclusively(_ fd: Int32) throws(SystemError) {
+    while flock(fd, LOCK_EX) != 0 {
+      if errno != EINTR { throw SystemError("flock") }
+    }
+  }
+
+  /// The whole file replaced by `bytes` (`ftruncate(2)`, `pwrite(2)`), then `fsync(2)`.
+  public static func replaceContents(_ fd: Int32, with bytes: [UInt8]) throws(SystemError) {
+    guard ftruncate(fd, 0) == 0 else { throw SystemError("ftruncate") }
+    let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    guard written == bytes.count else { throw SystemError("pwrite") }
+    guard fsync(fd) == 0 else { throw SystemError("fsync") }
+  }
+
   /// `fstat(2)`.
   public static func status(_ fd: Int32) throws(SystemError) -> stat {
     var info = stat()

@@ -1,6 +1,10 @@
 // What the relay (DESIGN §10) carries through NATS JetStream, and where: one JSON message per
 // notice, on a subject per origin host, in one stream per `[Relay] Subject=`.
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A notice published through the relay: the host that accepted it, that host's store identity,
 /// its id there, when it was accepted, and the notice as `Show` would take it (every default
 /// resolved on the origin, so the desk keeps its urgency, timing, actions and key).
@@ -201,6 +205,30 @@ extension ShowParameters: WireEncodable {
   }
 }
 
+/// The stream that holds one `[Relay] Subject=`'s notices and answers (`RelaySubjects.stream`).
+public enum RelayStream {
+  /// How long the stream keeps a message: the longest `MaxAge=`.
+  public static let maxAge = 7.0 * 86_400
+  /// How much it keeps in all.
+  public static let maxBytes: Int64 = 256 << 20
+  /// Within this window, a message with an id the stream has seen is dropped as a duplicate.
+  public static let duplicateWindow = 120.0
+  /// The servers of `URL=` (or `notifyctl --relay`): comma-separated `nats://` or `tls://` URLs;
+  /// throws the first that is neither.
+  public static func servers(_ text: String) throws(InvalidField) -> [String] {
+    let urls = text.split(separator: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }
+    for url in urls {
+      guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), url.count > "nats://".count else {
+        throw InvalidField(field: url, reason: "not a nats:// or tls:// URL")
+      }
+    }
+    return urls
+  }
+
+  /// The copies a cluster keeps (`URL=` lists more than one server); a single server keeps one.
+  public static func replicas(servers: Int) -> Int { servers > 1 ? 3 : 1 }
+}
+
 /// The names the relay uses in NATS for one `[Relay] Subject=`.
 public struct RelaySubjects: Sendable, Equatable {
   /// `[Relay] Subject=`: every name below is under it.
@@ -231,6 +259,20 @@ public struct RelaySubjects: Sendable, Equatable {
         ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar)
           || scalar == "_" || scalar == "-" ? Character(scalar) : "_"
       })
+  }
+
+  /// `[Relay] Subject=`'s default: `notifyd.<user name>`.
+  public static func defaultBase() -> String {
+    let user = getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+    return "notifyd.\(name(user ?? "uid\(geteuid())"))"
+  }
+
+  /// `[Relay] Host=`'s default: the host name, without its domain.
+  public static func localHost() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return String(name.split(separator: ".").first ?? "localhost")
   }
 
   /// Whether `subject` is a valid NATS subject to publish under: dot-separated non-empty tokens

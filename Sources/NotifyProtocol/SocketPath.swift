@@ -78,12 +78,17 @@ public enum ConfigLocation {
     return String(cString: directory)
   }
 
-  /// `[Socket] Path=` of the config text, as systemd-style INI reads it: the last assignment in a
-  /// `[Socket]` section wins; comments (`#`, `;`) and other sections are skipped. `notifyd` reads
-  /// the whole file with libinih; `notifyctl` needs only this key, and stays free of it.
+  /// `[Socket] Path=` of the config text; `notifyd` reads the whole file with libinih, `notifyctl`
+  /// needs only this key (and `[Relay]`'s for `--relay`), and stays free of it.
   public static func socketPath(inConfig text: String) -> String? {
+    values(inSection: "Socket", ofConfig: text)["Path"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// The keys of `section` in the config text, as systemd-style INI reads it: the last assignment
+  /// of a key wins; comments (`#`, `;`) and other sections are skipped.
+  public static func values(inSection wanted: String, ofConfig text: String) -> [String: String] {
     var section = ""
-    var path: String?
+    var values: [String: String] = [:]
     for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" })
     {
       let line = rawLine.trimmingSpaces
@@ -92,12 +97,21 @@ public enum ConfigLocation {
         section = String(line.dropFirst().dropLast()).trimmingSpaces
         continue
       }
-      guard section == "Socket", let equals = line.firstIndex(of: "=") else { continue }
-      guard line[..<equals].trimmingSpaces == "Path" else { continue }
-      let value = line[line.index(after: equals)...].trimmingSpaces
-      path = value.isEmpty ? nil : value
+      guard section == wanted, let equals = line.firstIndex(of: "=") else { continue }
+      values[line[..<equals].trimmingSpaces] = line[line.index(after: equals)...].trimmingSpaces
     }
-    return path
+    return values
+  }
+
+  /// The keys of `section` in the config file `notifyd` would read (`locate`); empty when there is
+  /// none, or it cannot be read.
+  public static func configuredValues(
+    inSection section: String, explicit: String? = nil, environment: (String) -> String?
+  ) -> [String: String] {
+    // A config file is small; `readFile`'s cap keeps a mistaken path (a device) from being read for ever.
+    guard let file = locate(explicit: explicit, environment: environment), let bytes = Posix.readFile(file)
+    else { return [:] }
+    return values(inSection: section, ofConfig: String(decoding: bytes, as: UTF8.self))
   }
 
   /// `[Socket] Path=` of the config file `notifyd` would read, for `notifyctl`; `nil` when there is
@@ -105,16 +119,15 @@ public enum ConfigLocation {
   public static func configuredSocketPath(explicit: String? = nil, environment: (String) -> String?)
     -> String?
   {
-    // A config file is small; `readFile`'s cap keeps a mistaken path (a device) from being read for ever.
-    guard let file = locate(explicit: explicit, environment: environment), let bytes = Posix.readFile(file)
-    else { return nil }
-    return socketPath(inConfig: String(decoding: bytes, as: UTF8.self))
+    configuredValues(inSection: "Socket", explicit: explicit, environment: environment)["Path"].flatMap {
+      $0.isEmpty ? nil : $0
+    }
   }
 }
 
 extension StringProtocol {
   /// The text without spaces and tabs at either end.
-  fileprivate var trimmingSpaces: String {
+  var trimmingSpaces: String {
     var slice = Substring(self)
     while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
     while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }

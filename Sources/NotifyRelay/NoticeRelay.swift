@@ -55,10 +55,6 @@ public final class NoticeRelay: @unchecked Sendable {
   /// How long a delivered message may wait for its acknowledgement before JetStream delivers it
   /// again (a desk killed mid-batch gets it back this long after).
   public static let ackWait = 10.0
-  /// How long the stream keeps a notice, and how much it keeps in all.
-  public static let streamMaxBytes: Int64 = 256 << 20
-  /// Within this window, a message with an id the stream has seen is dropped as a duplicate.
-  public static let duplicateWindow = 120.0
   /// The longest wait between attempts to connect.
   public static let maximumBackoff = 5.0
 
@@ -162,10 +158,7 @@ public final class NoticeRelay: @unchecked Sendable {
   }
 
   private func ensureStream(_ connection: NATSConnection) throws(NATSError) {
-    try connection.ensureStream(
-      name: place.subjects.stream, subjects: [place.subjects.streamSubjects],
-      maxAge: RelaySettings.streamMaxAge, maxBytes: Self.streamMaxBytes,
-      replicas: settings.urls.count > 1 ? 3 : 1, duplicateWindow: Self.duplicateWindow)
+    try connection.ensureStream(for: place.subjects, servers: settings.urls.count)
   }
 
   /// What a failure to connect or to read a secret says, in `Status` and once in the log.

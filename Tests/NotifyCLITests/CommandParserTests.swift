@@ -128,6 +128,7 @@ struct CommandParserTests {
     (["show", "t", "--hold"], "--hold"),
     (["history", "-n"], "-n"),
     (["--socket"], "--socket"),
+    (["--relay"], "--relay"),
     (["cancel", "--tag"], "--tag"),
   ])
   func optionWithoutItsValue_isUsageErrorNamingIt(words: [String], option: String) {
@@ -359,6 +360,43 @@ struct CommandParserTests {
   func socketOption_isReadBeforeOrAfterTheVerb(words: [String]) throws {
     #expect(
       try CommandParser.parse(words) == Invocation(socketPath: "/tmp/a.sock", command: .status(json: false)))
+  }
+
+  @Test(arguments: [
+    ["--relay", "nats://a:4222", "show", "t", "--wait"], ["--relay=nats://a:4222", "show", "t", "--wait"],
+  ])
+  func relayOption_beforeShow_publishesThroughItsServers(words: [String]) throws {
+    var parameters = ShowParameters(title: "t")
+    parameters.actions = nil
+    #expect(
+      try CommandParser.parse(words)
+        == Invocation(relay: ["nats://a:4222"], command: .show(parameters, wait: true)))
+    #expect(
+      try CommandParser.parse(["--relay", " nats://a:4222, tls://b:4222 ", "show", "t"]).relay == [
+        "nats://a:4222", "tls://b:4222",
+      ])
+  }
+
+  @Test(arguments: [
+    (["--relay", "http://a", "show", "t"], "--relay"),
+    (["--relay", "nats://", "show", "t"], "--relay"),
+    (["--relay=", "show", "t"], "--relay"),
+  ])
+  func relayOption_withoutANatsURL_isUsageErrorNamingIt(words: [String], option: String) throws {
+    let error = try #require(usageError(words))
+    guard case .invalidValue(option: option, _, let reason) = error else {
+      Issue.record("expected invalidValue for \(option), got \(error)")
+      return
+    }
+    #expect(reason.contains("nats://"))
+  }
+
+  @Test(arguments: [["--relay", "nats://a", "list"], ["--relay", "nats://a", "show", "t", "--after", "2"]])
+  func relayOption_withAnythingButAShowOfItsOwn_isUsageError(words: [String]) {
+    guard case .invalidCombination? = usageError(words) else {
+      Issue.record("expected invalidCombination for \(words), got \(String(describing: usageError(words)))")
+      return
+    }
   }
 
   @Test(arguments: [

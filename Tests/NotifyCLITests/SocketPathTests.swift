@@ -40,4 +40,22 @@ struct SocketPathTests {
     #expect(ConfigLocation.socketPath(inConfig: "[Socket]\nPath=\n") == nil)
     #expect(ConfigLocation.socketPath(inConfig: "") == nil)
   }
+
+  @Test func theConfigsSectionValues_areTheLastOfEachKey_andOfThatSectionOnly() {
+    let text = """
+      [Relay]
+      User=first
+      [Socket]
+      User=not this
+      [Relay]
+        User = last
+      TokenFile=
+      Credentials=~/me.creds
+      """
+    #expect(
+      ConfigLocation.values(inSection: "Relay", ofConfig: text) == [
+        "User": "last", "TokenFile": "", "Credentials": "~/me.creds",
+      ])
+    #expect(ConfigLocation.values(inSection: "Queue", ofConfig: text).isEmpty)
+  }
 }
