@@ -51,7 +51,8 @@ let package = Package(
     .target(name: "NotifyNATS", dependencies: ["NotifyProtocol", "NotifyPosix", "CNats"]),
     // The relay through NATS JetStream (DESIGN §10): publish from the store's outbox, consume durably,
     // show through the service and acknowledge after the commit.
-    .target(name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS"]),
+    .target(
+      name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS"]),
     // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
     .target(
       name: "NotifyDaemon",
@@ -108,7 +109,7 @@ let package = Package(
         .linkedLibrary("_FoundationCShims"), .linkedLibrary("swiftSynchronization"),
       ]),
     // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
-    .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "CSystemd"]),
+    .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "NotifyNATS", "CSystemd"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),

@@ -8,16 +8,20 @@ nats-py (a client nobody here wrote) looks into the stream and injects messages 
 
 import collections
 import json
+import os
 import re
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
 from conftest import BIN, Connection, Daemon, wait_for
 from relay_helpers import (
     NatsCluster, NatsServer, free_port, make_ca, make_server_cert, missing_tools, secret_file, tls_context)
+# The popup tests' headless sway, for the relayed notice on the desk's screen.
+from test_popups_wayland import session, user  # noqa: F401 — fixtures
 
 QUEUE = "io.notifyd.Queue"
 # Notices that show and finish at once on both hosts: they never hold a slot for long.
@@ -819,6 +823,7 @@ class BareHost:
 def bare_host(runtime_dir, subject):
     def make(extra="", host="cron", name="bare"):
         return BareHost(runtime_dir / name, f"Subject={subject}\nHost={host}\n{extra}")
+    make.subject = subject
     return make
 
 
@@ -926,3 +931,31 @@ def test_notifyctl_relay_signs_in_with_the_config_s_relay_keys_and_says_what_is_
     assert usage.returncode == 2 and "nats://" in usage.stderr, usage.stderr
     usage = good.run(nats.url, "show", "--after", "3", "x")
     assert usage.returncode == 2 and "--after" in usage.stderr, usage.stderr
+
+
+# MARK: - On the desk's screen
+
+
+def test_a_relayed_notice_pops_up_on_the_desks_screen_as_app_at_host(nats_server, bare_host, session):
+    """The desk draws relayed notices as it draws its own (headless sway, grim): published with no
+    daemon on the sending host, it pops up, and the desk knows it as backup@cron."""
+    from test_popups_wayland import OUTPUT, MARGIN, WIDTH, display_config
+    sway, make_daemon = session
+    nats = nats_server()
+    desk = make_daemon(display_config() + (
+        f"[Relay]\nURL={nats.url}\nSubject={bare_host.subject}\nHost=desk\nPublish=no\nSubscribe=yes\n"))
+    wait_for(lambda: json.loads(desk.notifyctl("status", "--json", check=True).stdout)["relay"]["state"] == "connected",
+             timeout=30, interval=0.05, what="the desk's relay to connect")
+    host = bare_host()
+    sent = host.run(nats.url, "show", "--app", "backup", "--fade-in", "0", "--hold", "60s", "Backup done",
+                    "412 GiB in 3h12m")
+    assert sent.returncode == 0, sent.stderr
+    shot = wait_for(lambda: (lambda image: image if image.box() else None)(sway.screenshot()), timeout=30,
+                    what="the relayed notice's popup")
+    x0, y0, x1, _ = shot.box()
+    assert (x0, y0, x1) == (OUTPUT[0] - MARGIN - WIDTH, MARGIN, OUTPUT[0] - MARGIN), shot.box()
+    listed = json.loads(desk.notifyctl("list", "--json", check=True).stdout)["notices"]
+    assert [(n["app"], n["title"], n["origin"]["host"]) for n in listed] == [("backup@cron", "Backup done", "cron")]
+    keep = os.environ.get("NOTIFYD_SCREENSHOTS")
+    if keep:
+        sway.save(Path(keep) / "relayed-notice.png")

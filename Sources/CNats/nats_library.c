@@ -73,6 +73,12 @@
      jsErrCode *code),                                                                               \
     (ack, js, subject, data, length, o, code))                                                       \
   F(void, jsPubAck_Destroy, (jsPubAck * ack), (ack))                                                 \
+  F(natsStatus, js_PublishAsync,                                                                     \
+    (jsCtx * js, const char *subject, const void *data, int length, jsPubOptions *o),               \
+    (js, subject, data, length, o))                                                                  \
+  F(natsStatus, js_PublishAsyncComplete, (jsCtx * js, jsPubOptions * o), (js, o))                    \
+  F(natsStatus, natsMsgHeader_Get, (natsMsg * message, const char *key, const char **value),         \
+    (message, key, value))                                                                           \
   F(natsStatus, js_PullSubscribe,                                                                    \
     (natsSubscription * *sub, jsCtx * js, const char *subject, const char *durable, jsOptions *o,    \
      jsSubOptions *subOptions, jsErrCode *code),                                                     \

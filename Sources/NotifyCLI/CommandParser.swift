@@ -53,10 +53,12 @@ public enum CommandParser {
     let command = try verb.build(parsed)
     if relay != nil {
       guard case .show(let parameters, _) = command else {
-        throw .invalidCombination(verb: verb.name, reason: "--relay publishes a notice: it goes with show only")
+        throw .invalidCombination(
+          verb: verb.name, reason: "--relay publishes a notice: it goes with show only")
       }
       guard parameters.after == nil else {
-        throw .invalidCombination(verb: verb.name, reason: "--after names a notice of a daemon; not with --relay")
+        throw .invalidCombination(
+          verb: verb.name, reason: "--after names a notice of a daemon; not with --relay")
       }
     }
     return Invocation(socketPath: socketPath, relay: relay, command: command)

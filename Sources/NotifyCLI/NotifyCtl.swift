@@ -21,8 +21,10 @@ public enum NotifyCtl {
     }
     if let relay = invocation.relay, case .show(let parameters, let wait) = invocation.command {
       do {
-        return try RelayShow(urls: relay, console: console, environment: environment).run(parameters, wait: wait)
-          .rawValue
+        return try RelayShow(urls: relay, console: console, environment: environment).run(
+          parameters, wait: wait
+        )
+        .rawValue
       } catch {
         console.printError("notifyctl: \(error)")
         return ExitStatus.failure.rawValue

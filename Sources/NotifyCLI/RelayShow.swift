@@ -30,7 +30,8 @@ struct RelayShow {
     func key(_ name: String) -> String? { keys[name].flatMap { $0.isEmpty ? nil : $0 } }
     let base = key("Subject") ?? RelaySubjects.defaultBase()
     guard RelaySubjects.isValidBase(base) else {
-      throw Failure(description: "[Relay] Subject=\(base) is not a NATS subject (dot-separated names, no * or >)")
+      throw Failure(
+        description: "[Relay] Subject=\(base) is not a NATS subject (dot-separated names, no * or >)")
     }
     let subjects = RelaySubjects(base: base)
     let host = key("Host") ?? RelaySubjects.localHost()
@@ -41,12 +42,14 @@ struct RelayShow {
     }
     let settings = try NATSSettings(
       urls: urls, name: "notifyctl \(host)", user: key("User"), passwordFile: key("PasswordFile"),
-      tokenFile: key("TokenFile"), credentials: key("Credentials"), tlsCA: key("TLSCA"), environment: environment)
+      tokenFile: key("TokenFile"), credentials: key("Credentials"), tlsCA: key("TLSCA"),
+      environment: environment)
     let connection = try NATSConnection(settings) { _ in }
     defer { connection.close() }
     try connection.ensureStream(for: subjects, servers: urls.count)
     // Subscribed before publishing, so that no answer can come before it.
-    let answers = wait ? try connection.subscribeToNew(stream: subjects.stream, subject: subjects.answers(to: host)) : nil
+    let answers =
+      wait ? try connection.subscribeToNew(stream: subjects.stream, subject: subjects.answers(to: host)) : nil
 
     // The id is taken and the notice published under the origin's lock: ids reach the stream in
     // the order they were given, as the desk's marks need (a lower id after a higher one would be
@@ -59,7 +62,9 @@ struct RelayShow {
       let payload = message.encoded()
       guard payload.count <= RelayNotice.maximumBytes else {
         throw Failure(
-          description: "show: the notice is \(payload.count) bytes; the relay takes at most \(RelayNotice.maximumBytes / 1024) KiB")
+          description:
+            "show: the notice is \(payload.count) bytes; the relay takes at most \(RelayNotice.maximumBytes / 1024) KiB"
+        )
       }
       try connection.publish(payload, on: subjects.notices(from: host), id: message.messageID, wait: 5)
       lease.release()
@@ -70,9 +75,13 @@ struct RelayShow {
     }
     let deadline = Posix.monotonicNow() + Self.answerWait
     while Posix.monotonicNow() < deadline {
-      guard let message = try answers.next(timeout: min(deadline - Posix.monotonicNow(), 60)) else { continue }
+      guard let message = try answers.next(timeout: min(deadline - Posix.monotonicNow(), 60)) else {
+        continue
+      }
       guard message.count <= RelayNotice.maximumBytes,
-        let answer = try? message.withPayload({ bytes throws(JSONReadError) in try RelayAnswer(decoding: bytes) }),
+        let answer = try? message.withPayload({ bytes throws(JSONReadError) in
+          try RelayAnswer(decoding: bytes)
+        }),
         answer.to.store == origin.store, answer.to.id == origin.id
       else { continue }
       if let action = answer.invoked { console.print(TextFormat.sanitized(action)) }
@@ -105,7 +114,8 @@ struct RelayOrigin {
         try Posix.lockExclusively(fd)
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        let fields = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let fields = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(
+          whereSeparator: \.isWhitespace)
         var store = fields.first.map(String.init) ?? ""
         var last = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
         if store.count != 16 || !store.allSatisfy(\.isHexDigit) || last < 0 {

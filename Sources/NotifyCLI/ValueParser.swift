@@ -90,7 +90,9 @@ enum ValueParser {
     } catch {
       throw .invalidValue(option: option, value: error.field, reason: "a nats:// or tls:// URL")
     }
-    guard !urls.isEmpty else { throw .invalidValue(option: option, value: text, reason: "a nats:// or tls:// URL") }
+    guard !urls.isEmpty else {
+      throw .invalidValue(option: option, value: text, reason: "a nats:// or tls:// URL")
+    }
     return urls
   }
 

@@ -16,6 +16,13 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
 
   public var description: String { text }
 
+  /// An error libnats reported through a callback.
+  init(status: natsStatus, code: Int, text: String) {
+    self.status = status
+    self.code = code
+    self.text = text
+  }
+
   /// What went wrong before libnats was called: it cannot be loaded, a secret cannot be read.
   public init(_ text: String) {
     status = NATS_ERR
@@ -70,7 +77,9 @@ public struct NATSSettings: Sendable {
     urls: [String], name: String, user: String?, passwordFile: String?, tokenFile: String?,
     credentials: String?, tlsCA: String?, environment: (String) -> String?
   ) throws(NATSError) {
-    func expanded(_ path: String?) -> String? { path.map { SocketPath.expandingHome($0, environment: environment) } }
+    func expanded(_ path: String?) -> String? {
+      path.map { SocketPath.expandingHome($0, environment: environment) }
+    }
     func firstLine(_ path: String?, _ key: String) throws(NATSError) -> String? {
       guard let path, let file = expanded(path) else { return nil }
       var bytes = [UInt8](repeating: 0, count: 4096)
@@ -78,7 +87,9 @@ public struct NATSSettings: Sendable {
         let fd = try Posix.open(file, O_RDONLY)
         defer { Posix.close(fd) }
         // A secret is one short line: the first read holds it (a directory fails here, EISDIR).
-        let read = bytes.withUnsafeMutableBytes { buffer in Result { () throws(SystemError) in try Posix.read(fd, into: buffer) } }
+        let read = bytes.withUnsafeMutableBytes { buffer in
+          Result { () throws(SystemError) in try Posix.read(fd, into: buffer) }
+        }
         guard case .bytes(let count) = try read.get() else { return "" }
         bytes.removeSubrange(count...)
       } catch {
@@ -275,7 +286,9 @@ public final class NATSConnection: @unchecked Sendable {
   /// Publishes `payload` on `subject` with JetStream message id `id`, and waits for the stream's
   /// acknowledgement; answers whether the stream took it as a duplicate.
   @discardableResult
-  public func publish(_ payload: [UInt8], on subject: String, id: String, wait: Double) throws(NATSError) -> Bool {
+  public func publish(_ payload: [UInt8], on subject: String, id: String, wait: Double) throws(NATSError)
+    -> Bool
+  {
     var options = jsPubOptions()
     jsPubOptions_Init(&options)
     options.MaxWait = Int64(wait * 1000)
@@ -367,6 +380,85 @@ extension NATSConnection {
       throw NATSError(status, "cannot subscribe to \(subject)", code: code)
     }
     return NATSSubscription(handle: subscription)
+  }
+}
+
+/// Publishing to JetStream without waiting for each acknowledgement: each message published
+/// resolves once, acknowledged by the stream or failed (an error, or no answer within `wait`),
+/// through `onResult(messageID, error)` on a libnats thread. The caller bounds how many are in
+/// flight; libnats refuses more than `window` (after a short stall).
+public final class NATSAsyncPublisher: @unchecked Sendable {
+  // @unchecked: libnats' JetStream context is thread-safe; the handles are set once.
+  private let connection: NATSConnection
+  private let context: OpaquePointer
+  private let box: Unmanaged<ResultBox>
+  private let wait: Double
+
+  private final class ResultBox {
+    let onResult: @Sendable (String, NATSError?) -> Void
+    init(_ onResult: @escaping @Sendable (String, NATSError?) -> Void) { self.onResult = onResult }
+  }
+
+  public init(
+    _ connection: NATSConnection, window: Int, wait: Double,
+    onResult: @escaping @Sendable (String, NATSError?) -> Void
+  ) throws(NATSError) {
+    self.connection = connection
+    self.wait = wait
+    let box = Unmanaged.passRetained(ResultBox(onResult))
+    var options = jsOptions()
+    jsOptions_Init(&options)
+    options.Wait = Int64(wait * 1000)
+    options.PublishAsync.MaxPending = Int64(window)
+    options.PublishAsync.StallWait = Int64(wait * 1000)
+    options.PublishAsync.AckHandlerClosure = box.toOpaque()
+    options.PublishAsync.AckHandler = { _, message, ack, failure, closure in
+      var value: UnsafePointer<CChar>?
+      let id =
+        natsMsgHeader_Get(message, "Nats-Msg-Id", &value) == NATS_OK ? value.map { String(cString: $0) } : nil
+      let error = failure.map { failure in
+        NATSError(
+          status: failure.pointee.Err, code: Int(failure.pointee.ErrCode.rawValue),
+          text: failure.pointee.ErrText.map { String(cString: $0) }
+            ?? String(cString: natsStatus_GetText(failure.pointee.Err)))
+      }
+      if let id {
+        Unmanaged<ResultBox>.fromOpaque(closure!).takeUnretainedValue().onResult(id, ack == nil ? error : nil)
+      }
+      natsMsg_Destroy(message)
+    }
+    var context: OpaquePointer?
+    let status = natsConnection_JetStream(&context, connection.handle, &options)
+    guard status == NATS_OK, let context else {
+      box.release()
+      throw NATSError(status, "JetStream")
+    }
+    self.context = context
+    self.box = box
+  }
+
+  deinit {
+    var options = jsPubOptions()
+    jsPubOptions_Init(&options)
+    options.MaxWait = Int64(wait * 1000)
+    // The pending ones resolve (or time out) before the closure goes.
+    _ = js_PublishAsyncComplete(context, &options)
+    jsCtx_Destroy(context)
+    box.release()
+  }
+
+  /// Sends `payload` on `subject` with the message id `id`; its result comes through `onResult`.
+  public func publish(_ payload: [UInt8], on subject: String, id: String) throws(NATSError) {
+    var options = jsPubOptions()
+    jsPubOptions_Init(&options)
+    options.MaxWait = Int64(wait * 1000)
+    let status = id.withCString { messageID in
+      options.MsgId = messageID
+      return payload.withUnsafeBytes { bytes in
+        js_PublishAsync(context, subject, bytes.baseAddress, Int32(bytes.count), &options)
+      }
+    }
+    guard status == NATS_OK else { throw NATSError(status, "cannot publish to \(subject)") }
   }
 }
 

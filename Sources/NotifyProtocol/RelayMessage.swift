@@ -205,6 +205,49 @@ extension ShowParameters: WireEncodable {
   }
 }
 
+/// What a desk has committed from one origin store: the highest origin id (`last`), and the ids
+/// below it, within `window`, that have not come (yet). An origin publishes in order but up to its
+/// publishing window at a time, so after a failure one may reach the stream after later ones; and
+/// its ids have gaps (progress indicators and relayed notices are not published). An id above
+/// `last`, or missing, is new; any other is a redelivery. Bounded: at most `window - 1` missing.
+public struct RelayMark: Sendable, Equatable {
+  /// How far back an id may come after a later one: four publishing windows.
+  public static let window = 1024
+
+  public private(set) var last: Int
+  /// Ascending, each in `(last - window, last)`.
+  public private(set) var missing: [Int]
+
+  public init(last: Int = 0, missing: [Int] = []) {
+    self.last = last
+    self.missing = missing.filter { $0 < last && $0 > last - Self.window }.sorted()
+  }
+
+  /// Whether `id` has not been committed here.
+  public func isNew(_ id: Int) -> Bool { id > last || missing.contains(id) }
+
+  /// `id` committed here (taking one twice changes nothing).
+  public mutating func take(_ id: Int) {
+    if id > last {
+      missing += max(last + 1, id - Self.window + 1)..<id
+      last = id
+      if let first = missing.first, first <= last - Self.window {
+        missing.removeAll { $0 <= last - Self.window }
+      }
+    } else if let index = missing.firstIndex(of: id) {
+      missing.remove(at: index)
+    }
+  }
+
+  /// `missing` as the store keeps it: the ids, comma-separated.
+  public var missingText: String { missing.map(String.init).joined(separator: ",") }
+
+  /// A mark the store kept; ids that do not read are left out.
+  public init(last: Int, missingText: String) {
+    self.init(last: last, missing: missingText.split(separator: ",").compactMap { Int($0) })
+  }
+}
+
 /// The stream that holds one `[Relay] Subject=`'s notices and answers (`RelaySubjects.stream`).
 public enum RelayStream {
   /// How long the stream keeps a message: the longest `MaxAge=`.

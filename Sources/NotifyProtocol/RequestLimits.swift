@@ -24,7 +24,10 @@ public enum RequestLimits {
   public static func check(_ request: ShowParameters) throws(InvalidField) {
     try checkCommon(
       title: request.title, body: request.body,
-      timing: [("delay", request.delay), ("fadeIn", request.fadeIn), ("hold", request.hold), ("fadeOut", request.fadeOut)],
+      timing: [
+        ("delay", request.delay), ("fadeIn", request.fadeIn), ("hold", request.hold),
+        ("fadeOut", request.fadeOut),
+      ],
       app: request.app, tag: request.tag, key: request.key, icon: request.icon, hints: request.hints)
     if let after = request.after, after <= 0 {
       throw InvalidField(field: "after", reason: "must be a positive notice id")
@@ -87,7 +90,8 @@ public enum RequestLimits {
       throw InvalidField(field: field, reason: "must be an absolute path to \(what)")
     }
     guard path.utf8.count <= maximumIconPathLength, !path.utf8.contains(0) else {
-      throw InvalidField(field: field, reason: "longer than \(maximumIconPathLength) bytes or holding a NUL byte")
+      throw InvalidField(
+        field: field, reason: "longer than \(maximumIconPathLength) bytes or holding a NUL byte")
     }
   }
 

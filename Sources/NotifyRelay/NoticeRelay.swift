@@ -23,18 +23,20 @@ public struct RelayPlace: Sendable {
 /// The relay through NATS JetStream (`[Relay]`, DESIGN §10).
 ///
 /// Publishing: each notice the store queued (in the commit that kept it) is published in order, with
-/// the message id `host/store/id`, and leaves the outbox once the stream acknowledged it; while the
-/// server cannot be reached, the outbox waits, in the store too. Subscribing: a durable pull
-/// consumer per host fetches other hosts' notices a batch at a time; each is shown through the
-/// service and acknowledged to JetStream only once the local store committed it, with its origin.
-/// Per origin store the highest origin id committed here (`marks`) turns a redelivery into a
+/// the message id `host/store/id`, up to `publishWindow` before their acknowledgements come, and
+/// leaves the outbox once the stream acknowledged it and every one before it; after a failure, what
+/// is not acknowledged goes again, in order. While the server cannot be reached, the outbox waits,
+/// in the store too. Subscribing: a durable pull consumer per host fetches other hosts' notices a
+/// batch at a time; each is shown through the service and acknowledged to JetStream only once the
+/// local store committed it, with its origin. Per origin store, what was committed here
+/// (`RelayMark`: the highest id, and those below it not come yet) turns a redelivery into a
 /// duplicate, acknowledged and not shown.
 ///
 /// One thread connects (with a backoff) and then publishes; another consumes; libnats reconnects on
 /// its own threads once connected. Nothing here blocks the daemon's loop.
 public final class NoticeRelay: @unchecked Sendable {
-  // @unchecked: `connection` is set once by the relay thread before the consumer starts; the rest is
-  // under `status`, `outbox` and `marks`, or used by one thread.
+  // @unchecked: `connection` is set once by the relay thread before the consumer starts; `outbox` is
+  // under `outboxReady`; the rest is under `status` and `marks`, or used by one thread.
   private let settings: RelaySettings
   private let place: RelayPlace
   private let service: NoticeService
@@ -42,14 +44,18 @@ public final class NoticeRelay: @unchecked Sendable {
   private let onPublished: @Sendable (Int) -> Void
   private let onChange: @Sendable (RelayState) -> Void
   private let status: Locked<RelayState>
-  private let outbox: Locked<[OutgoingMessage]>
+  private var outbox: Outbox
+  /// The lock of `outbox`, signalled when it changes.
   private let outboxReady = NSCondition()
-  private let marks: Locked<[String: Int]>
+  private let marks: Locked<[String: RelayMark]>
   private let drops = Locked<(logged: Int, at: Double)>((0, -.infinity))
   private var connection: NATSConnection?
 
   /// At most this many notices wait to be published; past it the oldest is given up, logged.
   public static let maximumOutbox = 10_000
+  /// At most this many are published and not yet acknowledged (a quarter of `RelayMark.window`,
+  /// how far back a desk takes an id that comes after later ones).
+  public static let publishWindow = RelayMark.window / 4
   /// At most this many messages are fetched (and held) at a time.
   public static let fetchBatch = 256
   /// How long a delivered message may wait for its acknowledgement before JetStream delivers it
@@ -60,7 +66,7 @@ public final class NoticeRelay: @unchecked Sendable {
 
   public init(
     settings: RelaySettings, place: RelayPlace, service: NoticeService, outbox: [OutgoingMessage],
-    marks: [String: Int], log: Logger, onPublished: @escaping @Sendable (Int) -> Void,
+    marks: [String: RelayMark], log: Logger, onPublished: @escaping @Sendable (Int) -> Void,
     onChange: @escaping @Sendable (RelayState) -> Void
   ) {
     self.settings = settings
@@ -69,7 +75,7 @@ public final class NoticeRelay: @unchecked Sendable {
     self.log = log
     self.onPublished = onPublished
     self.onChange = onChange
-    self.outbox = Locked(outbox)
+    self.outbox = Outbox(messages: outbox)
     self.marks = Locked(marks)
     status = Locked(
       RelayState(
@@ -90,15 +96,12 @@ public final class NoticeRelay: @unchecked Sendable {
 
   /// Notices the store just queued to publish, in order (on the committer's thread).
   public func enqueue(_ notices: [OutgoingMessage]) {
-    var givenUp: [Int] = []
-    let count = outbox.withLock { outbox -> Int in
-      outbox.append(contentsOf: notices)
-      if outbox.count > Self.maximumOutbox {
-        givenUp = outbox.prefix(outbox.count - Self.maximumOutbox).map(\.id)
-        outbox.removeFirst(givenUp.count)
-      }
-      return outbox.count
-    }
+    outboxReady.lock()
+    outbox.messages.append(contentsOf: notices)
+    let givenUp = outbox.giveUp(beyond: Self.maximumOutbox)
+    let count = outbox.messages.count
+    outboxReady.signal()
+    outboxReady.unlock()
     if !givenUp.isEmpty {
       log.warning(
         "relay: \(Self.maximumOutbox) notices wait to be published; gave up the oldest \(givenUp.count) (ids \(givenUp.first!)…\(givenUp.last!))"
@@ -106,9 +109,6 @@ public final class NoticeRelay: @unchecked Sendable {
       for id in givenUp { onPublished(id) }
     }
     change { $0.outbox = count }
-    outboxReady.lock()
-    outboxReady.signal()
-    outboxReady.unlock()
   }
 
   // MARK: - Connecting
@@ -175,7 +175,8 @@ public final class NoticeRelay: @unchecked Sendable {
   /// The servers and how to sign in, the secrets read from their files now.
   private func natsSettings() throws(NATSError) -> NATSSettings {
     try NATSSettings(
-      urls: settings.urls, name: "notifyd \(place.host)", user: settings.user, passwordFile: settings.passwordFile,
+      urls: settings.urls, name: "notifyd \(place.host)", user: settings.user,
+      passwordFile: settings.passwordFile,
       tokenFile: settings.tokenFile, credentials: settings.credentials, tlsCA: settings.tlsCA
     ) { ProcessInfo.processInfo.environment[$0] }
   }
@@ -207,26 +208,30 @@ public final class NoticeRelay: @unchecked Sendable {
 
   // MARK: - Publishing
 
-  /// Publishes the outbox in order, for ever: a notice leaves it only once the stream has it.
+  /// Publishes the outbox in order, for ever, up to `publishWindow` at a time: a notice leaves it
+  /// only once the stream has it and every one before it.
   private func publishForever() {
     guard let connection else { return }
-    var failing = false
-    while true {
-      outboxReady.lock()
-      var next = outbox.withLock { $0.first }
-      while next == nil {
-        outboxReady.wait()
-        next = outbox.withLock { $0.first }
-      }
-      outboxReady.unlock()
-      guard let next else { continue }
+    var publisher: NATSAsyncPublisher?
+    while publisher == nil {
       do {
-        try connection.publish(Array(next.payload.utf8), on: next.subject, id: next.messageID, wait: 5)
-        let count = outbox.withLock { outbox -> Int in
-          if outbox.first?.id == next.id { outbox.removeFirst() }
-          return outbox.count
+        publisher = try NATSAsyncPublisher(connection, window: Self.publishWindow, wait: 5) {
+          [weak self] id, error in
+          self?.resolved(id, error)
         }
-        onPublished(next.id)
+      } catch {
+        fail(error)
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+    }
+    var failing = false
+    outboxReady.lock()
+    while true {
+      let published = outbox.takeAcknowledged()
+      if !published.isEmpty {
+        let count = outbox.messages.count
+        outboxReady.unlock()
+        for id in published { onPublished(id) }
         change {
           $0.outbox = count
           if failing, connection.isConnected {
@@ -236,17 +241,49 @@ public final class NoticeRelay: @unchecked Sendable {
         }
         if failing { log.notice("relay: publishing again") }
         failing = false
-      } catch {
-        if error.status == NATS_NO_RESPONDERS { try? ensureStream(connection) }
+        outboxReady.lock()
+        continue
+      }
+      if let failure = outbox.failure {
+        // Once every message in flight is answered, again from the first not acknowledged.
+        guard outbox.unresolved.isEmpty else {
+          outboxReady.wait()
+          continue
+        }
+        outbox.restart()
+        outboxReady.unlock()
+        if failure.status == NATS_NO_RESPONDERS { try? ensureStream(connection) }
         // A denied subject gets no answer but a timeout; the server said why on its own.
         let known = status.withLock { $0.detail }
-        let detail = known.lowercased().contains("permission") && error.isTimeout ? known : "\(error)"
+        let detail = known.lowercased().contains("permission") && failure.isTimeout ? known : "\(failure)"
         change { $0.detail = detail }
         if !failing { log.warning("relay: \(detail); retrying in order") }
         failing = true
         Thread.sleep(forTimeInterval: 0.5)
+        outboxReady.lock()
+        continue
+      }
+      guard let next = outbox.nextToSend(window: Self.publishWindow) else {
+        outboxReady.wait()
+        continue
+      }
+      outboxReady.unlock()
+      do {
+        try publisher!.publish(Array(next.payload.utf8), on: next.subject, id: next.messageID)
+        outboxReady.lock()
+      } catch {
+        outboxReady.lock()
+        outbox.resolve(next.messageID, error)
       }
     }
+  }
+
+  /// The stream's answer for a message published (on a libnats thread).
+  private func resolved(_ messageID: String, _ error: NATSError?) {
+    outboxReady.lock()
+    outbox.resolve(messageID, error)
+    outboxReady.signal()
+    outboxReady.unlock()
   }
 
   // MARK: - Consuming
@@ -296,7 +333,7 @@ public final class NoticeRelay: @unchecked Sendable {
   private func deliver(_ messages: [NATSMessage]) {
     let group = DispatchGroup()
     let later = Locked<[(NATSMessage, RelayNotice)]>([])
-    var batchMarks: [String: Int] = [:]
+    var batchMarks: [String: RelayMark] = [:]
     for message in messages {
       guard let relayed = read(message, "a notice", RelayNotice.init(decoding:)) else { continue }
       let origin = relayed.origin
@@ -305,12 +342,13 @@ public final class NoticeRelay: @unchecked Sendable {
         continue
       }
       let key = "\(origin.host)/\(origin.store)"
-      let seen = max(marks.withLock { $0[key] ?? 0 }, batchMarks[key] ?? 0)
-      guard origin.id > seen else {
+      var mark = batchMarks[key] ?? marks.withLock { $0[key] } ?? RelayMark()
+      guard mark.isNew(origin.id) else {
         message.ack()
         continue
       }
-      batchMarks[key] = origin.id
+      mark.take(origin.id)
+      batchMarks[key] = mark
       group.enter()
       show(relayed, message) { retry in
         if retry { later.withLock { $0.append((message, relayed)) } }
@@ -348,7 +386,7 @@ public final class NoticeRelay: @unchecked Sendable {
     service.showRelayed(request, origin: origin, missed: missed) { [self] result in
       switch result {
       case .success:
-        marks.withLock { $0[key] = max($0[key] ?? 0, origin.id) }
+        marks.withLock { $0[key, default: RelayMark()].take(origin.id) }
         message.ack()
         finished(false)
       case .failure(.queue(.invalidArgument(let field, let reason))):
@@ -444,5 +482,68 @@ public final class NoticeRelay: @unchecked Sendable {
       return (before, state)
     }
     if before != after { onChange(after) }
+  }
+}
+
+/// What waits to be published, in order: the first `sent` have been published (or skipped as
+/// acknowledged already), and each message published is `unresolved` until the stream answers.
+private struct Outbox {
+  var messages: [OutgoingMessage]
+  var sent = 0
+  var unresolved: Set<String> = []
+  /// Acknowledged, not yet at the front.
+  var acknowledged: Set<String> = []
+  /// The first failure since the last restart.
+  var failure: NATSError?
+
+  /// The acknowledged messages at the front, removed: their ids, in order.
+  mutating func takeAcknowledged() -> [Int] {
+    var ids: [Int] = []
+    while let first = messages.first, acknowledged.remove(first.messageID) != nil {
+      messages.removeFirst()
+      sent -= 1
+      ids.append(first.id)
+    }
+    return ids
+  }
+
+  /// The next to publish, marked as sent and unresolved, while fewer than `window` are out.
+  mutating func nextToSend(window: Int) -> OutgoingMessage? {
+    while sent < min(window, messages.count), acknowledged.contains(messages[sent].messageID) { sent += 1 }
+    guard sent < min(window, messages.count) else { return nil }
+    let next = messages[sent]
+    sent += 1
+    unresolved.insert(next.messageID)
+    return next
+  }
+
+  /// The stream's answer for `messageID`: acknowledged, or failed (the first failure is kept). An
+  /// answer for a message given up meanwhile changes nothing.
+  mutating func resolve(_ messageID: String, _ error: NATSError?) {
+    guard unresolved.remove(messageID) != nil else { return }
+    if let error {
+      if failure == nil { failure = error }
+    } else {
+      acknowledged.insert(messageID)
+    }
+  }
+
+  /// After a failure, with nothing unresolved: publish again from the front.
+  mutating func restart() {
+    failure = nil
+    sent = 0
+  }
+
+  /// The oldest given up past `limit`: their ids.
+  mutating func giveUp(beyond limit: Int) -> [Int] {
+    guard messages.count > limit else { return [] }
+    let gone = messages.prefix(messages.count - limit)
+    messages.removeFirst(gone.count)
+    sent = max(0, sent - gone.count)
+    for message in gone {
+      unresolved.remove(message.messageID)
+      acknowledged.remove(message.messageID)
+    }
+    return gone.map(\.id)
   }
 }

@@ -53,6 +53,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   public private(set) var identity = ""
   /// The highest notice id committed: a notice above it is new.
   private var highestCommitted = 0
+  /// What `relay_marks` holds, read when first needed (by the committer).
+  private var marks: [String: RelayMark]?
   /// With `[Relay]`: who this host is, where it publishes, whether its own notices go out, and what
   /// is told of messages newly queued, after their commit (see `relay(as:…)`).
   private var relaying:
@@ -166,6 +168,11 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     CREATE TABLE relay_marks (origin TEXT PRIMARY KEY, last INTEGER NOT NULL);
     INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
     """,
+    // 6: the relay publishes a window at a time: per origin store, the ids below the highest that
+    // have not come yet (`RelayMark`).
+    """
+    ALTER TABLE relay_marks ADD COLUMN missing TEXT NOT NULL DEFAULT '';
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
@@ -189,8 +196,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       "INSERT OR IGNORE INTO relay_outbox (id, subject, message_id, payload) VALUES (?1, ?2, ?3, ?4)")
     unqueueOutgoing = try database.prepare("DELETE FROM relay_outbox WHERE id = ?1")
     raiseMark = try database.prepare(
-      "INSERT INTO relay_marks (origin, last) VALUES (?1, ?2) ON CONFLICT (origin) DO UPDATE SET last = max(last, excluded.last)"
-    )
+      "INSERT OR REPLACE INTO relay_marks (origin, last, missing) VALUES (?1, ?2, ?3)")
   }
 
   /// Opens the store at `path`, creating it and its directory, and migrating a store an older
@@ -514,11 +520,13 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     guard changes || batch.hand != nil || batch.nextID != nil else { return }
     commitCount += 1
     var queued: [OutgoingMessage] = []
+    let changed = Array(batch.unfinished.values) + Array(batch.finished.values)
+    // The marks as this commit leaves them: kept only once it is committed.
+    var raised = changed.contains { $0.origin != nil } ? try relayMarks() : marks
     try database.execute("BEGIN IMMEDIATE")
     do {
-      let changed = Array(batch.unfinished.values) + Array(batch.finished.values)
       for notice in changed.sorted(by: { $0.id < $1.id }) {
-        if let origin = notice.origin { try raise(origin) }
+        if let origin = notice.origin { try raise(origin, in: &raised) }
         guard let outgoing = outgoing(for: notice, finished: batch.finished[notice.id] != nil) else {
           continue
         }
@@ -570,6 +578,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       throw error
     }
     highestCommitted = max(highestCommitted, batch.unfinished.keys.max() ?? 0, batch.finished.keys.max() ?? 0)
+    marks = raised
     if !queued.isEmpty { relaying?.onQueued(queued) }
   }
 
@@ -600,10 +609,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       payload: String(decoding: message.encoded(), as: UTF8.self))
   }
 
-  private func raise(_ origin: NoticeOrigin) throws(SQLiteError) {
+  /// Takes `origin`'s id into its store's mark, written in this transaction if it changed.
+  private func raise(_ origin: NoticeOrigin, in marks: inout [String: RelayMark]?) throws(SQLiteError) {
+    let key = Self.markKey(origin)
+    var mark = marks?[key] ?? RelayMark()
+    let before = mark
+    mark.take(origin.id)
+    guard mark != before else { return }
+    marks?[key] = mark
     raiseMark.reset()
-    raiseMark.bind(1, Self.markKey(origin))
-    raiseMark.bind(2, origin.id)
+    raiseMark.bind(1, key)
+    raiseMark.bind(2, mark.last)
+    raiseMark.bind(3, mark.missingText)
     try raiseMark.run()
   }
 
@@ -627,14 +644,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     return outgoing
   }
 
-  /// Per origin store (`host/store`), the highest origin id committed here.
-  public func relayMarks() throws(SQLiteError) -> [String: Int] {
-    let rows = try database.prepare("SELECT origin, last FROM relay_marks")
-    var marks: [String: Int] = [:]
+  /// Per origin store (`host/store`), what has been committed here from it (`RelayMark`).
+  public func relayMarks() throws(SQLiteError) -> [String: RelayMark] {
+    if let marks { return marks }
+    let rows = try database.prepare("SELECT origin, last, missing FROM relay_marks")
+    var read: [String: RelayMark] = [:]
     while try rows.step() {
-      if let origin = rows.text(0) { marks[origin] = rows.integer(1) }
+      if let origin = rows.text(0) {
+        read[origin] = RelayMark(last: rows.integer(1), missingText: rows.text(2) ?? "")
+      }
     }
-    return marks
+    marks = read
+    return read
   }
 
   private func meta(_ key: String, _ value: String) throws(SQLiteError) {

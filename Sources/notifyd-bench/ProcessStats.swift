@@ -30,9 +30,15 @@ enum ProcessStats {
   }
 
   /// Resident memory of `pid` in bytes (`VmRSS` of `/proc/PID/status`).
-  static func residentBytes(_ pid: pid_t) -> Int? {
+  static func residentBytes(_ pid: pid_t) -> Int? { statusBytes(pid, "VmRSS:") }
+
+  /// The most resident memory `pid` has had, in bytes (`VmHWM`, the high-water mark).
+  static func peakResidentBytes(_ pid: pid_t) -> Int? { statusBytes(pid, "VmHWM:") }
+
+  /// A field of `/proc/PID/status` given in kB, in bytes.
+  private static func statusBytes(_ pid: pid_t, _ field: String) -> Int? {
     guard let text = readFile("/proc/\(pid)/status") else { return nil }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in text.split(separator: "\n") where line.hasPrefix(field) {
       let number = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
       return number.map { $0 * 1024 }
     }

@@ -62,3 +62,51 @@ struct RelayMessageTests {
     for bad in ["", "a..b", "a.*", "a.>", "a b", ".a"] { #expect(!RelaySubjects.isValidBase(bad), "\(bad)") }
   }
 }
+
+@Suite("What a desk has taken from an origin (RelayMark)")
+struct RelayMarkTests {
+  @Test func inOrder_eachIdIsNewOnce() {
+    var mark = RelayMark()
+    for id in 1...5 {
+      #expect(mark.isNew(id))
+      mark.take(id)
+      #expect(!mark.isNew(id))
+    }
+    #expect(mark == RelayMark(last: 5))
+    #expect(!mark.isNew(3) && mark.isNew(6))
+  }
+
+  /// A publisher's window: 4 reaches the stream after 5 and 6 (its first attempt failed).
+  @Test func anIdAfterLaterOnes_withinTheWindow_isNewOnce_thenARedelivery() {
+    var mark = RelayMark()
+    for id in [1, 2, 3, 5, 6] { mark.take(id) }
+    #expect(mark.missing == [4])
+    #expect(mark.isNew(4))
+    mark.take(4)
+    #expect(!mark.isNew(4) && mark.missing.isEmpty)
+    mark.take(4)
+    #expect(mark == RelayMark(last: 6))
+  }
+
+  @Test func anIdAWindowBelowTheHighest_isARedelivery_andMissingStaysBounded() {
+    var mark = RelayMark()
+    mark.take(1)
+    mark.take(1 + 10 * RelayMark.window)
+    #expect(mark.missing.count == RelayMark.window - 1)
+    #expect(!mark.isNew(2) && mark.isNew(mark.last - 1))
+    let before = mark.last
+    mark.take(before + RelayMark.window / 2)
+    // All below the new highest within the window but the one taken before.
+    #expect(mark.missing.count == RelayMark.window - 2 && !mark.missing.contains(before))
+    #expect(mark.missing.allSatisfy { $0 > mark.last - RelayMark.window && $0 < mark.last })
+  }
+
+  @Test func theStoresText_roundTrips_andJunkIsLeftOut() {
+    var mark = RelayMark()
+    for id in [3, 7, 9] { mark.take(id) }
+    #expect(mark.missingText == "1,2,4,5,6,8")
+    #expect(RelayMark(last: 9, missingText: mark.missingText) == mark)
+    #expect(RelayMark(last: 9, missingText: "4,x,,12,8") == RelayMark(last: 9, missing: [4, 8]))
+    #expect(RelayMark(last: 0, missingText: "") == RelayMark())
+  }
+}
