@@ -134,10 +134,11 @@ fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-mar
 # are the only sanitizer coverage of the daemon's @unchecked Sendable classes. The hostile-client
 # tests run too, but for the one that fills the queue to capacity (minutes under a sanitizer), and
 # the popups' on both backends (the Wayland daemon runs as another user, who may write the reports: the
-# folder is 1777), the freedesktop server's, fed by clients nobody here wrote, and flood control's.
+# folder is 1777), the freedesktop server's, fed by clients nobody here wrote, flood control's, and
+# the relay's (libnats' threads call into the daemon; notifyctl --relay runs sanitized too).
 SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py \
 	tests/test_bounds.py tests/test_popups_wayland.py tests/test_popups_x11.py tests/test_freedesktop.py \
-	tests/test_dnd.py -k "not full_capacity"
+	tests/test_dnd.py tests/test_relay.py -k "not full_capacity"
 
 asan-test: deps
 	$(SWIFT) build --sanitize=address --scratch-path .build/asan

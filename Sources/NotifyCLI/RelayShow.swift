@@ -44,7 +44,7 @@ struct RelayShow {
       urls: urls, name: "notifyctl \(host)", user: key("User"), passwordFile: key("PasswordFile"),
       tokenFile: key("TokenFile"), credentials: key("Credentials"), tlsCA: key("TLSCA"),
       environment: environment)
-    let connection = try NATSConnection(settings) { _ in }
+    let connection = try NATSConnection(settings, onEvent: nil)
     defer { connection.close() }
     try connection.ensureStream(for: subjects, servers: urls.count)
     // Subscribed before publishing, so that no answer can come before it.

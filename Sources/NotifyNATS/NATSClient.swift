@@ -121,7 +121,6 @@ public final class NATSConnection: @unchecked Sendable {
 
   let handle: OpaquePointer
   let jetStream: OpaquePointer
-  private let box: Unmanaged<EventBox>
 
   /// What the C callbacks reach through their closure pointer.
   private final class EventBox {
@@ -129,29 +128,22 @@ public final class NATSConnection: @unchecked Sendable {
     init(_ onEvent: @escaping @Sendable (ConnectionEvent) -> Void) { self.onEvent = onEvent }
   }
 
-  /// Connects, or throws why not (libnats missing, no server answers, authorization, TLS).
-  public init(_ settings: NATSSettings, onEvent: @escaping @Sendable (ConnectionEvent) -> Void)
-    throws(NATSError)
-  {
+  /// Connects, or throws why not (libnats missing, no server answers, authorization, TLS). Without
+  /// `onEvent`, no callback is set: nothing of this process runs on libnats' threads.
+  public init(_ settings: NATSSettings, onEvent: (@Sendable (ConnectionEvent) -> Void)?) throws(NATSError) {
     try NATSLibrary.open()
     var options: OpaquePointer?
     var status = natsOptions_Create(&options)
     guard status == NATS_OK, let options else { throw NATSError(status, "cannot make the options") }
     defer { natsOptions_Destroy(options) }
-    let box = Unmanaged.passRetained(EventBox(onEvent))
+    let box = onEvent.map { Unmanaged.passRetained(EventBox($0)) }
     func check(_ status: natsStatus, _ what: String) throws(NATSError) {
       guard status == NATS_OK else {
-        box.release()
+        box?.release()
         throw NATSError(status, what)
       }
     }
-    var servers = settings.urls.map { strdup($0) }
-    defer { for server in servers { free(server) } }
-    status = servers.withUnsafeMutableBufferPointer { buffer in
-      buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
-        natsOptions_SetServers(options, $0, Int32(buffer.count))
-      }
-    }
+    status = withCStrings(settings.urls) { natsOptions_SetServers(options, $0, $1) }
     try check(status, "bad URL=")
     try check(natsOptions_SetName(options, settings.name), "name")
     if let user = settings.user {
@@ -170,41 +162,49 @@ public final class NATSConnection: @unchecked Sendable {
     try check(natsOptions_SetReconnectWait(options, 250), "reconnect")
     try check(natsOptions_SetReconnectJitter(options, 100, 500), "reconnect")
     try check(natsOptions_SetTimeout(options, 2000), "timeout")
-    let closure = box.toOpaque()
-    try check(
-      natsOptions_SetDisconnectedCB(
-        options,
-        { _, closure in Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.disconnected)
-        },
-        closure), "callbacks")
-    try check(
-      natsOptions_SetReconnectedCB(
-        options,
-        { connection, closure in
-          var buffer = [CChar](repeating: 0, count: 256)
-          _ = natsConnection_GetConnectedUrl(connection, &buffer, buffer.count)
-          let url = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-          Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.reconnected(url: url))
-        }, closure), "callbacks")
-    try check(
-      natsOptions_SetClosedCB(
-        options,
-        { _, closure in Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.closed) },
-        closure), "callbacks")
-    try check(
-      natsOptions_SetErrorHandler(
-        options,
-        { connection, _, status, closure in
-          var text: UnsafePointer<CChar>?
-          _ = natsConnection_GetLastError(connection, &text)
-          let message = text.map { String(cString: $0) } ?? String(cString: natsStatus_GetText(status))
-          Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.error(message))
-        }, closure), "callbacks")
+    if let box {
+      let closure = box.toOpaque()
+      try check(
+        natsOptions_SetDisconnectedCB(
+          options,
+          { _, closure in
+            Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.disconnected)
+          },
+          closure), "callbacks")
+      try check(
+        natsOptions_SetReconnectedCB(
+          options,
+          { connection, closure in
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = natsConnection_GetConnectedUrl(connection, &buffer, buffer.count)
+            let url = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.reconnected(url: url))
+          }, closure), "callbacks")
+      try check(
+        natsOptions_SetClosedCB(
+          options,
+          { _, closure in
+            // The last callback libnats makes for a connection (on its own thread, after a close or
+            // a destroy returned): the box goes with it.
+            let box = Unmanaged<EventBox>.fromOpaque(closure!)
+            box.takeUnretainedValue().onEvent(.closed)
+            box.release()
+          }, closure), "callbacks")
+      try check(
+        natsOptions_SetErrorHandler(
+          options,
+          { connection, _, status, closure in
+            var text: UnsafePointer<CChar>?
+            _ = natsConnection_GetLastError(connection, &text)
+            let message = text.map { String(cString: $0) } ?? String(cString: natsStatus_GetText(status))
+            Unmanaged<EventBox>.fromOpaque(closure!).takeUnretainedValue().onEvent(.error(message))
+          }, closure), "callbacks")
+    }
     var connection: OpaquePointer?
     status = natsConnection_Connect(&connection, options)
     guard status == NATS_OK, let connection else {
       let error = NATSError(status, "cannot connect to \(settings.urls.joined(separator: ", "))")
-      box.release()
+      box?.release()
       throw error
     }
     var jsOptions = jsOptions()
@@ -214,19 +214,18 @@ public final class NATSConnection: @unchecked Sendable {
     status = natsConnection_JetStream(&context, connection, &jsOptions)
     guard status == NATS_OK, let context else {
       let error = NATSError(status, "JetStream")
+      // Connected: the closed callback releases the box.
       natsConnection_Destroy(connection)
-      box.release()
       throw error
     }
     handle = connection
     jetStream = context
-    self.box = box
   }
 
   deinit {
     jsCtx_Destroy(jetStream)
+    // The box is released by the closed callback, which comes after this, on libnats' thread.
     natsConnection_Destroy(handle)
-    box.release()
   }
 
   /// The URL of the server connected to now, if any.
@@ -261,23 +260,16 @@ public final class NATSConnection: @unchecked Sendable {
     }
     var config = jsStreamConfig()
     jsStreamConfig_Init(&config)
-    var names = [strdup(subjects.streamSubjects)]
-    defer { for subject in names { free(subject) } }
-    let stream = strdup(name)
-    defer { free(stream) }
-    config.Name = UnsafePointer(stream)
     config.Storage = js_FileStorage
     config.MaxAge = Int64(RelayStream.maxAge * 1e9)
     config.MaxBytes = RelayStream.maxBytes
     config.Replicas = Int64(RelayStream.replicas(servers: servers))
     config.Duplicates = Int64(RelayStream.duplicateWindow * 1e9)
-    status = names.withUnsafeMutableBufferPointer { buffer in
-      buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
-        pointer in
-        config.Subjects = pointer
-        config.SubjectsLen = Int32(buffer.count)
-        return js_AddStream(&info, jetStream, &config, nil, &code)
-      }
+    status = withCStrings([name, subjects.streamSubjects]) { strings, _ in
+      config.Name = strings[0]
+      config.Subjects = strings + 1
+      config.SubjectsLen = 1
+      return js_AddStream(&info, jetStream, &config, nil, &code)
     }
     guard status == NATS_OK else { throw NATSError(status, "cannot create stream \(name)", code: code) }
     jsStreamInfo_Destroy(info)
@@ -529,4 +521,21 @@ public final class NATSMessage: @unchecked Sendable {
   public func terminate() { _ = natsMsg_Term(handle, nil) }
   /// Still being worked on: the redelivery timer starts over.
   public func inProgress() { _ = natsMsg_InProgress(handle, nil) }
+}
+
+/// `strings` as C strings, for a libnats call that takes an array of them: valid during `body`,
+/// which gets the array and its count. Swift allocates them (not `strdup`), so whatever allocator
+/// the process runs with frees them.
+private func withCStrings<T>(
+  _ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>, Int32) -> T
+) -> T {
+  let copies = strings.map { string -> UnsafeMutablePointer<CChar> in
+    let bytes = Array(string.utf8CString)
+    let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+    copy.initialize(from: bytes, count: bytes.count)
+    return copy
+  }
+  defer { copies.forEach { $0.deallocate() } }
+  var pointers = copies.map { UnsafePointer($0) as UnsafePointer<CChar>? }
+  return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!, Int32($0.count)) }
 }

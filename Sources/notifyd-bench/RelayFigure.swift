@@ -248,8 +248,7 @@ final class NATSServerUnderTest {
         let connection = try NATSConnection(
           NATSSettings(
             urls: [url], name: "bench probe", user: nil, passwordFile: nil, tokenFile: nil, credentials: nil,
-            tlsCA: nil, environment: { _ in nil })
-        ) { _ in }
+            tlsCA: nil, environment: { _ in nil }), onEvent: nil)
         defer { connection.close() }
         try connection.ensureStream(for: RelaySubjects(base: "notifyd.bench.probe"), servers: 1)
         return
@@ -373,8 +372,7 @@ struct RawJetStream {
     connection = try NATSConnection(
       NATSSettings(
         urls: [nats.url], name: "bench raw", user: nil, passwordFile: nil, tokenFile: nil, credentials: nil,
-        tlsCA: nil, environment: { _ in nil })
-    ) { _ in }
+        tlsCA: nil, environment: { _ in nil }), onEvent: nil)
     subjects = RelaySubjects(base: subject)
     try connection.ensureStream(for: subjects, servers: 1)
   }
