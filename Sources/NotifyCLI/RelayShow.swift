@@ -17,10 +17,6 @@ struct RelayShow {
   /// The current time in seconds since the epoch: when the notice was sent.
   var now: () -> Double = { Date().timeIntervalSince1970 }
 
-  /// How long `--wait` waits for a desk's answer: as long as a publishing daemon keeps a notice
-  /// waiting for one (`RelaySettings.answerWait`).
-  static let answerWait = 86_400.0
-
   struct Failure: Error, CustomStringConvertible {
     let description: String
   }
@@ -56,7 +52,7 @@ struct RelayShow {
     // taken for a redelivery).
     let origin: NoticeOrigin
     do {
-      let lease = try RelayOrigin.lease(host: host, environment: environment)
+      let lease = try RelayOrigin.lease(environment: environment)
       origin = NoticeOrigin(host: host, store: lease.store, id: lease.id, sent: now())
       let message = RelayNotice(origin: origin, notice: parameters)
       let payload = message.encoded()
@@ -73,7 +69,7 @@ struct RelayShow {
       console.print("\(origin.id)")
       return .success
     }
-    let deadline = Posix.monotonicNow() + Self.answerWait
+    let deadline = Posix.monotonicNow() + RelayAnswer.longestWait
     while Posix.monotonicNow() < deadline {
       guard let message = try answers.next(timeout: min(deadline - Posix.monotonicNow(), 60)) else {
         continue
@@ -101,11 +97,8 @@ struct RelayOrigin {
   private let fd: Int32
 
   /// The file, locked (`flock`) until `release`, with the next id written to it.
-  static func lease(host: String, environment: (String) -> String?) throws -> RelayOrigin {
-    let state =
-      environment("XDG_STATE_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? ConfigLocation.home(environment: environment) + "/.local/state"
-    let directory = state + "/notifyd"
+  static func lease(environment: (String) -> String?) throws -> RelayOrigin {
+    let directory = ConfigLocation.stateDirectory(environment: environment)
     let path = directory + "/relay-origin"
     do {
       try Posix.makeDirectories(directory)

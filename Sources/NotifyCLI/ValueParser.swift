@@ -81,7 +81,6 @@ enum ValueParser {
     return .ago(seconds)
   }
 
-  /// Reads a JSON object, as `call` takes for its parameters.
   /// `--relay`'s servers: one URL, or several comma-separated (a cluster).
   static func relayURLs(_ text: String, option: String) throws(UsageError) -> [String] {
     let urls: [String]
@@ -96,6 +95,7 @@ enum ValueParser {
     return urls
   }
 
+  /// Reads a JSON object, as `call` takes for its parameters.
   static func jsonObject(_ text: String, option: String) throws(UsageError) -> JSONValue {
     let value: JSONValue
     do {

@@ -72,7 +72,7 @@ public struct RelaySettings: Sendable, Equatable {
   public static let streamMaxAge = RelayStream.maxAge
   /// On a host that publishes and draws no popups, how long a notice waits for the desk's answer
   /// before its own timeline runs (and it times out here).
-  public static let answerWait = 86_400.0
+  public static let answerWait = RelayAnswer.longestWait
 }
 
 /// The daemon's whole configuration: what `notifyd.conf` says, over the built-in defaults.

@@ -31,8 +31,7 @@ public struct DaemonOptions: Sendable {
     config: Config, environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
     if let path = config.storePath { return expandingHome(path, environment: environment) }
-    if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/notifyd/notifyd.db" }
-    return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/notifyd/notifyd.db"
+    return ConfigLocation.stateDirectory(environment: { environment[$0] }) + "/notifyd.db"
   }
 
   /// The socket path, by the rule `notifyctl` follows too (`SocketPath.resolve`).

@@ -92,6 +92,10 @@ public struct RelayAnswer: Sendable, Equatable {
   public var outcome: Outcome
   public var invoked: String?
 
+  /// How long an origin waits for a desk's answer: a publishing daemon that draws no popups (its
+  /// notice's own timeline runs after it), and `notifyctl --relay show --wait`.
+  public static let longestWait = 86_400.0
+
   public init(host: String, store: String, to: NoticeOrigin, outcome: Outcome, invoked: String? = nil) {
     self.host = host
     self.store = store

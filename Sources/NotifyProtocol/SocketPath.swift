@@ -71,6 +71,15 @@ public enum ConfigLocation {
     return [home] + shared
   }
 
+  /// Where notifyd keeps its state (the store; `notifyctl --relay`'s origin):
+  /// `$XDG_STATE_HOME/notifyd`, else `~/.local/state/notifyd`.
+  public static func stateDirectory(environment: (String) -> String?) -> String {
+    let state =
+      environment("XDG_STATE_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? home(environment: environment)
+      + "/.local/state"
+    return state + "/notifyd"
+  }
+
   /// `$HOME`, else the password database's home of the real user.
   public static func home(environment: (String) -> String?) -> String {
     if let home = environment("HOME"), !home.isEmpty { return home }

@@ -498,13 +498,10 @@ private struct Outbox {
 
   /// The acknowledged messages at the front, removed: their ids, in order.
   mutating func takeAcknowledged() -> [Int] {
-    var ids: [Int] = []
-    while let first = messages.first, acknowledged.remove(first.messageID) != nil {
-      messages.removeFirst()
-      sent -= 1
-      ids.append(first.id)
-    }
-    return ids
+    let front = messages.prefix { acknowledged.remove($0.messageID) != nil }
+    messages.removeFirst(front.count)
+    sent -= front.count
+    return front.map(\.id)
   }
 
   /// The next to publish, marked as sent and unresolved, while fewer than `window` are out.
