@@ -6,6 +6,7 @@ debian_packages=(
   pkg-config libsystemd-dev libsqlite3-dev libinih-dev   # C libraries behind the system-library targets
   socat tmux                                              # test peers: raw socket client, terminal
   systemd util-linux tzdata                               # a real systemd --user manager and journald for tests
+  systemd-container libpam-systemd dbus                   # [Idle]: a real logind under systemd as PID 1 (systemd-nspawn), its system bus, sessions by PAM
   dbus-daemon dbus-bin libnotify-bin dunst xvfb imagemagick  # D-Bus peers: a private bus, notify-send, dunst under Xvfb
   scdoc man-db groff-base                                 # man pages: built by scdoc, checked with man -l
   bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example

@@ -156,7 +156,7 @@ struct DBusMessage {
 
   /// Reads a variant (`v`) holding a basic value; skips any other. Wraps
   /// `sd_bus_message_peek_type(3)` and `sd_bus_message_skip(3)`.
-  private func readVariant() throws(DBusError) -> DBusHint {
+  func readVariant() throws(DBusError) -> DBusHint {
     var type: CChar = 0
     var contents: UnsafePointer<CChar>? = nil
     try DBusError.check(sd_bus_message_peek_type(pointer, &type, &contents), "sd_bus_message_peek_type")

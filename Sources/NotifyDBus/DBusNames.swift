@@ -93,6 +93,30 @@ enum DBusNames {
     static let nameOwnerChanged = "NameOwnerChanged"
   }
 
+  /// Reading another object's properties.
+  enum Properties {
+    static let interface = "org.freedesktop.DBus.Properties"
+    static let get = "Get"
+    static let propertiesChanged = "PropertiesChanged"
+  }
+
+  /// systemd-logind on the system bus (org.freedesktop.login1(5)), for the user's `IdleHint`.
+  enum Login {
+    static let name = "org.freedesktop.login1"
+    static let path = "/org/freedesktop/login1"
+    static let managerInterface = "org.freedesktop.login1.Manager"
+    static let userInterface = "org.freedesktop.login1.User"
+    /// A user's object is this followed by the uid.
+    static let userPathPrefix = "/org/freedesktop/login1/user/_"
+    static let idleHint = "IdleHint"
+    static let userNew = "UserNew"
+    static let userRemoved = "UserRemoved"
+    /// The replies to a `Get` on a user who has no session (nor lingers), and with no logind.
+    static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+    static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+  }
+
   /// Error names notifyd replies with.
   enum ErrorName {
     static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"

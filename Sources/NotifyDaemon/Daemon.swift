@@ -72,6 +72,8 @@ public final class Daemon: @unchecked Sendable {
   private var hooks: HookRunner?
   private var bridge: DBusBridge?
   private var relay: NoticeRelay?
+  /// logind's `IdleHint`, the idle source while the display cannot tell (or with no popups).
+  private var logindIdle: LogindIdle?
   private var popups: PopupDisplay? {
     get { currentPopups.withLock { $0 } }
     set { currentPopups.withLock { $0 = newValue } }
@@ -155,6 +157,7 @@ public final class Daemon: @unchecked Sendable {
     bridge.onForwardingChanged = { forwarding in
       currentPopups.withLock { $0 }?.setSuppressed(forwarding)
     }
+    logindIdle = LogindIdle(engine: queue, log: log)
     startPopups(environment: environment)
     bridge.start()
     if config.relay.isEnabled { try startRelay(store: store, service: service, queue: queue) }
@@ -341,6 +344,9 @@ public final class Daemon: @unchecked Sendable {
     let popups = PopupDisplay(settings: config.display, engine: queue, backend: backend) { message in
       log.info(message)
     }
+    // Until the display tells (or whenever it cannot), logind does.
+    logindIdle?.stop()
+    popups.idleFallback = logindIdle
     // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
     // the bus forwards to another server (Mode=wayland and x11 draw regardless).
     if let bridge {
@@ -351,10 +357,16 @@ public final class Daemon: @unchecked Sendable {
     popups.start()
   }
 
-  /// What `Status` says with no popups: no display, so nothing tells whether the person is away.
+  /// What `Status` says with no popups: no display to ask whether the person is away, so logind
+  /// tells (with `[Idle] After=` not `off`).
   private func noPopups(because why: String, queue: NoticeQueue) {
     queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
-    queue.setIdle(config.display.idleAfter.map { _ in IdleState(noSourceBecause: "no display to ask") })
+    if config.display.idleAfter != nil, let logindIdle {
+      logindIdle.start(because: "no display to ask")
+    } else {
+      logindIdle?.stop()
+      queue.setIdle(nil)
+    }
   }
 
   /// Where `[Display] Mode=` draws in this session (DESIGN §9).

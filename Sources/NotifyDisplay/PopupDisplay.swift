@@ -48,6 +48,15 @@ public enum IdleWatch: Equatable, Sendable {
   case unavailable(String)
 }
 
+/// What tells whether the person is away while the display cannot (logind's `IdleHint`, DESIGN
+/// §11): started with the reason the display cannot tell, stopped once it can.
+public protocol FallbackIdleSource: AnyObject, Sendable {
+  /// Starts telling the engine whether the person is away; `reason` says why the display cannot.
+  func start(because reason: String)
+  /// Stops; once it returns, it tells the engine nothing more.
+  func stop()
+}
+
 extension IdleWatch {
   /// What tells, for `Status`: nil when nothing can.
   public var source: String? {
@@ -182,6 +191,9 @@ public final class PopupDisplay: @unchecked Sendable {
   /// Told (on the display's queue) when popups become drawable, or stop being. Set before
   /// `start()`.
   public var onDrawable: (@Sendable (Bool) -> Void)?
+  /// Tells whether the person is away while the display cannot: no idle protocol, or not
+  /// connected. Set before `start()`.
+  public var idleFallback: (any FallbackIdleSource)?
 
   private static let firstRetryDelay = 0.25
   private static let longestRetryDelay = 30.0
@@ -219,6 +231,7 @@ public final class PopupDisplay: @unchecked Sendable {
       retryTimer = nil
       disconnect()
     }
+    idleFallback?.stop()
   }
 
   /// Takes every popup down and draws none while `suppressed` (notices are forwarded to another
@@ -333,15 +346,17 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func startIdleWatch() {
     guard let after = settings.idleAfter else {
+      idleFallback?.stop()
       engine.setIdle(nil)
       return
     }
     let watch = backend.watchIdle(after: after)
     if case .unavailable(let why) = watch {
-      log("display: \(why); holds run on while you are away")
-      engine.setIdle(IdleState(noSourceBecause: why))
+      log("display: \(why)\(idleFallback == nil ? "; holds run on while you are away" : "")")
+      noIdleSource(because: why)
       return
     }
+    idleFallback?.stop()
     idleWatch = watch
     away = false
     engine.setIdle(IdleState(idle: false, source: watch.source!))
@@ -353,8 +368,16 @@ public final class PopupDisplay: @unchecked Sendable {
     idlePoll = nil
     idleWatch = nil
     away = false
-    if settings.idleAfter != nil {
-      engine.setIdle(IdleState(noSourceBecause: "the display is not connected"))
+    if settings.idleAfter != nil { noIdleSource(because: "the display is not connected") }
+  }
+
+  /// The display cannot tell whether the person is away, for `reason`: the fallback source tells
+  /// if there is one, else nothing does.
+  private func noIdleSource(because reason: String) {
+    if let idleFallback {
+      idleFallback.start(because: reason)
+    } else {
+      engine.setIdle(IdleState(noSourceBecause: reason))
     }
   }
 
@@ -458,6 +481,8 @@ public final class PopupDisplay: @unchecked Sendable {
   private func retry(because reason: String) {
     guard !stopped else { return }
     engine.setDisplay(DisplayState(backend: backend.name, drawing: false, detail: reason))
+    // Until it connects, the display cannot tell whether the person is away.
+    if !failureLogged, settings.idleAfter != nil { noIdleSource(because: "the display is not connected") }
     if !failureLogged {
       failureLogged = true
       log("display: \(reason); trying again with a backoff up to \(Int(Self.longestRetryDelay)) s")

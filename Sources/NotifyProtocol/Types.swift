@@ -77,8 +77,8 @@ public struct DoNotDisturb: Codable, Sendable, Equatable {
 }
 
 /// Whether the person is away from the screen (`[Idle] After=`), and what says so: the Wayland
-/// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, or X11's screensaver extension; or
-/// nothing can, and why. While idle, shown notices' holds stand still.
+/// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, X11's screensaver extension, or
+/// logind's `IdleHint`; or nothing can, and why. While idle, shown notices' holds stand still.
 public struct IdleState: Codable, Sendable, Equatable {
   public var idle: Bool
   /// What tells; `nil` when nothing can.
