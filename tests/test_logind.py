@@ -33,6 +33,17 @@ TARGET = "notifyd-logind-test.target"
 SOURCE = "logind IdleHint"
 
 
+def sanitizer_report_directories():
+    """Where a sanitized daemon writes its reports (bench/sanitized-tests.sh): bound into the container,
+    or they would land in its overlay and be lost."""
+    directories = []
+    for name in ("ASAN_OPTIONS", "TSAN_OPTIONS"):
+        for option in os.environ.get(name, "").split(":"):
+            if option.startswith("log_path="):
+                directories.append(str(Path(option[len("log_path="):]).parent))
+    return directories
+
+
 class Container:
     """systemd as PID 1 in systemd-nspawn, on an overlay of this machine's root, running dbus and logind."""
 
@@ -59,7 +70,8 @@ class Container:
         self.process = subprocess.Popen(
             ["systemd-nspawn", "--quiet", "--directory", str(self.root), "--machine", "notifyd-logind",
              "--register=no", "--keep-unit", "--link-journal=no", f"--uuid={uuid.uuid4().hex}",
-             f"--bind={self.shared}", "--boot", "--", f"systemd.unit={TARGET}"],
+             *[f"--bind={path}" for path in [self.shared, *sanitizer_report_directories()]],
+             "--boot", "--", f"systemd.unit={TARGET}"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
         self.init_pid = wait_for(self.find_init, timeout=30, what="the container's systemd to start")
         try:
@@ -223,7 +235,8 @@ def logind(container):
 
 
 def idle_of(daemon):
-    return daemon_status(daemon)["idle"]
+    """Status's idle (absent until the first source, or the display's first try, says)."""
+    return daemon_status(daemon).get("idle", {})
 
 
 def test_with_no_display_a_popup_less_daemon_holds_still_while_logind_says_the_session_is_idle(logind):
@@ -234,7 +247,7 @@ def test_with_no_display_a_popup_less_daemon_holds_still_while_logind_says_the_s
     wait_for(lambda: idle_of(daemon) == {"idle": False, "source": SOURCE}, what="logind to be the idle source")
     assert "Idle:     present (logind IdleHint)" in daemon.notifyctl("status", check=True).stdout
     session.set_idle_hint(True)
-    wait_for(lambda: idle_of(daemon)["idle"], what="logind's IdleHint to reach the daemon")
+    wait_for(lambda: idle_of(daemon).get("idle"), what="logind's IdleHint to reach the daemon")
     assert idle_of(daemon) == {"idle": True, "source": SOURCE}
     assert "Idle:     away, holds stand still (logind IdleHint)" in daemon.notifyctl("status", check=True).stdout
     hold = 1.0
@@ -257,7 +270,7 @@ def test_logind_logging_out_stopping_and_coming_back_are_followed(logind):
     session = open_session()
     wait_for(lambda: idle_of(daemon) == {"idle": False, "source": SOURCE}, what="the new session's user to be followed")
     session.set_idle_hint(True)
-    wait_for(lambda: idle_of(daemon)["idle"], what="the new session to be followed")
+    wait_for(lambda: idle_of(daemon).get("idle"), what="the new session to be followed")
     # logind stopping takes the source away (its name loses its owner): the person counts as present.
     box.run("systemctl", "stop", "systemd-logind")
     wait_for(lambda: idle_of(daemon).get("reason") == "no display to ask; logind is not running",
