@@ -6,13 +6,15 @@ boot one in a container (systemd-nspawn) whose root is an overlay of this machin
 same systemd, logind, dbus-daemon, PAM and test user run there. A session comes from PAM
 (`systemd-run -p PAMName=login`, pam_systemd), typed wayland as a compositor's would be; the
 session says it is idle with `SetIdleHint`, the call swayidle's `idlehint` and GNOME make. notifyd
-runs as the test user in the container's mount namespace, so that it reaches the container's
-system bus at its standard path; its runtime directory is bound in, so clients here reach it.
+runs as the test user in the container's mount and PID namespaces, so that it reaches the
+container's system bus at its standard path; its runtime directory is bound in, so clients here
+reach it.
 """
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -98,9 +100,10 @@ class Container:
         """A command prefix that runs in every namespace of the container (systemctl, loginctl, busctl)."""
         return ["nsenter", f"--target={self.init_pid}", "--all", "--"]
 
-    def enter_mounts(self):
-        """Only the container's mount namespace: a process started so stays this test's child."""
-        return ["nsenter", f"--target={self.init_pid}", "--mount", "--"]
+    def enter_for_daemon(self):
+        """The container's mounts (its system bus at the standard path) and its PIDs (its /proc, which
+        LeakSanitizer reads), nothing else: nsenter forks the command and waits for it."""
+        return ["nsenter", f"--target={self.init_pid}", "--mount", "--pid", "--"]
 
     def run(self, *command, check=True):
         result = subprocess.run([*self.enter(), *command], capture_output=True, text=True, timeout=30)
@@ -171,10 +174,35 @@ class ContainerDaemon(Daemon):
             if name not in (env or {}):
                 self.env.pop(name, None)
         self.user = user
-        self.start_command = [*container.enter_mounts(), *as_user(user)]
+        self.start_command = [*container.enter_for_daemon(), *as_user(user)]
         self.program = self.bin / "notifyd"
         for path in [runtime_dir, *runtime_dir.rglob("*")]:
             os.chown(path, user.pw_uid, user.pw_gid)
+
+    def daemon_pid(self):
+        """notifyd's own process: nsenter's child (nsenter exits as it does, but passes on no signal)."""
+        children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(self.process.pid)],
+                                  capture_output=True, text=True).stdout.split()
+        return int(children[0]) if children else None
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        if self.process is None or self.process.poll() is not None:
+            return self.process.returncode if self.process else None
+        os.kill(self.daemon_pid(), sig)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"notifyd did not exit within {timeout} s of signal {sig}: {self.stderr()[-3000:]}") from None
+        finally:
+            self.stderr_file.close()
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            pid = self.daemon_pid()
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+            self.process.wait()
+        self.stderr_file.close()
 
     def notifyctl_command(self):
         return as_user(self.user) + [str(self.bin / "notifyctl")]
