@@ -89,9 +89,19 @@ class Container:
     def find_init(self):
         if self.process.poll() is not None:
             raise AssertionError(f"systemd-nspawn exited with {self.process.returncode}: {self.boot_log()}")
+        # nspawn's first child is a helper that soon exits; systemd is the one that is PID 1 of its own
+        # PID namespace (its NSpid ends in 1).
         children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(self.process.pid)],
                                   capture_output=True, text=True).stdout.split()
-        return int(children[0]) if children else None
+        for child in children:
+            try:
+                status = Path(f"/proc/{child}/status").read_text()
+            except OSError:
+                continue
+            nspid = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
+            if len(nspid) > 1 and nspid[-1] == "1":
+                return int(child)
+        return None
 
     def boot_log(self):
         return self.log_path.read_text(errors="replace")[-3000:]
