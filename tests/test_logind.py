@@ -35,15 +35,21 @@ TARGET = "notifyd-logind-test.target"
 SOURCE = "logind IdleHint"
 
 
+def sanitizer_option(key, names=("ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS")):
+    """Every value of `key` in the sanitizers' options (bench/sanitized-tests.sh sets them)."""
+    return [option[len(key) + 1:] for name in names for option in os.environ.get(name, "").split(":")
+            if option.startswith(key + "=")]
+
+
 def sanitizer_report_directories():
-    """Where a sanitized daemon writes its reports (bench/sanitized-tests.sh): bound into the container,
-    or they would land in its overlay and be lost."""
-    directories = []
-    for name in ("ASAN_OPTIONS", "TSAN_OPTIONS"):
-        for option in os.environ.get(name, "").split(":"):
-            if option.startswith("log_path="):
-                directories.append(str(Path(option[len("log_path="):]).parent))
-    return directories
+    """Where a sanitized daemon writes its reports: bound into the container, or they would land in
+    its overlay (or its /tmp, a tmpfs of nspawn's) and be lost."""
+    return [str(Path(path).parent) for path in sanitizer_option("log_path")]
+
+
+def sanitizer_suppressions():
+    """LeakSanitizer's suppressions file, which a checkout under /tmp has where the container's /tmp hides it."""
+    return sanitizer_option("suppressions")
 
 
 class Container:
@@ -63,6 +69,10 @@ class Container:
         subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
                         f"lowerdir=/,upperdir={self.directory / 'upper'},workdir={self.directory / 'work'}",
                         str(self.root)], check=True)
+        # The container's /tmp is nspawn's tmpfs, but what is bound under it (a checkout's reports dir)
+        # is this machine's: systemd-tmpfiles must not empty /tmp at boot (tmp.conf's `D /tmp`).
+        (self.root / "etc/tmpfiles.d").mkdir(parents=True, exist_ok=True)
+        (self.root / "etc/tmpfiles.d/tmp.conf").write_text("# notifyd's logind tests: /tmp is left alone\n")
         # What the container starts: the system bus and logind, nothing else of this machine's units.
         (self.root / "etc/systemd/system" / TARGET).write_text(
             "[Unit]\nDescription=notifyd's logind tests\nRequires=dbus.socket systemd-logind.service\n"
@@ -73,6 +83,7 @@ class Container:
             ["systemd-nspawn", "--quiet", "--directory", str(self.root), "--machine", "notifyd-logind",
              "--register=no", "--keep-unit", "--link-journal=no", f"--uuid={uuid.uuid4().hex}",
              *[f"--bind={path}" for path in [self.shared, *sanitizer_report_directories()]],
+             *[f"--bind-ro={path}" for path in sanitizer_suppressions()],
              "--boot", "--", f"systemd.unit={TARGET}"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
         self.init_pid = wait_for(self.find_init, timeout=30, what="the container's systemd to start")
