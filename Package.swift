@@ -21,18 +21,23 @@ let package = Package(
     .target(
       name: "NotifyProtocol", dependencies: ["NotifyPosix"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+    // What the engine and the daemon's adapters share below them: the logger, the one lock, the
+    // daemon's serial dispatch root, the reconnect backoff.
+    .target(name: "NotifySupport"),
     // The timeline, NotificationOperation and the queue engine: no C, no sockets.
-    .target(name: "NotifyCore", dependencies: ["NotifyProtocol", "NotifyPosix"]),
+    .target(name: "NotifyCore", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifySupport"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
     // The Varlink transport: the event loop, the server and its connections, the method table, and
     // io.notifyd.Queue bound to the service.
     .target(
-      name: "NotifyVarlink", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix"]),
+      name: "NotifyVarlink",
+      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport"]),
     // libsqlite3 (the store) through a module map.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The durable store: SQLite rows, migrations, group commit on the loop's turn.
-    .target(name: "NotifyStore", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CSQLite"]),
+    .target(
+      name: "NotifyStore", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CSQLite"]),
     // libsystemd through a module map.
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
@@ -40,7 +45,7 @@ let package = Package(
     // The desktop bridge over D-Bus (sd-bus): the forwarder and the freedesktop server.
     .target(
       name: "NotifyDBus",
-      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "CNotifyBus"]),
+      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "NotifySupport", "CNotifyBus"]),
     // libinih (config tokenizing) through a module map.
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
     // libnats (the NATS C client, with JetStream), loaded with dlopen when the relay is first used:
@@ -52,13 +57,14 @@ let package = Package(
     // The relay through NATS JetStream (DESIGN §10): publish from the store's outbox, consume durably,
     // show through the service and acknowledge after the commit.
     .target(
-      name: "NotifyRelay", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS"]),
+      name: "NotifyRelay",
+      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS", "NotifySupport", "CNats"]),
     // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
     .target(
       name: "NotifyDaemon",
       dependencies: [
         "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
-        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CSystemd", "CInih",
+        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CSystemd", "CInih",
         "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
@@ -68,7 +74,8 @@ let package = Package(
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
     // The popups' painter and layout (cairo, pango), the same for every backend.
     .target(
-      name: "NotifyDisplay", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "CPangoCairo"]),
+      name: "NotifyDisplay",
+      dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CPangoCairo"]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(
       name: "NotifyWayland",
@@ -91,7 +98,7 @@ let package = Package(
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     .executableTarget(
-      name: "notifyd", dependencies: ["NotifyDaemon"],
+      name: "notifyd", dependencies: ["NotifyDaemon", "NotifyCore", "NotifyProtocol", "NotifySupport"],
       linkerSettings: [
         .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
         .linkedLibrary("CoreFoundation", .when(configuration: .release)),
@@ -114,10 +121,10 @@ let package = Package(
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
     .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService"]),
-    .testTarget(name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService"]),
+    .testTarget(name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService", "NotifySupport"]),
     .testTarget(
-      name: "NotifyStoreTests", dependencies: ["NotifyStore"], exclude: ["Fixtures"]),
-    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus"]),
+      name: "NotifyStoreTests", dependencies: ["NotifyStore", "NotifySupport"], exclude: ["Fixtures"]),
+    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus", "NotifySupport"]),
     .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon"]),
     .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay"]),
   ],

@@ -16,6 +16,7 @@ flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
 # depend on nothing but the toolchain and CLinux's module map); of NotifyDaemon only the config reader.
 posix_sources=(Sources/NotifyPosix/*.swift)
 protocol_sources=(Sources/NotifyProtocol/*.swift)
+support_sources=(Sources/NotifySupport/*.swift)
 core_sources=(Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift)
 service_sources=(Sources/NotifyService/*.swift)
 varlink_sources=(Sources/NotifyVarlink/*.swift)
@@ -42,11 +43,12 @@ executable() {
 rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config "$out"/fuzz-markup
 library NotifyPosix "${posix_sources[@]}"
 library NotifyProtocol "${protocol_sources[@]}"
+library NotifySupport "${support_sources[@]}"
 library NotifyCore "${core_sources[@]}"
 library NotifyService "${service_sources[@]}"
 library NotifyVarlink "${varlink_sources[@]}"
-modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore.a" "$out/libNotifyProtocol.a"
-  "$out/libNotifyPosix.a")
+modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore.a" "$out/libNotifySupport.a"
+  "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a")
 executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "${modules[@]}" &
 varlink=$!
 executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "${daemon_sources[@]}" \

@@ -1,5 +1,6 @@
 import Foundation
 import NotifyProtocol
+import NotifySupport
 
 /// The queue engine as the daemon uses it: the rules of `QueueMachine` behind one lock, with the
 /// effects they ask for carried out: operations on two lanes of `OperationQueue`s, the journal,

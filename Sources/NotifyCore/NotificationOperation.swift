@@ -1,5 +1,6 @@
 import Foundation
 import NotifyProtocol
+import NotifySupport
 
 /// The unit of work on a lane's `OperationQueue`: one notice on screen. The queue starts it when
 /// the notice has its slot; from then the notice fades in, holds and fades out along the timeline

@@ -1,4 +1,5 @@
 import Foundation
+import NotifySupport
 
 /// A source of time and timers, injected into everything that waits, so that tests can run on a
 /// manual clock.

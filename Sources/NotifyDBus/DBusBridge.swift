@@ -4,6 +4,7 @@ import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
 import NotifyService
+import NotifySupport
 
 /// What of the config the notification server reads as it serves, kept current across reloads.
 public struct DBusServerSettings: Sendable, Equatable {
@@ -68,8 +69,7 @@ public final class DBusBridge: @unchecked Sendable {
   private var subscription: NoticeQueue.Subscription?
   private var everConnected = false
   private var reconnecting = false
-  private var retryDelay = DBusBridge.firstRetryDelay
-  private var retryTimer: (any DispatchSourceTimer)?
+  private lazy var retry = RetryTimer(queue: busQueue)
 
   /// Told (on the bus's queue) whether notices are being forwarded to another server: popups in
   /// `[Display] Mode=auto` stand aside meanwhile. Set before `start()`.
@@ -78,9 +78,6 @@ public final class DBusBridge: @unchecked Sendable {
   /// (DESIGN §7).
   private var popupsDrawable = false
   private var forwarding = false
-
-  private static let firstRetryDelay = 0.25
-  private static let longestRetryDelay = 30.0
 
   /// A bridge in `mode` for `service`'s queue; `Notify` calls are answered once committed.
   public init(
@@ -158,8 +155,7 @@ public final class DBusBridge: @unchecked Sendable {
   // MARK: - Connecting
 
   private func connect() {
-    retryTimer?.cancel()
-    retryTimer = nil
+    retry.cancel()
     guard let address = Self.sessionBusAddress(environment: environment) else {
       log.info("dbus: no session bus (\(DBusError.noAddress)); running without D-Bus")
       return
@@ -195,7 +191,7 @@ public final class DBusBridge: @unchecked Sendable {
     guard self.connection === connection else { return }
     if reconnecting { log.notice("dbus: reconnected to the session bus at \(address)") }
     reconnecting = false
-    retryDelay = Self.firstRetryDelay
+    retry.reset()
     if subscription == nil {
       subscription = try? queue.watch { [weak self] event in
         guard let self else { return }
@@ -357,12 +353,6 @@ public final class DBusBridge: @unchecked Sendable {
 
   private func scheduleReconnect() {
     reconnecting = true
-    guard retryTimer == nil else { return }
-    let timer = DispatchSource.makeTimerSource(queue: busQueue)
-    timer.schedule(deadline: .now() + retryDelay)
-    timer.setEventHandler { [weak self] in self?.connect() }
-    retryTimer = timer
-    timer.activate()
-    retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+    retry.schedule { [weak self] in self?.connect() }
   }
 }

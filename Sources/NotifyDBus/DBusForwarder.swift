@@ -1,5 +1,6 @@
 import NotifyCore
 import NotifyProtocol
+import NotifySupport
 
 /// `[DBus] Mode=forward` (and `auto` while a server is on the bus): shows each notice on the
 /// desktop's `org.freedesktop.Notifications` server while it is visible.

@@ -2,6 +2,7 @@ import Foundation
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
+import NotifySupport
 
 /// The arguments of `org.freedesktop.Notifications.Notify` (`susssasa{sv}i`), read from a call
 /// notifyd serves or written into a call notifyd forwards, with the translation to and from a

@@ -4,6 +4,7 @@ import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
 import NotifyService
+import NotifySupport
 
 /// `[DBus] Mode=server`: serves `org.freedesktop.Notifications` (spec 1.2) on the queue, so that
 /// `notify-send` and every libnotify program feed it.

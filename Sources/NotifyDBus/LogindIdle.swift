@@ -3,6 +3,7 @@ import Foundation
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
+import NotifySupport
 
 /// logind's `IdleHint` for this user: the idle source while the display cannot tell (DESIGN §11),
 /// because notifyd draws no popups, the display server has no idle protocol, or it is not
@@ -35,16 +36,13 @@ public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
   private var matches: [DBusConnection.Slot] = []
   /// What was last told to the engine.
   private var told: IdleState?
-  private var retryDelay = LogindIdle.firstRetryDelay
-  private var retryTimer: (any DispatchSourceTimer)?
+  private lazy var retry = RetryTimer(queue: busQueue)
   /// Whether the bus answered since `start`: a bus never reached is not tried again (a host or
   /// container without one), one lost is.
   private var everConnected = false
 
   /// What `Status` names as the source.
   static let source = "logind IdleHint"
-  private static let firstRetryDelay = 0.25
-  private static let longestRetryDelay = 30.0
 
   public init(
     engine: NoticeQueue, log: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -82,9 +80,8 @@ public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
   public func stop() {
     busQueue.sync {
       active = false
-      retryTimer?.cancel()
-      retryTimer = nil
-      retryDelay = Self.firstRetryDelay
+      retry.cancel()
+      retry.reset()
       tearDown()
     }
   }
@@ -92,8 +89,7 @@ public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
   // MARK: - Connecting
 
   private func connect() {
-    retryTimer?.cancel()
-    retryTimer = nil
+    retry.cancel()
     guard active else { return }
     let address = Self.systemBusAddress(environment: environment)
     let connection: DBusConnection
@@ -116,7 +112,7 @@ public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
       if self.connection === connection { lost(error) }
       return
     }
-    retryDelay = Self.firstRetryDelay
+    retry.reset()
   }
 
   /// Matches the user's `PropertiesChanged`, logind's users coming and going, and logind's name
@@ -218,13 +214,8 @@ public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
   }
 
   private func scheduleReconnect() {
-    guard active, retryTimer == nil else { return }
-    let timer = DispatchSource.makeTimerSource(queue: busQueue)
-    timer.schedule(deadline: .now() + retryDelay)
-    timer.setEventHandler { [weak self] in self?.connect() }
-    retryTimer = timer
-    timer.activate()
-    retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+    guard active else { return }
+    retry.schedule { [weak self] in self?.connect() }
   }
 
   // MARK: - Telling the engine

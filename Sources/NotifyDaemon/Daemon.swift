@@ -7,6 +7,7 @@ import NotifyProtocol
 import NotifyRelay
 import NotifyService
 import NotifyStore
+import NotifySupport
 import NotifyVarlink
 import NotifyWayland
 import NotifyX11

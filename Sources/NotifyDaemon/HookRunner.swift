@@ -4,6 +4,7 @@ import Foundation
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import CSystemd
 import NotifyCore
 import NotifyPosix
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import Glibc
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 
 /// What a popup display backend does: get cards to the screen and input back (DESIGN §9). The
 /// rest — following the engine, which cards are visible, standing aside, reconnecting — is the
@@ -172,8 +173,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private var connected = false
   private var readSource: (any DispatchSourceRead)?
-  private var retryDelay = PopupDisplay.firstRetryDelay
-  private var retryTimer: (any DispatchSourceTimer)?
+  private lazy var retryTimer = RetryTimer(queue: queue)
   private var stopped = false
   /// Whether the last failure to connect was logged (said once until a connection succeeds).
   private var failureLogged = false
@@ -195,8 +195,6 @@ public final class PopupDisplay: @unchecked Sendable {
   /// connected. Set before `start()`.
   public var idleFallback: (any FallbackIdleSource)?
 
-  private static let firstRetryDelay = 0.25
-  private static let longestRetryDelay = 30.0
 
   public init(
     settings: DisplaySettings, engine: NoticeQueue, backend: PopupBackend,
@@ -227,8 +225,7 @@ public final class PopupDisplay: @unchecked Sendable {
       stopped = true
       subscription?.cancel()
       subscription = nil
-      retryTimer?.cancel()
-      retryTimer = nil
+      retryTimer.cancel()
       disconnect()
     }
     idleFallback?.stop()
@@ -447,7 +444,7 @@ public final class PopupDisplay: @unchecked Sendable {
     }
     source.resume()
     readSource = source
-    retryDelay = Self.firstRetryDelay
+    retryTimer.reset()
     failureLogged = false
     log("display: drawing popups on \(description)")
     engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
@@ -485,17 +482,8 @@ public final class PopupDisplay: @unchecked Sendable {
     if !failureLogged, settings.idleAfter != nil { noIdleSource(because: "the display is not connected") }
     if !failureLogged {
       failureLogged = true
-      log("display: \(reason); trying again with a backoff up to \(Int(Self.longestRetryDelay)) s")
+      log("display: \(reason); trying again with a backoff up to \(Int(RetryTimer.longestDelay)) s")
     }
-    let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.schedule(deadline: .now() + retryDelay)
-    timer.setEventHandler { [weak self] in
-      guard let self else { return }
-      retryTimer = nil
-      connect()
-    }
-    timer.resume()
-    retryTimer = timer
-    retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+    retryTimer.schedule { [weak self] in self?.connect() }
   }
 }

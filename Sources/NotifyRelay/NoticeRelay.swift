@@ -4,6 +4,7 @@ import NotifyCore
 import NotifyNATS
 import NotifyProtocol
 import NotifyService
+import NotifySupport
 
 /// Who this host is to the relay and where it meets the others (DESIGN §10).
 public struct RelayPlace: Sendable {

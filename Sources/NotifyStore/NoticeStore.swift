@@ -3,6 +3,7 @@ import Foundation
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 
 /// Why the store could not be opened.
 public enum StoreError: Error, Sendable, CustomStringConvertible {

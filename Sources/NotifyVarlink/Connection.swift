@@ -1,6 +1,7 @@
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyPosix
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

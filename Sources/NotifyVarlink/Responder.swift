@@ -1,5 +1,6 @@
 import NotifyCore
 import NotifyProtocol
+import NotifySupport
 
 /// Answers one call, now or later, from any thread: replies go out on the connection the call came
 /// in on, in the order the calls came (`Connection` keeps a slot per call).

@@ -2,6 +2,7 @@ import Foundation
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

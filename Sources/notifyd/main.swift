@@ -2,6 +2,7 @@ import Foundation
 import NotifyCore
 import NotifyDaemon
 import NotifyProtocol
+import NotifySupport
 
 // notifyd: parse the command line, then run the daemon; map errors to exit statuses.
 let usage = """

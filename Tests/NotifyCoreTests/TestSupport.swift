@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifySupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
+import NotifySupport
 import Testing
 
 @testable import NotifyDBus

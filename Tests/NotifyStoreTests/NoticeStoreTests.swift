@@ -1,6 +1,7 @@
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifySupport
 import Synchronization
 import Testing
 

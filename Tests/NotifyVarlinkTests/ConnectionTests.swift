@@ -3,6 +3,7 @@ import Foundation
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifySupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyPosix
+import NotifySupport
 import Testing
 
 @testable import NotifyVarlink

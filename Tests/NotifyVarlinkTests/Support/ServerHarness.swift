@@ -4,6 +4,7 @@ import NotifyCore
 import NotifyPosix
 import NotifyProtocol
 import NotifyService
+import NotifySupport
 
 @testable import NotifyVarlink
 
