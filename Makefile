@@ -113,8 +113,8 @@ bench: deps
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz
 FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyPosix/*.swift Sources/NotifyProtocol/*.swift Sources/NotifySupport/*.swift \
-	Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift Sources/NotifyService/*.swift Sources/NotifyVarlink/*.swift) \
-	Sources/NotifyDaemon/ConfigLoader.swift
+	Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift Sources/NotifyService/*.swift Sources/NotifyVarlink/*.swift \
+	Sources/NotifyConfig/*.swift)
 FUZZ_SECONDS ?= 300
 
 $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup &: $(FUZZ_SOURCES)

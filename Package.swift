@@ -26,6 +26,12 @@ let package = Package(
     .target(name: "NotifySupport"),
     // The timeline, NotificationOperation and the queue engine: no C, no sockets.
     .target(name: "NotifyCore", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifySupport"]),
+    // libinih (config tokenizing) through a module map.
+    .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    // The whole configuration as one table of sections and keys (name, values, default, doc): the
+    // parser, `--check-config` and the tests read it; the settings of every part; the file read by
+    // libinih.
+    .target(name: "NotifyConfig", dependencies: ["NotifyCore", "NotifyProtocol", "CInih"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
     // The Varlink transport: the event loop, the server and its connections, the method table, and
@@ -37,7 +43,10 @@ let package = Package(
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The durable store: SQLite rows, migrations, group commit on the loop's turn.
     .target(
-      name: "NotifyStore", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CSQLite"]),
+      name: "NotifyStore",
+      dependencies: [
+        "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CSQLite",
+      ]),
     // libsystemd through a module map.
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
@@ -45,9 +54,10 @@ let package = Package(
     // The desktop bridge over D-Bus (sd-bus): the forwarder and the freedesktop server.
     .target(
       name: "NotifyDBus",
-      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyDisplay", "NotifySupport", "CNotifyBus"]),
-    // libinih (config tokenizing) through a module map.
-    .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+      dependencies: [
+        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyDisplay", "NotifySupport",
+        "CNotifyBus",
+      ]),
     // libnats (the NATS C client, with JetStream), loaded with dlopen when the relay is first used:
     // its header, and a hidden forwarding function for each of its functions notifyd calls.
     .target(name: "CNats"),
@@ -58,13 +68,17 @@ let package = Package(
     // show through the service and acknowledge after the commit.
     .target(
       name: "NotifyRelay",
-      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifyNATS", "NotifySupport", "CNats"]),
+      dependencies: [
+        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyNATS", "NotifySupport",
+        "CNats",
+      ]),
     // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
     .target(
       name: "NotifyDaemon",
       dependencies: [
         "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
-        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CSystemd", "CInih",
+        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix",
+        "NotifySupport", "CSystemd",
         "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
@@ -75,7 +89,9 @@ let package = Package(
     // The popups' painter and layout (cairo, pango), the same for every backend.
     .target(
       name: "NotifyDisplay",
-      dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CPangoCairo"]),
+      dependencies: [
+        "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CPangoCairo",
+      ]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(
       name: "NotifyWayland",
@@ -92,13 +108,16 @@ let package = Package(
     // The popups on X11: override-redirect windows, PutImage frames, RandR monitors, the pointer.
     .target(
       name: "NotifyX11",
-      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyProtocol", "NotifyPosix", "CXcb", "CPangoCairo"]),
+      dependencies: [
+        "NotifyDisplay", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix", "CXcb", "CPangoCairo",
+      ]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     .executableTarget(
-      name: "notifyd", dependencies: ["NotifyDaemon", "NotifyCore", "NotifyProtocol", "NotifySupport"],
+      name: "notifyd",
+      dependencies: ["NotifyDaemon", "NotifyConfig", "NotifyCore", "NotifyProtocol", "NotifySupport"],
       linkerSettings: [
         .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
         .linkedLibrary("CoreFoundation", .when(configuration: .release)),
@@ -119,14 +138,16 @@ let package = Package(
     .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "NotifyNATS", "CSystemd"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
+    .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
     .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService"]),
-    .testTarget(name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService", "NotifySupport"]),
+    .testTarget(
+      name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService", "NotifySupport"]),
     .testTarget(
       name: "NotifyStoreTests", dependencies: ["NotifyStore", "NotifySupport"], exclude: ["Fixtures"]),
     .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus", "NotifySupport"]),
     .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon"]),
-    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay"]),
+    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay", "NotifyConfig"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 // libFuzzer target: the config file, read by libinih (ConfigLoader.entries(text:)) and turned
 // into a Config by ConfigParser, as the daemon and `notifyd --check-config` do. Nothing may
 // crash; a refused file must say where (a line within the file); an accepted one must render.
-import NotifyCore
+import NotifyConfig
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -13,14 +13,14 @@ swiftc=${SWIFTC:-swiftc}
 flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
 
 # The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
-# depend on nothing but the toolchain and CLinux's module map); of NotifyDaemon only the config reader.
+# depend on nothing but the toolchain and CLinux's module map), and NotifyConfig (libinih's too).
 posix_sources=(Sources/NotifyPosix/*.swift)
 protocol_sources=(Sources/NotifyProtocol/*.swift)
 support_sources=(Sources/NotifySupport/*.swift)
 core_sources=(Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift)
 service_sources=(Sources/NotifyService/*.swift)
 varlink_sources=(Sources/NotifyVarlink/*.swift)
-daemon_sources=(Sources/NotifyDaemon/ConfigLoader.swift)
+config_sources=(Sources/NotifyConfig/*.swift)
 flags+=(-I Sources/CLinux)
 
 # A static library and module for one Swift module. The linker's complaints about ASan's local
@@ -47,11 +47,12 @@ library NotifySupport "${support_sources[@]}"
 library NotifyCore "${core_sources[@]}"
 library NotifyService "${service_sources[@]}"
 library NotifyVarlink "${varlink_sources[@]}"
+library NotifyConfig -I Sources/CInih "${config_sources[@]}"
 modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore.a" "$out/libNotifySupport.a"
   "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a")
 executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "${modules[@]}" &
 varlink=$!
-executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "${daemon_sources[@]}" \
+executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "$out/libNotifyConfig.a" \
   "${modules[@]}" -linih
 wait "$varlink"
 executable "$out/fuzz-markup" fuzz/MarkupFuzzTarget.swift "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol

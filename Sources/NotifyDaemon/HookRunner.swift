@@ -1,6 +1,7 @@
 import CLinux
 import Dispatch
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol

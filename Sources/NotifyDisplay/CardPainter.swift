@@ -1,5 +1,6 @@
 import CPangoCairo
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 

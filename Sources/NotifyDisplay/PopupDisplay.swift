@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import NotifyConfig
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
@@ -194,7 +195,6 @@ public final class PopupDisplay: @unchecked Sendable {
   /// Tells whether the person is away while the display cannot: no idle protocol, or not
   /// connected. Set before `start()`.
   public var idleFallback: (any FallbackIdleSource)?
-
 
   public init(
     settings: DisplaySettings, engine: NoticeQueue, backend: PopupBackend,

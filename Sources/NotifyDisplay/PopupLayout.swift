@@ -1,3 +1,4 @@
+import NotifyConfig
 import NotifyCore
 
 /// Where each card goes: a pure function of the cards' heights, the settings and the output's

@@ -1,5 +1,6 @@
 import CNats
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyNATS
 import NotifyProtocol

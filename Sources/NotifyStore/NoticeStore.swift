@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol

@@ -2,6 +2,7 @@ import CPangoCairo
 import CXcb
 import Dispatch
 import Glibc
+import NotifyConfig
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol

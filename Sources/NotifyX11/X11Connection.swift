@@ -1,5 +1,6 @@
 import CXcb
 import Glibc
+import NotifyConfig
 import NotifyCore
 import NotifyDisplay
 import NotifyProtocol

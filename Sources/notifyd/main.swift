@@ -1,4 +1,5 @@
 import Foundation
+import NotifyConfig
 import NotifyCore
 import NotifyDaemon
 import NotifyProtocol

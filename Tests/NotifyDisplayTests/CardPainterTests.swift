@@ -1,4 +1,5 @@
 import CPangoCairo
+import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 import Testing

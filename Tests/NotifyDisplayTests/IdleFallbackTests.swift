@@ -1,4 +1,5 @@
 import Glibc
+import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 import Synchronization

@@ -1,3 +1,4 @@
+import NotifyConfig
 import NotifyCore
 import Testing
 
