@@ -135,7 +135,9 @@ let package = Package(
         .linkedLibrary("_FoundationCShims"), .linkedLibrary("swiftSynchronization"),
       ]),
     // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
-    .executableTarget(name: "notifyd-bench", dependencies: ["NotifyProtocol", "NotifyNATS", "CSystemd"]),
+    .executableTarget(
+      name: "notifyd-bench", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS", "CSystemd"]),
+    .testTarget(name: "NotifyPosixTests", dependencies: ["NotifyPosix"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
     .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig"]),

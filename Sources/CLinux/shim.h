@@ -39,3 +39,7 @@ int pipe2(int fds[2], int flags);
 
 /* eventfd(2): a counter another thread bumps to wake the event loop. */
 #include <sys/eventfd.h>
+
+/* memfd_create(2): anonymous memory behind a descriptor, shared with a Wayland compositor. */
+int memfd_create(const char *name, unsigned int flags);
+static const unsigned int notifyd_MFD_CLOEXEC = 0x0001U;

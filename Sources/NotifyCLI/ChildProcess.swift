@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPosix
 
 /// A command running with `notifyctl`'s own standard input, output and error, whose end we wait for
 /// while passing on the signals meant for it.
@@ -23,7 +24,7 @@ final class ChildProcess {
   /// Whether a `SIGINT` came while the child ran, from the terminal (Ctrl-C) or from a process.
   private(set) var wasInterrupted = false
 
-  /// Starts `arguments[0]`, looked up in `PATH`, with `arguments` as its argv (wraps `posix_spawnp(3)`).
+  /// Starts `arguments[0]`, looked up in `PATH`, with `arguments` as its argv (`Posix.spawn`).
   init(arguments: [String]) throws(SpawnError) {
     precondition(!arguments.isEmpty, "a command needs a program")
     // An inherited SIG_IGN for SIGCHLD would have the kernel reap the child before we can wait for it.
@@ -37,19 +38,15 @@ final class ChildProcess {
     // The child gets the mask we had, except that the signals we forward must reach it.
     var childMask = original
     for signal in Self.forwardedSignals { sigdelset(&childMask, signal) }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setsigmask(&attributes, &childMask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let result = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
-    guard result == 0 else {
+    var options = Posix.SpawnOptions()
+    options.searchesPath = true
+    options.signalMask = childMask
+    let pid: pid_t
+    do {
+      pid = try Posix.spawn(arguments, options)
+    } catch {
       pthread_sigmask(SIG_SETMASK, &original, nil)
-      throw SpawnError(program: arguments[0], errno: result)
+      throw SpawnError(program: arguments[0], errno: error.errno)
     }
     self.pid = pid
     self.watchedSignals = watched
@@ -69,10 +66,9 @@ final class ChildProcess {
     let start = clock.now
     var nextTick = start + interval
     while true {
-      var status: Int32 = 0
-      let reaped = waitpid(pid, &status, WNOHANG)
-      if reaped == pid { return ChildTermination(waitStatus: status) }
-      if reaped < 0, errno != EINTR {
+      do {
+        if let termination = try Posix.reap(pid) { return termination }
+      } catch {
         // Only possible if someone else reaped our child; report it as the shell would a lost job.
         return .exited(127)
       }
@@ -92,7 +88,7 @@ final class ChildProcess {
       if signal == SIGINT { wasInterrupted = true }
       if signal > 0, Self.forwardedSignals.contains(signal), info.si_code <= 0 {
         // si_code ≤ 0 (SI_USER, SI_QUEUE, SI_TKILL): sent by a process, not by the terminal.
-        kill(pid, signal)
+        Posix.sendSignal(signal, to: pid)
       }
     }
   }

@@ -4,7 +4,7 @@ import Glibc
 public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The program that was to run.
   public var program: String
-  /// What `posix_spawnp(3)` returned.
+  /// What `posix_spawnp(3)` returned (`SystemError.errno`).
   public var errno: Int32
 
   public var description: String {

@@ -100,8 +100,7 @@ public final class Daemon: @unchecked Sendable {
     let openFileLimit = Posix.raiseOpenFileLimit()
     // Block the stop and reload signals before any thread exists, so that every thread inherits
     // the block and they stay pending until `serveSignals()` takes them.
-    var handled = Self.handledSignals
-    pthread_sigmask(SIG_BLOCK, &handled, nil)
+    Posix.blockSignals(Self.handledSignals)
     let environment = ProcessInfo.processInfo.environment
     configSource = ConfigLoader.locate(explicit: options.configPath, environment: environment)
     config = try ConfigLoader.load(configSource)
@@ -255,21 +254,14 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// SIGTERM, SIGINT and SIGHUP: blocked in every thread from the start of `run()`.
-  private static var handledSignals: sigset_t {
-    var set = sigset_t()
-    sigemptyset(&set)
-    for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signalNumber) }
-    return set
-  }
+  private static var handledSignals: sigset_t { Posix.signalSet([SIGTERM, SIGINT, SIGHUP]) }
 
   /// Takes SIGTERM, SIGINT and SIGHUP on the main thread with `sigwait(3)` and hands each to the
   /// loop. Not Dispatch signal sources: on Linux, libdispatch drops a signal that comes before its
   /// source is registered (SIGTERM just after READY=1).
   private func serveSignals() -> Never {
-    var handled = Self.handledSignals
     while true {
-      var signalNumber: Int32 = 0
-      guard sigwait(&handled, &signalNumber) == 0 else { continue }
+      let signalNumber = Posix.waitForSignal(Self.handledSignals)
       loop.execute { [self, signalNumber] in
         if signalNumber == SIGHUP {
           _ = reload()
@@ -451,7 +443,7 @@ public final class Daemon: @unchecked Sendable {
           log.error("the store could not be flushed within 10 s")
           break
         }
-        usleep(50_000)
+        Posix.sleep(0.05)
       }
     }
     exit(0)

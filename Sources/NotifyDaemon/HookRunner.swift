@@ -156,7 +156,7 @@ public final class HookRunner: @unchecked Sendable {
     timer.setEventHandler { [unowned self] in
       guard running[pid] != nil else { return }
       log.warning("\(name) hook for notice \(notice.id) ran over \(Int(timeout)) s; killing it")
-      kill(-pid, SIGKILL)
+      Posix.sendSignal(SIGKILL, to: -pid)
     }
     timer.activate()
     running[pid] = (name, notice.id, timer)
@@ -164,54 +164,31 @@ public final class HookRunner: @unchecked Sendable {
       "\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
   }
 
-  /// `posix_spawn(3)` of `arguments` in a process group of its own, stdin from /dev/null, and no
-  /// descriptor of the daemon's but stdout and stderr (every one is close-on-exec too; this also
-  /// covers those a library opened without the flag).
-  private func spawn(_ arguments: [String], environment: [String: String]) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signalNumber in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signalNumber) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    posix_spawnattr_setsigmask(&attributes, &mask)
-
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv { free(pointer) }
-      for pointer in envp { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-    guard result == 0 else { throw SystemError("posix_spawn", errno: result) }
-    return pid
+  /// Starts `arguments` in a process group of its own, stdin from /dev/null, and no descriptor of
+  /// the daemon's but stdout and stderr (every one is close-on-exec too; this also covers those a
+  /// library opened without the flag).
+  private func spawn(_ arguments: [String], environment: [String: String]) throws(SystemError) -> pid_t {
+    var options = Posix.SpawnOptions()
+    options.environment = environment
+    options.input = .null
+    options.closesOtherDescriptors = true
+    options.newProcessGroup = true
+    options.defaultSignals = [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD]
+    options.signalMask = Posix.signalSet([])
+    return try Posix.spawn(arguments, options)
   }
 
   private func reapChildren() {
     for (pid, hook) in running {
-      var status: Int32 = 0
-      let result = waitpid(pid, &status, WNOHANG)
-      guard result == pid else { continue }
+      guard let termination = try? Posix.reap(pid) else { continue }
       hook.timer.cancel()
       running.removeValue(forKey: pid)
-      let exited = status & 0x7f == 0
-      let code = (status >> 8) & 0xff
-      if !exited {
-        log.warning("\(hook.name) hook for notice \(hook.id) was killed by signal \(status & 0x7f)")
-      } else if code != 0 {
+      switch termination {
+      case .exited(0): break
+      case .exited(let code):
         log.warning("\(hook.name) hook for notice \(hook.id) failed with exit status \(code)")
+      case .killed(let signal):
+        log.warning("\(hook.name) hook for notice \(hook.id) was killed by signal \(signal)")
       }
     }
     while running.count < maximumRunning, !backlog.isEmpty {

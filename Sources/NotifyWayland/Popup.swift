@@ -19,18 +19,15 @@ final class ShmBuffer {
   /// Called when the compositor lets go of the buffer.
   var released: (() -> Void)?
 
-  /// A buffer from `shm` (wraps `memfd_create(2)`, `mmap(2)`, `wl_shm.create_pool`); nil when
-  /// memory or descriptors run out.
+  /// A buffer from `shm` (`Posix.sharedMemory`, `wl_shm.create_pool`); nil when memory or
+  /// descriptors run out.
   init?(shm: OpaquePointer, width: Int, height: Int) {
     let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
     let size = stride * height
-    let descriptor = memfd_create("notifyd-popup", 1)  // MFD_CLOEXEC
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    guard ftruncate(descriptor, off_t(size)) == 0 else { return nil }
-    guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
-      memory != MAP_FAILED
-    else { return nil }
+    guard let (descriptor, memory) = try? Posix.sharedMemory(named: "notifyd-popup", size: size) else {
+      return nil
+    }
+    defer { Posix.close(descriptor) }
     let pool = wl_shm_create_pool(shm, descriptor, Int32(size))
     proxy = wl_shm_pool_create_buffer(
       pool, 0, Int32(width), Int32(height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue)
@@ -48,7 +45,7 @@ final class ShmBuffer {
   deinit {
     wl_buffer_destroy(proxy)
     cairo_surface_destroy(image)
-    munmap(memory, size)
+    Posix.unmap(memory, size: size)
   }
 }
 

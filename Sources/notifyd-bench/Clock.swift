@@ -1,3 +1,5 @@
+import NotifyPosix
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -21,10 +23,6 @@ enum Clock {
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
   }
 
-  /// Sleeps for `seconds`; wraps `nanosleep`.
-  static func sleep(_ seconds: Double) {
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-  }
+  /// Sleeps for `seconds` (`Posix.sleep`).
+  static func sleep(_ seconds: Double) { Posix.sleep(seconds) }
 }

@@ -136,7 +136,7 @@ enum FloodFigure {
         }
         let elapsed = Double(Clock.nanoseconds() - sent) / 1000
         latencies.withLock { $0.append(elapsed) }
-        usleep(useconds_t(interval * 1e6))
+        Clock.sleep(interval)
       }
     }
     let cpuBefore = pids.map(ProcessStats.cpuSecondsPrecise).reduce(0, +)

@@ -1,86 +1,52 @@
+import NotifyPosix
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Why a child could not be started.
-struct SpawnError: Error, CustomStringConvertible {
-  var program: String
-  var code: Int32
-  var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
-}
-
-/// A child process started with `posix_spawn`, its output sent to a file or `/dev/null`.
+/// A child process started with `Posix.spawn`, its output sent to a file or `/dev/null`.
 struct Spawned {
   let pid: pid_t
   let program: String
 
   /// Starts `arguments[0]` (a path) with `arguments` and `environment`; stdout and stderr go to
-  /// `outputPath` (appended) or `/dev/null`. Wraps `posix_spawn(3)`.
+  /// `outputPath` (appended) or `/dev/null`. Children start with default signal dispositions and
+  /// an empty mask, whatever the bench has.
   static func start(
     _ arguments: [String], environment: [String: String], outputPath: String? = nil
   ) throws -> Spawned {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    let output = outputPath ?? "/dev/null"
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // Children start with default signal dispositions and an empty mask, whatever the bench has.
-    var defaults = sigset_t()
-    sigfillset(&defaults)
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv { free(pointer) }
-      for pointer in envp { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-    guard code == 0 else { throw SpawnError(program: arguments[0], code: code) }
-    return Spawned(pid: pid, program: arguments[0])
+    var options = Posix.SpawnOptions()
+    options.environment = environment
+    options.input = .null
+    options.output = outputPath.map { .appending(to: $0) } ?? .null
+    options.defaultSignals = Array(1..<32)
+    options.signalMask = Posix.signalSet([])
+    return Spawned(pid: try Posix.spawn(arguments, options), program: arguments[0])
   }
 
-  /// Waits for the child to exit and answers its exit status (128 + signal when killed);
-  /// wraps `waitpid(2)`.
+  /// Waits for the child to exit and answers its exit status (128 + signal when killed).
   @discardableResult
   func wait() -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-      if errno != EINTR { return -1 }
-    }
-    let signal = status & 0x7f
-    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    (try? Posix.waitForExit(pid))?.exitStatus ?? -1
   }
 
-  /// Waits at most `timeout` seconds; `nil` if it is still running. Polls `waitpid(WNOHANG)`.
+  /// Waits at most `timeout` seconds; `nil` if it is still running. Polls `Posix.reap`.
   func wait(timeout: Double) -> Int32? {
     let deadline = Clock.seconds() + timeout
     while Clock.seconds() < deadline {
-      var status: Int32 = 0
-      let result = waitpid(pid, &status, WNOHANG)
-      if result == pid {
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+      do {
+        if let termination = try Posix.reap(pid) { return termination.exitStatus }
+      } catch {
+        return -1
       }
-      if result < 0 && errno != EINTR { return -1 }
       // Fine polling at first, so that a short child's wall time is not rounded up.
       Clock.sleep(Clock.seconds() + timeout - deadline < 0.2 ? 0.00005 : 0.002)
     }
     return nil
   }
 
-  /// Sends `signal`; wraps `kill(2)`.
-  func signal(_ signal: Int32) { kill(pid, signal) }
+  /// Sends `signal`.
+  func signal(_ signal: Int32) { Posix.sendSignal(signal, to: pid) }
 
   /// SIGTERM, then SIGKILL if it has not exited within `grace` seconds; answers the exit status.
   @discardableResult
