@@ -55,7 +55,7 @@ let package = Package(
     .target(
       name: "NotifyDBus",
       dependencies: [
-        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyDisplay", "NotifySupport",
+        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyIcons", "NotifySupport",
         "CNotifyBus",
       ]),
     // libnats (the NATS C client, with JetStream), loaded with dlopen when the relay is first used:
@@ -76,7 +76,7 @@ let package = Package(
     .target(
       name: "NotifyDaemon",
       dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifyWayland", "NotifyX11",
         "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix",
         "NotifySupport", "CSystemd",
         "CLinux",
@@ -86,11 +86,15 @@ let package = Package(
       name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
+    // Icons that both the D-Bus adapter and the popups need, without drawing: raw pixels as clients
+    // send them, the store that keeps them as files, icon names found in the freedesktop themes.
+    .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol"]),
     // The popups' painter and layout (cairo, pango), the same for every backend.
     .target(
       name: "NotifyDisplay",
       dependencies: [
-        "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix", "NotifySupport", "CPangoCairo",
+        "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix", "NotifySupport",
+        "CPangoCairo",
       ]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(
@@ -147,9 +151,10 @@ let package = Package(
       name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService", "NotifySupport"]),
     .testTarget(
       name: "NotifyStoreTests", dependencies: ["NotifyStore", "NotifySupport"], exclude: ["Fixtures"]),
-    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus", "NotifySupport"]),
+    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifySupport"]),
+    .testTarget(name: "NotifyIconsTests", dependencies: ["NotifyIcons"]),
     .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon"]),
-    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay", "NotifyConfig"]),
+    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay", "NotifyConfig", "NotifyIcons"]),
   ],
   swiftLanguageModes: [.v6]
 )

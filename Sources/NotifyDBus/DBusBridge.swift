@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import NotifyConfig
 import NotifyCore
-import NotifyDisplay
+import NotifyIcons
 import NotifyProtocol
 import NotifyService
 import NotifySupport
@@ -55,8 +55,8 @@ public final class DBusBridge: @unchecked Sendable {
   private var queue: NoticeQueue { service.queue }
   private let log: Logger
   private let environment: [String: String]
-  /// Where the server keeps icons that come as pixels; made when the first arrives.
-  private lazy var icons = IconCache(directory: Self.iconDirectory(environment: environment))
+  /// Where the server keeps icons that come as pixels: the popups' cache, handed in by the daemon.
+  private let icons: any IconStore
   /// The icon theme names are looked up in, read when the first name comes (and again when
   /// `[Display] IconTheme=` changes).
   private var iconTheme: IconTheme?
@@ -82,10 +82,11 @@ public final class DBusBridge: @unchecked Sendable {
 
   /// A bridge in `mode` for `service`'s queue; `Notify` calls are answered once committed.
   public init(
-    mode: DBusMode, settings: DBusServerSettings = DBusServerSettings(), service: NoticeService, log: Logger,
-    environment: [String: String] = ProcessInfo.processInfo.environment
+    mode: DBusMode, settings: DBusServerSettings = DBusServerSettings(), service: NoticeService,
+    icons: any IconStore, log: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
     self.mode = mode
+    self.icons = icons
     self.settings = Locked(settings)
     self.service = service
     self.log = log
@@ -95,12 +96,6 @@ public final class DBusBridge: @unchecked Sendable {
   /// Puts a reloaded config's `[DBus] IgnoreClose=` and `[Sound]` in force.
   public func update(_ settings: DBusServerSettings) {
     self.settings.withLock { $0 = settings }
-  }
-
-  /// `$XDG_CACHE_HOME/notifyd/icons`, else `~/.cache/notifyd/icons`.
-  static func iconDirectory(environment: [String: String]) -> String {
-    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/notifyd/icons" }
-    return (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/notifyd/icons"
   }
 
   /// Connects in the background; returns at once.

@@ -1,5 +1,5 @@
 import CNotifyBus
-import NotifyDisplay
+import NotifyIcons
 
 /// One value of a hint dictionary (`a{sv}`), as far as notifyd reads or sends it.
 enum DBusHint: Sendable, Equatable {
@@ -12,7 +12,7 @@ enum DBusHint: Sendable, Equatable {
   case integer(Int64)
   case boolean(Bool)
   /// `(iiibiiay)`: raw pixels (`image-data`).
-  case image(IconImage.Pixels)
+  case image(IconPixels)
   /// A type notifyd skips (arrays, dictionaries, …), with its signature.
   case other(String)
 
@@ -201,7 +201,7 @@ struct DBusMessage {
   /// Reads the variant of an image hint, `(iiibiiay)`: width, height, rowstride, has_alpha,
   /// bits_per_sample, channels, data. The bytes are copied out of the message (wraps
   /// `sd_bus_message_read_array(3)`), and checked by the icon cache.
-  private func readImage() throws(DBusError) -> IconImage.Pixels {
+  private func readImage() throws(DBusError) -> IconPixels {
     _ = try enter("v", "(iiibiiay)")
     _ = try enter("r", "iiibiiay")
     let width = try readInt32()
@@ -217,7 +217,7 @@ struct DBusMessage {
     let data = bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
     try exit()
     try exit()
-    return IconImage.Pixels(
+    return IconPixels(
       width: Int(width), height: Int(height), rowStride: Int(rowStride), hasAlpha: hasAlpha,
       bitsPerSample: Int(bitsPerSample), channels: Int(channels), data: data)
   }

@@ -1,6 +1,6 @@
 import Foundation
 import NotifyCore
-import NotifyDisplay
+import NotifyIcons
 import NotifyProtocol
 import NotifySupport
 
@@ -106,7 +106,7 @@ struct DBusNotification: Equatable {
   /// in `icons`), else `image-path`, else `app_icon`, each a file (an absolute path or a `file://`
   /// URI) or an icon name found in `theme`. Pixels that do not describe an image throw, naming
   /// the hint; a cache that cannot be written is logged and the notice goes on without its icon.
-  func icon(storingPixelsIn icons: IconCache?, theme: IconTheme? = nil, log: Logger) throws(QueueError)
+  func icon(storingPixelsIn icons: (any IconStore)?, theme: IconTheme? = nil, log: Logger) throws(QueueError)
     -> String?
   {
     for name in DBusNames.Hint.imageData {

@@ -1,7 +1,7 @@
 import CNotifyBus
 import Dispatch
 import NotifyCore
-import NotifyDisplay
+import NotifyIcons
 import NotifyProtocol
 import NotifyService
 import NotifySupport
@@ -22,7 +22,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   private let connection: DBusConnection
   private let service: NoticeService
   private var queue: NoticeQueue { service.queue }
-  private let icons: IconCache?
+  private let icons: (any IconStore)?
   private let log: Logger
   /// The config in force: `IgnoreClose=`, whether sounds play.
   private let settings: @Sendable () -> DBusServerSettings
@@ -47,7 +47,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   }
 
   init(
-    connection: DBusConnection, service: NoticeService, icons: IconCache?, log: Logger,
+    connection: DBusConnection, service: NoticeService, icons: (any IconStore)?, log: Logger,
     settings: @escaping @Sendable () -> DBusServerSettings = { DBusServerSettings() },
     popupsDrawn: @escaping () -> Bool = { false }, iconTheme: @escaping () -> IconTheme? = { nil }
   ) {

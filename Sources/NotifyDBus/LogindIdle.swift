@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import NotifyCore
-import NotifyDisplay
 import NotifyProtocol
 import NotifySupport
 
@@ -18,7 +17,7 @@ import NotifySupport
 /// (one not there when started is not tried again); once stopped, the connection is closed.
 ///
 /// - Important: everything mutable, and the connection, belongs to one serial queue.
-public final class LogindIdle: FallbackIdleSource, @unchecked Sendable {
+public final class LogindIdle: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `busQueue`.
   private let engine: NoticeQueue
   private let log: Logger

@@ -3,6 +3,7 @@ import NotifyConfig
 import NotifyCore
 import NotifyDBus
 import NotifyDisplay
+import NotifyIcons
 import NotifyPosix
 import NotifyProtocol
 import NotifyRelay
@@ -151,8 +152,11 @@ public final class Daemon: @unchecked Sendable {
     let hooks = HookRunner(hooks: config.hooks, sound: config.sound, log: log) { id in try? queue.get(id) }
     self.hooks = hooks
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
+    // The bus keeps the icons that come as pixels where the popups draw them from.
+    let icons = IconCache(directory: IconCache.defaultDirectory(environment: environment))
     let bridge = DBusBridge(
-      mode: config.dbusMode, settings: DBusServerSettings(config: config), service: service, log: log)
+      mode: config.dbusMode, settings: DBusServerSettings(config: config), service: service, icons: icons,
+      log: log)
     self.bridge = bridge
     let currentPopups = currentPopups
     bridge.onForwardingChanged = { forwarding in
@@ -340,7 +344,7 @@ public final class Daemon: @unchecked Sendable {
     }
     // Until the display tells (or whenever it cannot), logind does.
     logindIdle?.stop()
-    popups.idleFallback = logindIdle
+    popups.idleFallback = logindIdle.map(LogindFallback.init)
     // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
     // the bus forwards to another server (Mode=wayland and x11 draw regardless).
     if let bridge {
@@ -513,4 +517,15 @@ public final class Daemon: @unchecked Sendable {
     }
     loop.schedule(after: interval) { ping() }
   }
+}
+
+/// logind's `IdleHint` as the popups' fallback idle source: the D-Bus adapter and the display do
+/// not know each other, so the daemon joins them.
+private final class LogindFallback: FallbackIdleSource {
+  let logind: LogindIdle
+
+  init(_ logind: LogindIdle) { self.logind = logind }
+
+  func start(because reason: String) { logind.start(because: reason) }
+  func stop() { logind.stop() }
 }

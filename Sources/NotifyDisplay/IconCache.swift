@@ -1,6 +1,7 @@
 import CPangoCairo
 import Foundation
 import Glibc
+import NotifyIcons
 import NotifyPosix
 
 /// Icons that arrive as pixels (D-Bus `image-data`), kept as PNG files named by their content in
@@ -12,7 +13,7 @@ import NotifyPosix
 /// drawn without an icon.
 ///
 /// - Important: not thread-safe; one owner queue.
-public final class IconCache {
+public final class IconCache: IconStore {
   public let directory: String
   public let capacity: Int
   /// The edge icons are scaled to fit when stored: twice a card's, for scaled outputs.
@@ -22,28 +23,19 @@ public final class IconCache {
   /// to order files stored in the same few milliseconds).
   private var order: [String]?
 
+  /// `$XDG_CACHE_HOME/notifyd/icons`, else `~/.cache/notifyd/icons`.
+  public static func defaultDirectory(environment: [String: String]) -> String {
+    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/notifyd/icons" }
+    return (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/notifyd/icons"
+  }
+
   public init(directory: String, capacity: Int = 256) {
     self.directory = directory
     self.capacity = capacity
   }
 
-  /// Why an icon could not be kept.
-  public enum Failure: Error, CustomStringConvertible {
-    /// The client's pixels are not an image: the client should be told.
-    case invalid(IconImage.Problem)
-    /// The cache directory could not be written: the notice goes on without its icon.
-    case unwritable(String)
-
-    public var description: String {
-      switch self {
-      case .invalid(let problem): return problem.description
-      case .unwritable(let reason): return reason
-      }
-    }
-  }
-
   /// Stores `pixels` as a PNG file and returns its path; the same pixels give the same path.
-  public func store(_ pixels: IconImage.Pixels) throws(Failure) -> String {
+  public func store(_ pixels: IconPixels) throws(IconStoreFailure) -> String {
     let surface: OpaquePointer
     do {
       surface = try IconImage.surface(of: pixels, fitting: Self.storedSize)
@@ -94,7 +86,7 @@ public final class IconCache {
   }
 
   /// Creates the directory (0700, with its parents), as the store does its own.
-  private func makeDirectory() throws(Failure) {
+  private func makeDirectory() throws(IconStoreFailure) {
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,5 +1,6 @@
 import CPangoCairo
 import Glibc
+import NotifyIcons
 import NotifyPosix
 
 /// A card's icon: a PNG file read within bounds, or raw pixels (D-Bus `image-data`) written as a
@@ -8,67 +9,9 @@ public enum IconImage {
   /// The most bytes read from an icon file.
   public static let maximumFileBytes = 8 << 20
   /// The largest width or height of an icon, as a file or as pixels.
-  public static let maximumDimension = 4096
+  public static let maximumDimension = IconPixels.maximumDimension
   /// The edge of the square a card draws its icon in, in pixels.
   public static let cardSize = 48
-
-  /// Why pixels cannot be an icon: said to the client that sent them.
-  public enum Problem: Error, Equatable, CustomStringConvertible {
-    case invalid(String)
-
-    public var description: String {
-      switch self {
-      case .invalid(let reason): return reason
-      }
-    }
-  }
-
-  /// Raw pixels as the notification specification's `image-data` hint carries them: rows of
-  /// RGB or RGBA bytes, `rowStride` bytes apart.
-  public struct Pixels: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public var rowStride: Int
-    public var hasAlpha: Bool
-    public var bitsPerSample: Int
-    public var channels: Int
-    public var data: [UInt8]
-
-    public init(
-      width: Int, height: Int, rowStride: Int, hasAlpha: Bool, bitsPerSample: Int, channels: Int,
-      data: [UInt8]
-    ) {
-      self.width = width
-      self.height = height
-      self.rowStride = rowStride
-      self.hasAlpha = hasAlpha
-      self.bitsPerSample = bitsPerSample
-      self.channels = channels
-      self.data = data
-    }
-
-    /// Checks that the fields describe the bytes: 8 bits per sample, 3 channels (4 with alpha),
-    /// sizes within `maximumDimension`, every row inside `data`.
-    public func validate() throws(Problem) {
-      guard (1...IconImage.maximumDimension).contains(width),
-        (1...IconImage.maximumDimension).contains(height)
-      else {
-        throw .invalid(
-          "width and height must be from 1 to \(IconImage.maximumDimension), not \(width)×\(height)")
-      }
-      guard bitsPerSample == 8 else { throw .invalid("bits_per_sample must be 8, not \(bitsPerSample)") }
-      guard channels == (hasAlpha ? 4 : 3) else {
-        throw .invalid("channels must be \(hasAlpha ? 4 : 3) when has_alpha is \(hasAlpha), not \(channels)")
-      }
-      guard rowStride >= width * channels else {
-        throw .invalid("rowstride \(rowStride) is less than width × channels (\(width * channels))")
-      }
-      let needed = rowStride * (height - 1) + width * channels
-      guard data.count >= needed else {
-        throw .invalid("data holds \(data.count) bytes; \(width)×\(height) needs \(needed)")
-      }
-    }
-  }
 
   // MARK: - Reading files
 
@@ -167,7 +110,7 @@ public enum IconImage {
   // MARK: - Pixels to a surface
 
   /// The pixels as a premultiplied ARGB surface scaled to fit `size`×`size`; the caller owns it.
-  static func surface(of pixels: Pixels, fitting size: Int) throws(Problem) -> OpaquePointer {
+  static func surface(of pixels: IconPixels, fitting size: Int) throws(IconPixels.Problem) -> OpaquePointer {
     try pixels.validate()
     let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixels.width), Int32(pixels.height))!
     defer { cairo_surface_destroy(image) }

@@ -1,6 +1,7 @@
 import Foundation
 import NotifyCore
 import NotifyDisplay
+import NotifyIcons
 import NotifyProtocol
 import NotifySupport
 import Testing
@@ -53,7 +54,7 @@ struct DBusNotificationTests {
     let directory = NSTemporaryDirectory() + "notifyd-dbus-icons-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let cache = IconCache(directory: directory)
-    let pixels = IconImage.Pixels(
+    let pixels = IconPixels(
       width: 2, height: 2, rowStride: 8, hasAlpha: true, bitsPerSample: 8, channels: 4,
       data: Array(repeating: 0x80, count: 16))
     for name in ["image-data", "image_data", "icon_data"] {

@@ -2,6 +2,7 @@ import CPangoCairo
 import Foundation
 import NotifyConfig
 import NotifyCore
+import NotifyIcons
 import NotifyProtocol
 import Testing
 
@@ -19,12 +20,12 @@ struct IconImageTests {
   /// `width`×`height` pixels of one colour, RGBA (or RGB), rows `padding` bytes longer than needed.
   private func pixels(
     width: Int, height: Int, rgba: [UInt8] = [0x20, 0xC0, 0x50, 0xFF], alpha: Bool = true, padding: Int = 0
-  ) -> IconImage.Pixels {
+  ) -> IconPixels {
     let channels = alpha ? 4 : 3
     let row =
       Array(repeating: Array(rgba.prefix(channels)), count: width).flatMap { $0 }
       + Array(repeating: 0, count: padding)
-    return IconImage.Pixels(
+    return IconPixels(
       width: width, height: height, rowStride: width * channels + padding, hasAlpha: alpha, bitsPerSample: 8,
       channels: channels, data: Array(repeating: row, count: height).flatMap { $0 })
   }
@@ -38,7 +39,7 @@ struct IconImageTests {
     return (Int(data[offset + 2]), Int(data[offset + 1]), Int(data[offset]), Int(data[offset + 3]))
   }
 
-  private func writePNG(_ pixels: IconImage.Pixels, to path: String) throws {
+  private func writePNG(_ pixels: IconPixels, to path: String) throws {
     let surface = try IconImage.surface(of: pixels, fitting: IconImage.maximumDimension)
     defer { cairo_surface_destroy(surface) }
     try Data(IconImage.pngBytes(of: surface)!).write(to: URL(fileURLWithPath: path))
@@ -90,19 +91,19 @@ struct IconImageTests {
   @Test func pixels_thatDoNotDescribeTheirBytes_areRefusedWithTheReason() {
     var short = pixels(width: 4, height: 4)
     short.data.removeLast()
-    #expect(throws: IconImage.Problem.invalid("data holds 63 bytes; 4×4 needs 64")) { try short.validate() }
+    #expect(throws: IconPixels.Problem.invalid("data holds 63 bytes; 4×4 needs 64")) { try short.validate() }
     var stride = pixels(width: 4, height: 4)
     stride.rowStride = 15
-    #expect(throws: IconImage.Problem.self) { try stride.validate() }
+    #expect(throws: IconPixels.Problem.self) { try stride.validate() }
     var channels = pixels(width: 4, height: 4)
     channels.channels = 3
-    #expect(throws: IconImage.Problem.self) { try channels.validate() }
+    #expect(throws: IconPixels.Problem.self) { try channels.validate() }
     var bits = pixels(width: 4, height: 4)
     bits.bitsPerSample = 16
-    #expect(throws: IconImage.Problem.self) { try bits.validate() }
-    #expect(throws: IconImage.Problem.self) { try pixels(width: 0, height: 4).validate() }
-    #expect(throws: IconImage.Problem.self) {
-      try IconImage.Pixels(
+    #expect(throws: IconPixels.Problem.self) { try bits.validate() }
+    #expect(throws: IconPixels.Problem.self) { try pixels(width: 0, height: 4).validate() }
+    #expect(throws: IconPixels.Problem.self) {
+      try IconPixels(
         width: 5000, height: 1, rowStride: 20_000, hasAlpha: true, bitsPerSample: 8, channels: 4, data: []
       ).validate()
     }
@@ -143,7 +144,7 @@ struct IconImageTests {
     #expect(files.count == 3)
     // The least recently stored went first.
     #expect(Set(files.map { directory + "/" + $0 }) == Set(paths.suffix(3)))
-    #expect(throws: IconCache.Failure.self) { try cache.store(pixels(width: 0, height: 1)) }
+    #expect(throws: IconStoreFailure.self) { try cache.store(pixels(width: 0, height: 1)) }
   }
 
   @Test func aCardWithAnIcon_drawsItAtItsLeadingEdge_andIsAtLeastItsHeight() throws {

@@ -7,7 +7,7 @@ import NotifyProtocol
 /// `$XDG_DATA_HOME/icons`, `~/.icons` and each `$XDG_DATA_DIRS/icons`.
 ///
 /// Cairo reads PNG only, so the fixed-size directories are used (not `scalable`'s SVGs), the size
-/// nearest the card's 48 pixels first (a larger one before a smaller one). The themes' directories
+/// nearest the card's 48 pixels first (`size`) (a larger one before a smaller one). The themes' directories
 /// are read once, when the first name is looked up, into one table of name → file: a lookup is a
 /// dictionary read however many names clients invent, and the table holds one path per icon the
 /// themes have (a few thousand).
@@ -15,6 +15,8 @@ import NotifyProtocol
 /// - Important: not thread-safe; one owner queue.
 public final class IconTheme {
   public let theme: String
+  /// The edge, in pixels, whose icons are preferred.
+  public let size: Int
   private let baseDirectories: [String]
   private let pixmaps: [String]
   private var table: [String: String]?
@@ -22,8 +24,10 @@ public final class IconTheme {
   /// The longest icon name looked up.
   public static let maximumNameLength = 255
 
-  public init(theme: String = "Adwaita", environment: [String: String]) {
+  /// The themes' icons for `theme`, the size nearest `size` pixels (a card's icon) first.
+  public init(theme: String = "Adwaita", environment: [String: String], size: Int = 48) {
     self.theme = theme
+    self.size = size
     let data = ConfigLocation.dataDirectories(environment: environment)
     let home = ConfigLocation.home(environment: { environment[$0] })
     baseDirectories = ["\(data[0])/icons", "\(home)/.icons"] + data.dropFirst().map { "\($0)/icons" }
@@ -52,7 +56,7 @@ public final class IconTheme {
           guard parts.count == 2, let edge = Int(parts[0]), Int(parts[1]) == edge else { return nil }
           return (name, edge)
         }
-        for size in sizes.sorted(by: { Self.preference($0.edge) < Self.preference($1.edge) }) {
+        for size in sizes.sorted(by: { preference($0.edge) < preference($1.edge) }) {
           for context in Posix.entries(ofDirectory: "\(root)/\(size.name)").sorted() {
             let directory = "\(root)/\(size.name)/\(context)"
             for file in Posix.entries(ofDirectory: directory) {
@@ -73,10 +77,9 @@ public final class IconTheme {
     return table
   }
 
-  /// How well an icon `edge` pixels wide suits a card (lower is better): 48, then larger ones
-  /// nearest first (scaled down well), then smaller ones largest first.
-  static func preference(_ edge: Int) -> Int {
-    let card = IconImage.cardSize
-    return edge >= card ? edge - card : 10_000 + (card - edge)
+  /// How well an icon `edge` pixels wide suits the size asked for (lower is better): that size,
+  /// then larger ones nearest first (scaled down well), then smaller ones largest first.
+  func preference(_ edge: Int) -> Int {
+    edge >= size ? edge - size : 10_000 + (size - edge)
   }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NotifyDisplay
+@testable import NotifyIcons
 
 @Suite("Icon names found in the icon themes")
 struct IconThemeTests {
@@ -48,7 +48,10 @@ struct IconThemeTests {
   }
 
   @Test func preference_is48ThenLargerNearestThenSmallerLargest() {
-    let edges = [16, 256, 48, 32, 64, 96].sorted { IconTheme.preference($0) < IconTheme.preference($1) }
+    let theme = IconTheme(environment: [:])
+    let edges = [16, 256, 48, 32, 64, 96].sorted { theme.preference($0) < theme.preference($1) }
     #expect(edges == [48, 64, 96, 256, 32, 16])
+    let small = IconTheme(environment: [:], size: 24)
+    #expect([16, 256, 48, 32, 24].sorted { small.preference($0) < small.preference($1) } == [24, 32, 48, 256, 16])
   }
 }
