@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Every target lists exactly the modules of this package it imports (ArchitectureTests checks it,
+// and that docs/ARCHITECTURE.md's "may use" column says the same).
 let package = Package(
   name: "notifyd",
   platforms: [.macOS(.v15)],
@@ -9,8 +11,10 @@ let package = Package(
     .executable(name: "notifyctl", targets: ["notifyctl"]),
   ],
   targets: [
-    // Linux calls glibc declares only under _GNU_SOURCE (accept4, pipe2, eventfd), epoll through
-    // functions that keep the packed `epoll_event` on the C side, and malloc.h: a module map.
+    // MARK: - Below everything
+
+    // Linux calls glibc declares only under _GNU_SOURCE (accept4, pipe2, eventfd, memfd_create),
+    // epoll through functions that keep the packed `epoll_event` on the C side, and malloc.h.
     .systemLibrary(name: "CLinux"),
     // The one seam for system calls, daemon and client alike: thin wrappers naming the call they wrap.
     .target(name: "NotifyPosix", dependencies: ["CLinux"]),
@@ -24,7 +28,10 @@ let package = Package(
     // What the engine and the daemon's adapters share below them: the logger, the one lock, the
     // daemon's serial dispatch root, the reconnect backoff.
     .target(name: "NotifySupport"),
-    // The timeline, NotificationOperation and the queue engine: no C, no sockets.
+
+    // MARK: - The engine and its configuration
+
+    // The timeline, NotificationOperation, the queue engine and its settings: no C, no sockets.
     .target(name: "NotifyCore", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifySupport"]),
     // libinih (config tokenizing) through a module map.
     .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
@@ -34,6 +41,9 @@ let package = Package(
     .target(name: "NotifyConfig", dependencies: ["NotifyCore", "NotifyProtocol", "CInih"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
+
+    // MARK: - Adapters
+
     // The Varlink transport: the event loop, the server and its connections, the method table, and
     // io.notifyd.Queue bound to the service.
     .target(
@@ -51,11 +61,15 @@ let package = Package(
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // The sd-bus vtable of org.freedesktop.Notifications: the few lines of C Swift cannot express.
     .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
-    // The desktop bridge over D-Bus (sd-bus): the forwarder and the freedesktop server.
+    // Icons that both the D-Bus adapter and the popups need, without drawing: raw pixels as clients
+    // send them, the store that keeps them as files, icon names found in the freedesktop themes.
+    .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol"]),
+    // The desktop bridge over D-Bus (sd-bus): the forwarder, the freedesktop server, logind's idle
+    // hint. It draws nothing: the icon store is handed in.
     .target(
       name: "NotifyDBus",
       dependencies: [
-        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyIcons", "NotifySupport",
+        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifySupport",
         "CNotifyBus",
       ]),
     // libnats (the NATS C client, with JetStream), loaded with dlopen when the relay is first used:
@@ -64,38 +78,26 @@ let package = Package(
     // The NATS connection, JetStream publishing and consuming, over libnats: for the daemon's relay
     // and for `notifyctl --relay`.
     .target(name: "NotifyNATS", dependencies: ["NotifyProtocol", "NotifyPosix", "CNats"]),
-    // The relay through NATS JetStream (DESIGN §10): publish from the store's outbox, consume durably,
-    // show through the service and acknowledge after the commit.
+    // The relay through NATS JetStream (DESIGN §10): what to publish as the store commits, the
+    // outbox in order, consuming durably, showing through the service and acknowledging after the
+    // commit.
     .target(
       name: "NotifyRelay",
       dependencies: [
         "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyNATS", "NotifySupport",
-        "CNats",
-      ]),
-    // The daemon's composition: config loading, logging, systemd, hooks, and the parts wired together.
-    .target(
-      name: "NotifyDaemon",
-      dependencies: [
-        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifyWayland", "NotifyX11",
-        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix",
-        "NotifySupport", "CSystemd",
-        "CLinux",
       ]),
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(
       name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
-    // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
-    .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
-    // Icons that both the D-Bus adapter and the popups need, without drawing: raw pixels as clients
-    // send them, the store that keeps them as files, icon names found in the freedesktop themes.
-    .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol"]),
-    // The popups' painter and layout (cairo, pango), the same for every backend.
+    // The popups the same for every backend: the stack, the painter and layout (cairo, pango).
     .target(
       name: "NotifyDisplay",
       dependencies: [
         "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix", "NotifySupport",
         "CPangoCairo",
       ]),
+    // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
+    .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(
       name: "NotifyWayland",
@@ -114,6 +116,17 @@ let package = Package(
       name: "NotifyX11",
       dependencies: [
         "NotifyDisplay", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix", "CXcb", "CPangoCairo",
+      ]),
+
+    // MARK: - The programs
+
+    // The daemon's composition: logging, systemd, hooks, and the parts wired together.
+    .target(
+      name: "NotifyDaemon",
+      dependencies: [
+        "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
+        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix",
+        "NotifySupport", "CSystemd", "CLinux",
       ]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS"]),
@@ -141,20 +154,39 @@ let package = Package(
     // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
     .executableTarget(
       name: "notifyd-bench", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS", "CSystemd"]),
+
+    // MARK: - Tests, one target per source target; the end-to-end suites are in tests/ (pytest)
+
     .testTarget(name: "NotifyPosixTests", dependencies: ["NotifyPosix"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
-    .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"]),
-    .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig"]),
-    .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI"]),
-    .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService"]),
+    .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport"]),
+    .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig", "NotifyCore", "NotifyProtocol"]),
+    .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI", "NotifyProtocol"]),
+    .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol"]),
     .testTarget(
-      name: "NotifyVarlinkTests", dependencies: ["NotifyVarlink", "NotifyService", "NotifySupport"]),
+      name: "NotifyVarlinkTests",
+      dependencies: [
+        "NotifyVarlink", "NotifyService", "NotifyCore", "NotifyProtocol", "NotifyPosix", "NotifySupport",
+      ]),
     .testTarget(
-      name: "NotifyStoreTests", dependencies: ["NotifyStore", "NotifySupport"], exclude: ["Fixtures"]),
-    .testTarget(name: "NotifyDBusTests", dependencies: ["NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifySupport"]),
+      name: "NotifyStoreTests",
+      dependencies: ["NotifyStore", "NotifyCore", "NotifyProtocol", "NotifySupport"],
+      exclude: ["Fixtures"]),
+    .testTarget(
+      name: "NotifyDBusTests",
+      dependencies: [
+        "NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifyCore", "NotifyProtocol", "NotifySupport",
+      ]),
     .testTarget(name: "NotifyIconsTests", dependencies: ["NotifyIcons"]),
-    .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon"]),
-    .testTarget(name: "NotifyDisplayTests", dependencies: ["NotifyDisplay", "NotifyConfig", "NotifyIcons"]),
+    .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "NotifyProtocol"]),
+    .testTarget(
+      name: "NotifyDisplayTests",
+      dependencies: [
+        "NotifyDisplay", "NotifyConfig", "NotifyIcons", "NotifyCore", "NotifyProtocol", "CPangoCairo",
+      ]),
+    .testTarget(name: "NotifyRelayTests", dependencies: ["NotifyRelay", "NotifyNATS", "NotifyProtocol"]),
+    // The house itself: the module graph against the imports and docs/ARCHITECTURE.md.
+    .testTarget(name: "ArchitectureTests"),
   ],
   swiftLanguageModes: [.v6]
 )

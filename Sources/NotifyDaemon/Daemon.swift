@@ -3,7 +3,6 @@ import NotifyConfig
 import NotifyCore
 import NotifyDBus
 import NotifyDisplay
-import NotifyIcons
 import NotifyPosix
 import NotifyProtocol
 import NotifyRelay
@@ -200,11 +199,13 @@ public final class Daemon: @unchecked Sendable {
     let host = settings.host ?? RelaySubjects.localHost()
     let subjects = RelaySubjects(base: settings.subject ?? RelaySubjects.defaultBase())
     let current = Locked<NoticeRelay?>(nil)
-    let outbox = try store.relay(as: host, subjects: subjects, notices: settings.publish) { queued in
+    let place = RelayPlace(host: host, store: store.identity, subjects: subjects)
+    let publishing = RelayPublishing(place: place, publishesNotices: settings.publish)
+    let outbox = try store.relay(queueing: publishing.message(for:isNew:finished:)) { queued in
       current.withLock { $0 }?.enqueue(queued)
     }
     let relay = NoticeRelay(
-      settings: settings, place: RelayPlace(host: host, store: store.identity, subjects: subjects),
+      settings: settings, place: place,
       service: service, outbox: outbox, marks: try store.relayMarks(), log: log,
       onPublished: { id in store.recordPublished(id) },
       onChange: { [weak self] state in

@@ -16,6 +16,9 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
 
   public var description: String { text }
 
+  /// Whether nothing answered a publish: no stream holds its subject (yet, or any more).
+  public var isNoResponders: Bool { status == NATS_NO_RESPONDERS }
+
   /// An error libnats reported through a callback.
   init(status: natsStatus, code: Int, text: String) {
     self.status = status

@@ -21,7 +21,7 @@ public struct RelayNotice: Sendable, Equatable {
   public static let maximumBytes = 64 * 1024
 
   /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
-  public var messageID: String { "\(origin.host)/\(origin.store)/\(origin.id)" }
+  public var messageID: String { "\(origin.markKey)/\(origin.id)" }
 
   /// The message's JSON: `{"host","store","id","sent","notice":{…Show parameters…}}`.
   public func encoded() -> [UInt8] {

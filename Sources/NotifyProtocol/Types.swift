@@ -128,6 +128,10 @@ public struct NoticeOrigin: Codable, Sendable, Equatable, Hashable {
     self.id = id
     self.sent = sent
   }
+
+  /// Its origin store, `host/store`: what a desk keeps a mark of what came under (`RelayMark`), and
+  /// the front of the message id.
+  public var markKey: String { "\(host)/\(store)" }
 }
 
 /// The relay's connection to NATS, as `Status` reports it.

@@ -1,4 +1,3 @@
-import CNats
 import Foundation
 import NotifyConfig
 import NotifyCore
@@ -254,7 +253,7 @@ public final class NoticeRelay: @unchecked Sendable {
         }
         outbox.restart()
         outboxReady.unlock()
-        if failure.status == NATS_NO_RESPONDERS { try? ensureStream(connection) }
+        if failure.isNoResponders { try? ensureStream(connection) }
         // A denied subject gets no answer but a timeout; the server said why on its own.
         let known = status.withLock { $0.detail }
         let detail = known.lowercased().contains("permission") && failure.isTimeout ? known : "\(failure)"
@@ -343,7 +342,7 @@ public final class NoticeRelay: @unchecked Sendable {
         message.ack()
         continue
       }
-      let key = "\(origin.host)/\(origin.store)"
+      let key = origin.markKey
       var mark = batchMarks[key] ?? marks.withLock { $0[key] } ?? RelayMark()
       guard mark.isNew(origin.id) else {
         message.ack()
@@ -384,7 +383,7 @@ public final class NoticeRelay: @unchecked Sendable {
     // An id on another host means nothing here.
     request.after = nil
     let missed = settings.maxAge.map { Date().timeIntervalSince1970 - origin.sent > $0 } ?? false
-    let key = "\(origin.host)/\(origin.store)"
+    let key = origin.markKey
     service.showRelayed(request, origin: origin, missed: missed) { [self] result in
       switch result {
       case .success:
@@ -484,65 +483,5 @@ public final class NoticeRelay: @unchecked Sendable {
       return (before, state)
     }
     if before != after { onChange(after) }
-  }
-}
-
-/// What waits to be published, in order: the first `sent` have been published (or skipped as
-/// acknowledged already), and each message published is `unresolved` until the stream answers.
-private struct Outbox {
-  var messages: [OutgoingMessage]
-  var sent = 0
-  var unresolved: Set<String> = []
-  /// Acknowledged, not yet at the front.
-  var acknowledged: Set<String> = []
-  /// The first failure since the last restart.
-  var failure: NATSError?
-
-  /// The acknowledged messages at the front, removed: their ids, in order.
-  mutating func takeAcknowledged() -> [Int] {
-    let front = messages.prefix { acknowledged.remove($0.messageID) != nil }
-    messages.removeFirst(front.count)
-    sent -= front.count
-    return front.map(\.id)
-  }
-
-  /// The next to publish, marked as sent and unresolved, while fewer than `window` are out.
-  mutating func nextToSend(window: Int) -> OutgoingMessage? {
-    while sent < min(window, messages.count), acknowledged.contains(messages[sent].messageID) { sent += 1 }
-    guard sent < min(window, messages.count) else { return nil }
-    let next = messages[sent]
-    sent += 1
-    unresolved.insert(next.messageID)
-    return next
-  }
-
-  /// The stream's answer for `messageID`: acknowledged, or failed (the first failure is kept). An
-  /// answer for a message given up meanwhile changes nothing.
-  mutating func resolve(_ messageID: String, _ error: NATSError?) {
-    guard unresolved.remove(messageID) != nil else { return }
-    if let error {
-      if failure == nil { failure = error }
-    } else {
-      acknowledged.insert(messageID)
-    }
-  }
-
-  /// After a failure, with nothing unresolved: publish again from the front.
-  mutating func restart() {
-    failure = nil
-    sent = 0
-  }
-
-  /// The oldest given up past `limit`: their ids.
-  mutating func giveUp(beyond limit: Int) -> [Int] {
-    guard messages.count > limit else { return [] }
-    let gone = messages.prefix(messages.count - limit)
-    messages.removeFirst(gone.count)
-    sent = max(0, sent - gone.count)
-    for message in gone {
-      unresolved.remove(message.messageID)
-      acknowledged.remove(message.messageID)
-    }
-    return gone.map(\.id)
   }
 }

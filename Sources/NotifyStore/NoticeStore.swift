@@ -57,11 +57,11 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   private var highestCommitted = 0
   /// What `relay_marks` holds, read when first needed (by the committer).
   private var marks: [String: RelayMark]?
-  /// With `[Relay]`: who this host is, where it publishes, whether its own notices go out, and what
-  /// is told of messages newly queued, after their commit (see `relay(as:…)`).
+  /// With `[Relay]`: what the relay queues for a notice a commit writes, and who is told of the
+  /// messages queued, after their commit (see `relay(queueing:onQueued:)`).
   private var relaying:
     (
-      host: String, subjects: RelaySubjects, notices: Bool,
+      queueing: @Sendable (Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage?,
       onQueued: @Sendable ([OutgoingMessage]) -> Void
     )?
   private let log: Logger
@@ -529,16 +529,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     do {
       for notice in changed.sorted(by: { $0.id < $1.id }) {
         if let origin = notice.origin { try raise(origin, in: &raised) }
-        guard let outgoing = outgoing(for: notice, finished: batch.finished[notice.id] != nil) else {
-          continue
-        }
+        guard
+          let outgoing = relaying?.queueing(
+            notice, notice.id > highestCommitted, batch.finished[notice.id] != nil)
+        else { continue }
         queueOutgoing.reset()
         queueOutgoing.bind(1, outgoing.id)
         queueOutgoing.bind(2, outgoing.subject)
         queueOutgoing.bind(3, outgoing.messageID)
         queueOutgoing.bind(4, outgoing.payload)
         try queueOutgoing.run()
-        queued.append(outgoing)
+        // One message a notice: one already waiting keeps its place and is not told again.
+        if database.changes > 0 { queued.append(outgoing) }
       }
       for id in batch.published.sorted() {
         unqueueOutgoing.reset()
@@ -586,34 +588,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - The relay's outbox and marks
 
-  /// The key of an origin store in `relay_marks`.
-  static func markKey(_ origin: NoticeOrigin) -> String { "\(origin.host)/\(origin.store)" }
-
-  /// The message to queue for `notice` in this commit, if any: a new notice accepted here (not a
-  /// progress indicator), with `[Relay] Publish=yes`; the answer for a relayed notice that finished.
-  private func outgoing(for notice: Notice, finished: Bool) -> OutgoingMessage? {
-    guard let relaying else { return nil }
-    if let origin = notice.origin {
-      guard finished, let outcome = notice.outcome else { return nil }
-      let answer = RelayAnswer(
-        host: relaying.host, store: identity, to: origin, outcome: outcome, invoked: notice.invoked)
-      return OutgoingMessage(
-        id: notice.id, subject: relaying.subjects.answers(to: origin.host),
-        messageID: "answer/\(relaying.host)/\(identity)/\(notice.id)",
-        payload: String(decoding: answer.encoded(), as: UTF8.self))
-    }
-    guard relaying.notices, notice.id > highestCommitted, notice.kind == .notice else { return nil }
-    let message = RelayNotice(
-      origin: NoticeOrigin(host: relaying.host, store: identity, id: notice.id, sent: notice.created),
-      notice: ShowParameters(relaying: notice))
-    return OutgoingMessage(
-      id: notice.id, subject: relaying.subjects.notices(from: relaying.host), messageID: message.messageID,
-      payload: String(decoding: message.encoded(), as: UTF8.self))
-  }
-
   /// Takes `origin`'s id into its store's mark, written in this transaction if it changed.
   private func raise(_ origin: NoticeOrigin, in marks: inout [String: RelayMark]?) throws(SQLiteError) {
-    let key = Self.markKey(origin)
+    let key = origin.markKey
     var mark = marks?[key] ?? RelayMark()
     let before = mark
     mark.take(origin.id)
@@ -626,15 +603,17 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     try raiseMark.run()
   }
 
-  /// From now on, each commit queues what the relay is to publish (`outgoing(for:finished:)`) in
-  /// the transaction that keeps its notice, and `onQueued` hears of it after that commit, on the
-  /// committer's thread: as host `host` under `subjects`, with this host's own notices when
-  /// `notices`. Answers what is queued already, oldest first. Call before the first commit.
+  /// From now on, each commit asks `queueing` what to publish for each notice it writes (whether it
+  /// is new to the store, whether it finished), and queues the answer in the same transaction, one
+  /// message a notice at a time (another for a notice whose message waits still is dropped);
+  /// `onQueued` hears of what was queued after that commit, on the committer's thread. The rules
+  /// are the relay's (`RelayPublishing`); the store only keeps what it is given, with its notice.
+  /// Answers what is queued already, oldest first. Call before the first commit.
   public func relay(
-    as host: String, subjects: RelaySubjects, notices: Bool,
+    queueing: @escaping @Sendable (Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage?,
     onQueued: @escaping @Sendable ([OutgoingMessage]) -> Void
   ) throws(SQLiteError) -> [OutgoingMessage] {
-    relaying = (host, subjects, notices, onQueued)
+    relaying = (queueing, onQueued)
     let rows = try database.prepare("SELECT id, subject, message_id, payload FROM relay_outbox ORDER BY id")
     var outgoing: [OutgoingMessage] = []
     while try rows.step() {

@@ -47,6 +47,9 @@ final class SQLiteDatabase {
     SQLiteError(call: call, code: code, message: String(cString: sqlite3_errmsg(handle)))
   }
 
+  /// How many rows the last statement inserted, changed or deleted; wraps `sqlite3_changes`.
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
   /// Runs SQL with no results; wraps `sqlite3_exec`.
   func execute(_ sql: String) throws(SQLiteError) {
     let code = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -52,6 +52,7 @@ struct IconThemeTests {
     let edges = [16, 256, 48, 32, 64, 96].sorted { theme.preference($0) < theme.preference($1) }
     #expect(edges == [48, 64, 96, 256, 32, 16])
     let small = IconTheme(environment: [:], size: 24)
-    #expect([16, 256, 48, 32, 24].sorted { small.preference($0) < small.preference($1) } == [24, 32, 48, 256, 16])
+    #expect(
+      [16, 256, 48, 32, 24].sorted { small.preference($0) < small.preference($1) } == [24, 32, 48, 256, 16])
   }
 }

@@ -160,75 +160,66 @@ struct NoticeStoreTests {
 
   // MARK: - The relay's outbox and marks
 
-  /// Publishing: a new local notice is queued in the commit that keeps it, in id order, once; a
-  /// relayed one or a progress indicator never; what was queued and not yet published comes back
-  /// on reopen, and a published one does not.
-  @Test func newLocalNotices_areQueuedToPublish_inTheirCommit_untilPublished() throws {
+  /// A stand-in for the relay's rules: a message for each notice a commit writes, saying what the
+  /// store told of it (new or not, finished or not); none for notices titled "skip".
+  private static func queueEverything(_ notice: Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage? {
+    guard notice.title != "skip" else { return nil }
+    return OutgoingMessage(
+      id: notice.id, subject: "s",
+      messageID: "m\(notice.id)-\(isNew ? "new" : "old")-\(finished ? "done" : "open")",
+      payload: notice.title)
+  }
+
+  /// The outbox: what the relay's rules answer for each notice a commit writes is queued in that
+  /// transaction, in id order, told as new only the first time; what was queued and not yet
+  /// published comes back on reopen, and a published one does not.
+  @Test func whatTheRelaysRulesAnswer_isQueuedInTheCommit_untilPublished() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(store.identity.count == 16)
-    let queued = Mutex<[Int]>([])
-    let subjects = RelaySubjects(base: "notifyd.t")
-    let started = try store.relay(as: "server", subjects: subjects, notices: true) { messages in
-      queued.withLock { $0 += messages.map(\.id) }
+    let queued = Mutex<[String]>([])
+    let started = try store.relay(queueing: Self.queueEverything) { messages in
+      queued.withLock { $0 += messages.map(\.messageID) }
     }
     #expect(started.isEmpty)
-    let relayed = Notice(
-      id: 3, kind: .notice, title: "from desk", origin: NoticeOrigin(host: "desk", store: "s", id: 9, sent: 1)
-    )
     store.recordUnfinished(Notice(id: 2, kind: .notice, title: "second", app: "build", hold: 7))
     store.recordUnfinished(Notice(id: 1, kind: .notice, title: "first"))
-    store.recordUnfinished(relayed)
-    store.recordUnfinished(Notice(id: 4, kind: .progress, title: "copying"))
+    store.recordUnfinished(Notice(id: 3, kind: .notice, title: "skip"))
+    #expect(queued.withLock { $0 }.isEmpty)
     #expect(store.commitPending() == .committed)
-    #expect(queued.withLock { $0 } == [1, 2])
-    // A change to a notice already committed is not a new notice.
-    store.recordUnfinished(Notice(id: 2, kind: .notice, title: "second, changed"))
+    #expect(queued.withLock { $0 } == ["m1-new-open", "m2-new-open"])
+    // A change to a notice already committed is not new; one that finishes says so.
+    var second = Notice(id: 2, kind: .notice, title: "second, changed")
+    store.recordUnfinished(second)
     #expect(store.commitPending() == .committed)
-    #expect(queued.withLock { $0 } == [1, 2])
+    second.outcome = .completed
+    store.recordFinished(second)
+    #expect(store.commitPending() == .committed)
+    // One message a notice waits at a time: those for notice 2 while its first waits are dropped.
+    #expect(queued.withLock { $0 } == ["m1-new-open", "m2-new-open"])
     store.recordPublished(1)
+    store.recordPublished(2)
     #expect(store.commitPending() == .committed)
+    second.title = "second, again"
+    store.recordFinished(second)
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 }.last == "m2-old-done")
 
-    let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    let (reopened, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(reopened.identity == store.identity)
-    #expect(state.unfinished.first { $0.id == 3 }?.origin == relayed.origin)
-    let outbox = try reopened.relay(as: "server", subjects: subjects, notices: true) { _ in }
-    #expect(outbox.map(\.id) == [2])
-    #expect(outbox[0].subject == "notifyd.t.notice.server")
-    #expect(outbox[0].messageID == "server/\(store.identity)/2")
-    let message = try Array(outbox[0].payload.utf8).withUnsafeBytes { try RelayNotice(decoding: $0) }
-    #expect(
-      message.origin.host == "server" && message.origin.store == store.identity && message.origin.id == 2)
-    #expect(message.notice.title == "second" && message.notice.app == "build" && message.notice.hold == 7)
-    #expect(message.messageID == "server/\(store.identity)/2")
+    let outbox = try reopened.relay(queueing: Self.queueEverything) { _ in }
+    #expect(outbox.map(\.messageID) == ["m2-old-done"])
+    #expect(outbox[0].subject == "s" && outbox[0].payload == "second, again")
   }
 
-  /// A relayed notice that finishes queues its answer for its origin, whether or not this host
-  /// publishes its own notices.
-  @Test func aRelayedNoticeThatFinishes_queuesItsAnswer_forItsOrigin() throws {
+  /// Without a relay nothing is queued: a store that starts relaying later publishes only what comes
+  /// after.
+  @Test func withoutARelay_nothingIsQueued() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
-    let subjects = RelaySubjects(base: "notifyd.t")
-    let queued = Mutex<[OutgoingMessage]>([])
-    _ = try store.relay(as: "desk", subjects: subjects, notices: false) { messages in
-      queued.withLock { $0 += messages }
-    }
-    let origin = NoticeOrigin(host: "server", store: "s1", id: 9, sent: 1)
-    var notice = Notice(id: 5, kind: .notice, title: "Deploy?", origin: origin)
-    store.recordUnfinished(notice)
-    store.recordUnfinished(Notice(id: 6, kind: .notice, title: "mine"))
+    store.recordUnfinished(Notice(id: 1, kind: .notice, title: "before"))
     #expect(store.commitPending() == .committed)
-    #expect(queued.withLock { $0 }.isEmpty)
-    notice.outcome = .completed
-    notice.invoked = "ok"
-    store.recordFinished(notice)
-    #expect(store.commitPending() == .committed)
-    let answers = queued.withLock { $0 }
-    #expect(answers.map(\.id) == [5] && answers[0].subject == "notifyd.t.answer.server")
-    let answer = try Array(answers[0].payload.utf8).withUnsafeBytes { try RelayAnswer(decoding: $0) }
-    #expect(
-      answer
-        == RelayAnswer(host: "desk", store: store.identity, to: origin, outcome: .completed, invoked: "ok"))
+    #expect(try store.relay(queueing: Self.queueEverything) { _ in }.isEmpty)
   }
 
   /// Per origin store, what was committed (`RelayMark`): raised by each relayed notice in its commit,
