@@ -1,0 +1,162 @@
+import NotifyProtocol
+
+// Requests that add a notice: `Show` and `Progress`, with their keys, replacements, duplicates,
+// flood control and capacity.
+extension QueueMachine {
+  /// Accepts a notice, or with a `key` an unfinished notice has (or the id `replacing`, as D-Bus
+  /// `replaces_id` names it), replaces that one: in place when it is shown (answering its id),
+  /// else the old one finishes as `replaced`. A notice already closing is left to finish; the new
+  /// one takes its key.
+  ///
+  /// A relayed notice carries its `origin`; one that arrived too late (`missed`) goes straight to
+  /// history with outcome `missed`, replacing nothing.
+  public mutating func show(
+    _ request: ShowParameters, replacing replacedID: Int? = nil, origin: NoticeOrigin? = nil,
+    missed: Bool = false, at instant: Instant
+  ) throws(QueueError) -> Int {
+    let explicit = try Admission.validate(request)
+    advance(to: instant)
+    defer { settle(at: instant) }
+    if missed {
+      let resolution = settings.resolve(
+        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+        hints: request.hints, explicit: explicit)
+      var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+      notice.origin = origin
+      accept(notice, finishing: .missed, at: instant)
+      return notice.id
+    }
+    if let existing = claim(replacing: replacedID, key: request.key) {
+      if existing.isShown {
+        let id = existing.notice.id
+        notices.modify(id) { record in
+          if let origin { record.notice.origin = origin }
+          record.notice.title = request.title
+          record.notice.body = request.body
+          if let actions = request.actions { record.notice.actions = actions }
+          if let icon = request.icon { record.notice.icon = icon }
+          if let hints = Hints.nonEmpty(request.hints) { record.notice.hints = hints }
+          _ = record.restartHold(at: instant.now)
+        }
+        changed(id, at: instant)
+        return id
+      }
+      finish(existing.notice.id, outcome: .replaced, at: instant)
+    } else if replacedID == nil, request.key == nil, let id = duplicate(of: request) {
+      notices.modify(id) { record in
+        if let origin { record.notice.origin = origin }
+        record.notice.count = (record.notice.count ?? 1) + 1
+        _ = record.restartHold(at: instant.now)
+      }
+      changed(id, at: instant)
+      return id
+    }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
+    if !resolution.suppressed, !flood.admits(request.app, under: settings.perApp, at: instant.now) {
+      // The summary first: a new one takes the next id.
+      let summary = floodSummary(folding: request.title, from: request.app, at: instant)
+      var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+      notice.foldedInto = summary
+      notice.origin = origin
+      accept(notice, finishing: .folded, at: instant)
+      return notice.id
+    }
+    try checkCapacity(resolution)
+    var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
+    notice.origin = origin
+    accept(
+      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      at: instant)
+    return notice.id
+  }
+
+  /// The visible notice a new one without a key would merge into: equal app, title and body, not
+  /// closing.
+  private func duplicate(of request: ShowParameters) -> Int? {
+    guard settings.stackDuplicates, !duplicates.isEmpty else { return nil }
+    let key = DuplicateKey(app: request.app, title: request.title, body: request.body)
+    guard let id = duplicates[key], let record = notices[id], record.isShown, !record.isClosing else {
+      return nil
+    }
+    return id
+  }
+
+  /// Accepts a progress indicator, or with a `key` an unfinished one has, answers its id with
+  /// `existing: true`, applies the new title, body and value, and restarts its timeout.
+  public mutating func progress(
+    _ request: ProgressParameters, replacing replacedID: Int? = nil, at instant: Instant
+  ) throws(QueueError) -> (id: Int, existing: Bool) {
+    let explicit = try Admission.validate(request)
+    advance(to: instant)
+    defer { settle(at: instant) }
+    if let existing = claim(replacing: replacedID, key: request.key) {
+      let id = existing.notice.id
+      if existing.notice.kind == .progress {
+        notices.modify(id) { record in
+          record.notice.title = request.title
+          if let body = request.body { record.notice.body = body }
+          if let value = request.value { record.notice.value = value }
+          if let icon = request.icon { record.notice.icon = icon }
+          if let hints = Hints.nonEmpty(request.hints) { record.notice.hints = hints }
+          if let timeout = request.timeout {
+            record.notice.timeout = timeout
+            record.hold = timeout > 0 ? timeout : nil
+          }
+          if record.notice.message == nil { _ = record.restartHold(at: instant.now) }
+        }
+        changed(id, at: instant)
+        return (id, true)
+      }
+      finish(id, outcome: .replaced, at: instant)
+    }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
+    try checkCapacity(resolution)
+    let notice = Admission.notice(
+      request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
+      created: instant.wall)
+    accept(
+      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      at: instant)
+    return (notice.id, false)
+  }
+
+  /// The unfinished notice a new one claims by id or key, unless it is already closing.
+  private func claim(replacing id: Int?, key: String?) -> NoticeRecord? {
+    let claimed = id.flatMap { notices.contains($0) ? $0 : nil } ?? key.flatMap { keys[$0] }
+    guard let claimed, let record = notices[claimed], !record.isClosing else { return nil }
+    return record
+  }
+
+  private func checkCapacity(_ resolution: QueueSettings.Resolution) throws(QueueError) {
+    guard resolution.suppressed || notices.count < settings.capacity else {
+      throw .queueFull(capacity: settings.capacity)
+    }
+  }
+
+  /// Records a new notice and sends it on towards its lane; or with `finishing` (suppressed by a
+  /// rule, folded), straight to history.
+  mutating func accept(
+    _ notice: Notice, passes: Bool = false, finishing outcome: Outcome? = nil, at instant: Instant
+  ) {
+    nextID += 1
+    var record = NoticeRecord(
+      notice: notice, dueAt: instant.now + notice.delay + settings.answerDelay(of: notice),
+      hold: Admission.hold(of: notice, settings))
+    record.passesDoNotDisturb = passes
+    notices.insert(record)
+    count(from: nil, to: notice.phase)
+    effects.append(.journal(.nextID(nextID)))
+    if outcome == nil { effects.append(.journal(.unfinished(notice))) }  // else its finish is written
+    effects.append(.publish(Event(kind: .added, at: instant.wall, id: notice.id, notice: notice)))
+    if let outcome {
+      finish(notice.id, outcome: outcome, at: instant)
+      return
+    }
+    if let key = notice.key { keys[key] = notice.id }
+    place(notice.id, at: instant)
+  }
+}

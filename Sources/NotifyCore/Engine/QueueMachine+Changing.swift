@@ -1,0 +1,153 @@
+import NotifyProtocol
+
+// Requests that change or close unfinished notices: `Update`, `End`, `Cancel`, `Invoke`,
+// `Dismiss`, and a relayed notice's answer.
+extension QueueMachine {
+  private func unfinished(_ id: Int) throws(QueueError) -> NoticeRecord {
+    if let record = notices[id] { return record }
+    if history[id] != nil {
+      throw .invalidArgument(field: "id", reason: "notice \(id) has already finished")
+    }
+    throw .noSuchNotice(id: id)
+  }
+
+  /// Changes an unfinished notice's title, body or value in place; a shown one restarts its hold.
+  public mutating func update(_ request: UpdateParameters, at instant: Instant) throws(QueueError) -> Notice {
+    try Admission.validate(title: request.title, body: request.body)
+    advance(to: instant)
+    defer { settle(at: instant) }
+    _ = try unfinished(request.id)
+    notices.modify(request.id) { record in
+      if let title = request.title { record.notice.title = title }
+      if let body = request.body { record.notice.body = body }
+      if let value = request.value { record.notice.value = value }
+      if record.notice.message == nil { _ = record.restartHold(at: instant.now) }
+    }
+    let notice = notices[request.id]!.current(at: instant.now)
+    changed(request.id, at: instant)
+    return notice
+  }
+
+  /// Ends a notice early and normally: a progress indicator shows `message`, holds it for `hold`
+  /// (default `[Progress] EndHold=`) and fades out; a plain notice starts its fade-out now (or
+  /// after `hold`). One not yet shown finishes at once, except a progress indicator with a message,
+  /// which shows it when its turn comes. Ending a finished notice answers it unchanged.
+  public mutating func end(_ request: EndParameters, at instant: Instant) throws(QueueError) -> Notice {
+    if let message = request.message { try Admission.validate(title: nil, body: message, field: "message") }
+    if let hold = request.hold { try Admission.validate(duration: hold, field: "hold") }
+    advance(to: instant)
+    defer { settle(at: instant) }
+    if let finished = history[request.id] { return finished }
+    let record = try unfinished(request.id)
+    let isProgress = record.notice.kind == .progress
+    let hold = request.hold ?? (isProgress ? settings.endHold : nil)
+    notices.modify(request.id) { record in
+      if let message = request.message { record.notice.message = message }
+      record.hold = hold
+    }
+    if !record.isShown && !(isProgress && request.message != nil) {
+      finish(request.id, outcome: .completed, at: instant)
+      return history[request.id]!
+    }
+    notices.modify(request.id) { record in
+      if record.isShown {
+        _ = record.end(hold: hold, at: instant.now)
+      } else if record.closing == nil || record.closingIsExpiry {
+        record.closing = .completed  // it shows the message when its turn comes
+        record.closingIsExpiry = false
+      }
+    }
+    changed(request.id, at: instant)
+    return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// Cancels by id, by tag, or all: notices not shown finish at once, shown ones fade out from
+  /// their opacity now (or vanish, with `now`). Answers the ids cancelled.
+  public mutating func cancel(_ request: CancelParameters, at instant: Instant) throws(QueueError) -> [Int] {
+    let chosen = [request.id != nil, request.tag != nil, request.all == true].filter { $0 }.count
+    guard chosen == 1 else {
+      throw .invalidArgument(field: "id", reason: "give exactly one of id, tag and all")
+    }
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let ids: [Int]
+    if let id = request.id {
+      if history[id] != nil { return [] }
+      _ = try unfinished(id)
+      ids = [id]
+    } else if let tag = request.tag {
+      ids = notices.records.filter { $0.notice.tag == tag }.map(\.notice.id).sorted()
+    } else {
+      ids = notices.sortedIDs
+    }
+    for id in ids { close(id, .cancelled, immediately: request.now ?? false, at: instant) }
+    return ids
+  }
+
+  /// Closes notice `id` with `outcome`: a shown one fades out (or vanishes), any other finishes.
+  private mutating func close(_ id: Int, _ outcome: Outcome, immediately: Bool, at instant: Instant) {
+    guard let record = notices[id] else { return }
+    if record.isShown {
+      if notices.modify(id, { $0.close(outcome, immediately: immediately, at: instant.now) }) == true {
+        step(id, at: instant)
+      }
+    } else {
+      finish(id, outcome: outcome, at: instant)
+    }
+  }
+
+  /// The desk notice `id` was relayed to answered (DESIGN §10): it closes here with `outcome` (a
+  /// shown one fades out), with the action chosen there. Answers whether it did: one already
+  /// closing or finished keeps its own outcome, the first answer wins.
+  public mutating func answer(_ id: Int, outcome: Outcome, invoked: String?, at instant: Instant) -> Bool {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    guard let record = notices[id], !record.isClosing else { return false }
+    if let invoked { notices.modify(id) { $0.notice.invoked = invoked } }
+    close(id, outcome, immediately: false, at: instant)
+    return true
+  }
+
+  /// Chooses action `action` of a shown notice; it then fades out with outcome `completed` (a
+  /// resident one stays).
+  public mutating func invoke(_ request: InvokeParameters, at instant: Instant) throws(QueueError) -> Notice {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let record = try unfinished(request.id)
+    guard let actions = record.notice.actions, actions.contains(where: { $0.key == request.action }) else {
+      throw .invalidArgument(
+        field: "action", reason: "notice \(request.id) has no action '\(request.action)'")
+    }
+    guard record.isShown else {
+      throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
+    }
+    notices.modify(request.id) { record in
+      record.notice.invoked = request.action
+      // A resident notice stays: the action is reported, and it lives on as it was.
+      if record.notice.hints?.isResident != true { _ = record.end(hold: nil, at: instant.now) }
+    }
+    changed(request.id, at: instant, kind: .invoked, activationToken: request.activationToken)
+    return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// A person closes notice `id`, or every visible notice (`all`): each finishes at once, outcome
+  /// `dismissed`. One already finished is left as it is. Answers the ids dismissed.
+  public mutating func dismiss(_ request: DismissParameters, at instant: Instant) throws(QueueError) -> [Int]
+  {
+    guard (request.id != nil) != (request.all == true) else {
+      throw .invalidArgument(field: "id", reason: "give exactly one of id and all")
+    }
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let ids: [Int]
+    if let id = request.id {
+      if history[id] != nil { return [] }
+      _ = try unfinished(id)
+      ids = [id]
+    } else {
+      ids = notices.sortedIDs.filter { notices[$0]?.isShown == true }
+    }
+    for id in ids { close(id, .dismissed, immediately: true, at: instant) }
+    return ids
+  }
+}
