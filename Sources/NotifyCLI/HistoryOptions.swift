@@ -1,29 +1,32 @@
 import NotifyProtocol
 
-/// The options of `history`.
+/// The options of `history`: `History`'s parameters, but for `since`, which may be a distance into
+/// the past until the command runs (`parameters(now:)`).
+@dynamicMemberLookup
 public struct HistoryOptions: Sendable, Equatable {
-  public var limit: Int?
-  public var app: String?
-  public var outcome: Outcome?
+  /// What goes to `History` as it is (`since` is set from the option below).
+  private var filter: HistoryParameters
   public var since: TimeReference?
-  /// Only the notices folded into this summary.
-  public var foldedInto: Int?
 
   public init(
     limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: TimeReference? = nil,
     foldedInto: Int? = nil
   ) {
-    self.limit = limit
-    self.app = app
-    self.outcome = outcome
+    filter = HistoryParameters(limit: limit, app: app, outcome: outcome, foldedInto: foldedInto)
     self.since = since
-    self.foldedInto = foldedInto
+  }
+
+  /// `limit`, `app`, `outcome`, `foldedInto`: as `History` takes them.
+  public subscript<T>(dynamicMember path: WritableKeyPath<HistoryParameters, T>) -> T {
+    get { filter[keyPath: path] }
+    set { filter[keyPath: path] = newValue }
   }
 
   /// The parameters of `History`, with `since` resolved against `now`.
   public func parameters(now: Double) -> HistoryParameters {
-    HistoryParameters(
-      limit: limit, app: app, outcome: outcome, since: since?.seconds(now: now), foldedInto: foldedInto)
+    var parameters = filter
+    parameters.since = since?.seconds(now: now)
+    return parameters
   }
 }
 
