@@ -89,12 +89,6 @@ public struct PopupDisplayFailure: Error, Sendable {
   public init(_ reason: String) { self.reason = reason }
 }
 
-/// A mouse button pressed over a popup.
-public enum PopupButton: Sendable {
-  case left
-  case right
-}
-
 /// The visible notices and what they show, as the engine's events tell them: newest first.
 public struct PopupStack: Sendable {
   /// Every unfinished notice the engine told of.
@@ -246,19 +240,20 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
-  /// Whether `button` over the popup of notice `id` chooses its default action (else it dismisses).
+  /// Whether `button` over the popup of notice `id` chooses one of its actions (a Wayland backend
+  /// then asks for an activation token first).
   public func invokesAction(_ button: PopupButton, on id: Int) -> Bool {
-    button == .left && stack.cards[id]?.hasDefaultAction == true
+    guard let card = stack.cards[id], case .invoke = CardPress(button, on: card) else { return false }
+    return true
   }
 
-  /// A button pressed over the popup of notice `id` (DESIGN §9): left invokes the default action
-  /// if the notice has one, else dismisses; right dismisses.
+  /// A button pressed over the popup of notice `id`: what `CardPress` says, carried out.
   public func pressed(_ button: PopupButton, on id: Int, activationToken: String? = nil) {
-    guard stack.cards[id] != nil else { return }
-    if invokesAction(button, on: id) {
-      _ = try? engine.invoke(
-        InvokeParameters(id: id, action: Card.defaultActionKey, activationToken: activationToken))
-    } else {
+    guard let card = stack.cards[id] else { return }
+    switch CardPress(button, on: card) {
+    case .invoke(let key):
+      _ = try? engine.invoke(InvokeParameters(id: id, action: key, activationToken: activationToken))
+    case .dismiss:
       _ = try? engine.dismiss(DismissParameters(id: id))
     }
   }
