@@ -91,11 +91,11 @@ private final class WireEncoding: Encoder {
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
     open(UInt8(ascii: "["))
-    return ArrayWriter(encoder: self)
+    return ValueWriter(encoder: self, isArray: true)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
-    ValueWriter(encoder: self)
+    ValueWriter(encoder: self, isArray: false)
   }
 }
 
@@ -104,30 +104,19 @@ private struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
   let encoder: WireEncoding
   var codingPath: [any CodingKey] { [] }
 
-  private func key(_ key: Key) { encoder.writer.dynamicKey(key.stringValue) }
+  /// Writes `key`, then its value with `write`.
+  private func member(_ key: Key, _ write: (inout JSONWriter) -> Void) {
+    encoder.writer.dynamicKey(key.stringValue)
+    write(&encoder.writer)
+  }
 
-  mutating func encodeNil(forKey key: Key) {
-    self.key(key)
-    encoder.writer.null()
-  }
-  mutating func encode(_ value: Bool, forKey key: Key) {
-    self.key(key)
-    encoder.writer.bool(value)
-  }
-  mutating func encode(_ value: String, forKey key: Key) {
-    self.key(key)
-    encoder.writer.string(value)
-  }
-  mutating func encode(_ value: Double, forKey key: Key) {
-    self.key(key)
-    encoder.writer.number(value)
-  }
-  mutating func encode(_ value: Int, forKey key: Key) {
-    self.key(key)
-    encoder.writer.integer(value)
-  }
+  mutating func encodeNil(forKey key: Key) { member(key) { $0.null() } }
+  mutating func encode(_ value: Bool, forKey key: Key) { member(key) { $0.bool(value) } }
+  mutating func encode(_ value: String, forKey key: Key) { member(key) { $0.string(value) } }
+  mutating func encode(_ value: Double, forKey key: Key) { member(key) { $0.number(value) } }
+  mutating func encode(_ value: Int, forKey key: Key) { member(key) { $0.integer(value) } }
   mutating func encode(_ value: some Encodable, forKey key: Key) {
-    self.key(key)
+    encoder.writer.dynamicKey(key.stringValue)
     encoder.encodeValue(value)
   }
 
@@ -145,36 +134,35 @@ private struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
 }
 
-/// The elements of an array.
-private struct ArrayWriter: UnkeyedEncodingContainer {
+/// The elements of an array, or the one value that is not a container (a string, a number, a
+/// boolean, `null`, an enum's raw value): each written as it comes.
+private struct ValueWriter: UnkeyedEncodingContainer, SingleValueEncodingContainer {
   let encoder: WireEncoding
+  /// Whether this writes an array's elements, rather than a single value.
+  let isArray: Bool
   var codingPath: [any CodingKey] { [] }
   private(set) var count = 0
 
-  init(encoder: WireEncoding) { self.encoder = encoder }
+  init(encoder: WireEncoding, isArray: Bool) {
+    self.encoder = encoder
+    self.isArray = isArray
+  }
 
-  mutating func encodeNil() {
+  /// Writes one value with `write`.
+  private mutating func value(_ write: (inout JSONWriter) -> Void) {
     count += 1
-    encoder.writer.null()
+    if !isArray { encoder.open(UInt8(ascii: "=")) }
+    write(&encoder.writer)
   }
-  mutating func encode(_ value: Bool) {
-    count += 1
-    encoder.writer.bool(value)
-  }
-  mutating func encode(_ value: String) {
-    count += 1
-    encoder.writer.string(value)
-  }
-  mutating func encode(_ value: Double) {
-    count += 1
-    encoder.writer.number(value)
-  }
-  mutating func encode(_ value: Int) {
-    count += 1
-    encoder.writer.integer(value)
-  }
+
+  mutating func encodeNil() { value { $0.null() } }
+  mutating func encode(_ value: Bool) { self.value { $0.bool(value) } }
+  mutating func encode(_ value: String) { self.value { $0.string(value) } }
+  mutating func encode(_ value: Double) { self.value { $0.number(value) } }
+  mutating func encode(_ value: Int) { self.value { $0.integer(value) } }
   mutating func encode(_ value: some Encodable) {
     count += 1
+    if !isArray { encoder.open(UInt8(ascii: "=")) }
     encoder.encodeValue(value)
   }
 
@@ -187,37 +175,4 @@ private struct ArrayWriter: UnkeyedEncodingContainer {
     preconditionFailure("WireEncoder writes nested containers through the nested value's own encode(to:)")
   }
   mutating func superEncoder() -> any Encoder { preconditionFailure("WireEncoder has no super encoder") }
-}
-
-/// A value that is not a container: a string, a number, a boolean, `null`, or an enum's raw value.
-private struct ValueWriter: SingleValueEncodingContainer {
-  let encoder: WireEncoding
-  var codingPath: [any CodingKey] { [] }
-
-  private func single() { encoder.open(UInt8(ascii: "=")) }
-
-  mutating func encodeNil() {
-    single()
-    encoder.writer.null()
-  }
-  mutating func encode(_ value: Bool) {
-    single()
-    encoder.writer.bool(value)
-  }
-  mutating func encode(_ value: String) {
-    single()
-    encoder.writer.string(value)
-  }
-  mutating func encode(_ value: Double) {
-    single()
-    encoder.writer.number(value)
-  }
-  mutating func encode(_ value: Int) {
-    single()
-    encoder.writer.integer(value)
-  }
-  mutating func encode(_ value: some Encodable) {
-    single()
-    encoder.encodeValue(value)
-  }
 }

@@ -72,9 +72,7 @@ extension QueueMachine {
     defer { settle(at: instant) }
     let ids: [Int]
     if let id = request.id {
-      if history[id] != nil { return [] }
-      _ = try unfinished(id)
-      ids = [id]
+      ids = try unlessFinished(id)
     } else if let tag = request.tag {
       ids = notices.records.filter { $0.notice.tag == tag }.map(\.notice.id).sorted()
     } else {
@@ -82,6 +80,14 @@ extension QueueMachine {
     }
     for id in ids { close(id, .cancelled, immediately: request.now ?? false, at: instant) }
     return ids
+  }
+
+  /// `[id]` if notice `id` is unfinished, nothing if it has finished (closing it again changes
+  /// nothing); throws if there is no such notice.
+  private func unlessFinished(_ id: Int) throws(QueueError) -> [Int] {
+    if history[id] != nil { return [] }
+    _ = try unfinished(id)
+    return [id]
   }
 
   /// Closes notice `id` with `outcome`: a shown one fades out (or vanishes), any other finishes.
@@ -141,9 +147,7 @@ extension QueueMachine {
     defer { settle(at: instant) }
     let ids: [Int]
     if let id = request.id {
-      if history[id] != nil { return [] }
-      _ = try unfinished(id)
-      ids = [id]
+      ids = try unlessFinished(id)
     } else {
       ids = notices.sortedIDs.filter { notices[$0]?.isShown == true }
     }
