@@ -192,9 +192,6 @@ public struct JSONReader {
     depth = checkpoint.depth
   }
 
-  /// Whether the value the reader stands at (a value skipped earlier) is an object.
-  public var startsObject: Bool { position < bytes.count && bytes[position] == UInt8(ascii: "{") }
-
   /// A reader of the same bytes that stands at `range.lowerBound` (a value skipped earlier).
   public func reader(at range: Range<Int>) -> JSONReader {
     var reader = JSONReader(bytes)

@@ -4,57 +4,98 @@ import FoundationEssentials
 // daemon's configured defaults.
 
 /// The parameters of `Show`.
-public struct ShowParameters: NoticeRequest, Sendable, Equatable, WireCodable {
-  public var content: NoticeContent
-  public var options: ShowOptions
-
-  public init(content: NoticeContent, options: ShowOptions) {
-    self.content = content
-    self.options = options
-  }
+public struct ShowParameters: Codable, Sendable, Equatable {
+  public var title: String
+  public var body: String?
+  public var app: String?
+  public var urgency: Urgency?
+  public var style: Style?
+  /// An image file (PNG, an absolute path) the popups draw beside the text.
+  public var icon: String?
+  /// Freedesktop hints: category, desktop entry, transient, resident, sound.
+  public var hints: Hints?
+  public var tag: String?
+  public var key: String?
+  public var delay: Double?
+  public var fadeIn: Double?
+  public var hold: Double?
+  public var fadeOut: Double?
+  public var easeIn: Easing?
+  public var easeOut: Easing?
+  public var after: Int?
+  public var actions: [Action]?
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
     style: Style? = nil, icon: String? = nil, hints: Hints? = nil, tag: String? = nil, key: String? = nil,
     delay: Double? = nil, fadeIn: Double? = nil, hold: Double? = nil, fadeOut: Double? = nil,
-    easeIn: Easing? = nil, easeOut: Easing? = nil, after: Int? = nil, actions: [Action]? = nil
+    easeIn: Easing? = nil,
+    easeOut: Easing? = nil, after: Int? = nil, actions: [Action]? = nil
   ) {
-    self.init(
-      content: NoticeContent(
-        title: title, body: body, app: app, urgency: urgency, style: style, icon: icon, hints: hints,
-        tag: tag,
-        key: key, delay: delay, fadeIn: fadeIn, fadeOut: fadeOut),
-      options: ShowOptions(hold: hold, easeIn: easeIn, easeOut: easeOut, after: after, actions: actions))
+    self.title = title
+    self.body = body
+    self.app = app
+    self.urgency = urgency
+    self.style = style
+    self.icon = icon
+    self.hints = hints
+    self.tag = tag
+    self.key = key
+    self.delay = delay
+    self.fadeIn = fadeIn
+    self.hold = hold
+    self.fadeOut = fadeOut
+    self.easeIn = easeIn
+    self.easeOut = easeOut
+    self.after = after
+    self.actions = actions
   }
 }
 
 /// The parameters of `Progress`.
-public struct ProgressParameters: NoticeRequest, Sendable, Equatable, WireCodable {
-  public var content: NoticeContent
-  public var options: ProgressOptions
-
-  public init(content: NoticeContent, options: ProgressOptions) {
-    self.content = content
-    self.options = options
-  }
+public struct ProgressParameters: Codable, Sendable, Equatable {
+  public var title: String
+  public var body: String?
+  public var app: String?
+  public var urgency: Urgency?
+  public var style: Style?
+  /// An image file (PNG, an absolute path) the popups draw beside the text.
+  public var icon: String?
+  /// Freedesktop hints: category, desktop entry, transient, resident, sound.
+  public var hints: Hints?
+  public var tag: String?
+  public var key: String?
+  public var value: Int?
+  public var timeout: Double?
+  public var delay: Double?
+  public var fadeIn: Double?
+  public var fadeOut: Double?
 
   public init(
     title: String, body: String? = nil, app: String? = nil, urgency: Urgency? = nil,
     style: Style? = nil, icon: String? = nil, hints: Hints? = nil, tag: String? = nil, key: String? = nil,
-    value: Int? = nil, timeout: Double? = nil, delay: Double? = nil, fadeIn: Double? = nil,
-    fadeOut: Double? = nil
+    value: Int? = nil,
+    timeout: Double? = nil, delay: Double? = nil, fadeIn: Double? = nil, fadeOut: Double? = nil
   ) {
-    self.init(
-      content: NoticeContent(
-        title: title, body: body, app: app, urgency: urgency, style: style, icon: icon, hints: hints,
-        tag: tag,
-        key: key, delay: delay, fadeIn: fadeIn, fadeOut: fadeOut),
-      options: ProgressOptions(value: value, timeout: timeout))
+    self.title = title
+    self.body = body
+    self.app = app
+    self.urgency = urgency
+    self.style = style
+    self.icon = icon
+    self.hints = hints
+    self.tag = tag
+    self.key = key
+    self.value = value
+    self.timeout = timeout
+    self.delay = delay
+    self.fadeIn = fadeIn
+    self.fadeOut = fadeOut
   }
 }
 
 /// The parameters of `Update`.
-public struct UpdateParameters: Codable, Sendable, Equatable, WireCodable {
+public struct UpdateParameters: Codable, Sendable, Equatable {
   public var id: Int
   public var title: String?
   public var body: String?
@@ -69,7 +110,7 @@ public struct UpdateParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `End`.
-public struct EndParameters: Codable, Sendable, Equatable, WireCodable {
+public struct EndParameters: Codable, Sendable, Equatable {
   public var id: Int
   public var message: String?
   public var hold: Double?
@@ -82,7 +123,7 @@ public struct EndParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Cancel`: exactly one of `id`, `tag` and `all`.
-public struct CancelParameters: Codable, Sendable, Equatable, WireCodable {
+public struct CancelParameters: Codable, Sendable, Equatable {
   public var id: Int?
   public var tag: String?
   public var all: Bool?
@@ -97,7 +138,7 @@ public struct CancelParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Dismiss`: exactly one of `id` and `all` (every visible notice).
-public struct DismissParameters: Codable, Sendable, Equatable, WireCodable {
+public struct DismissParameters: Codable, Sendable, Equatable {
   public var id: Int?
   public var all: Bool?
 
@@ -108,7 +149,7 @@ public struct DismissParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Invoke`.
-public struct InvokeParameters: Codable, Sendable, Equatable, WireCodable {
+public struct InvokeParameters: Codable, Sendable, Equatable {
   public var id: Int
   public var action: String
   /// An xdg-activation token for the program the action starts (a click on a Wayland popup gets
@@ -123,7 +164,7 @@ public struct InvokeParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Suspend`.
-public struct SuspendParameters: Codable, Sendable, Equatable, WireCodable {
+public struct SuspendParameters: Codable, Sendable, Equatable {
   public var duration: Double?
   /// What still passes; nil takes `[DoNotDisturb] Allow=`.
   public var allow: DoNotDisturbAllow?
@@ -135,7 +176,7 @@ public struct SuspendParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `List`.
-public struct ListParameters: Codable, Sendable, Equatable, WireCodable {
+public struct ListParameters: Codable, Sendable, Equatable {
   /// Only the notices do-not-disturb holds back now.
   public var held: Bool?
 
@@ -143,14 +184,14 @@ public struct ListParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Get` and `Wait`.
-public struct IDParameters: Codable, Sendable, Equatable, WireCodable {
+public struct IDParameters: Codable, Sendable, Equatable {
   public var id: Int
 
   public init(id: Int) { self.id = id }
 }
 
 /// The parameters of `History`.
-public struct HistoryParameters: Codable, Sendable, Equatable, WireCodable {
+public struct HistoryParameters: Codable, Sendable, Equatable {
   public var limit: Int?
   public var app: String?
   public var outcome: Outcome?
@@ -171,7 +212,7 @@ public struct HistoryParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `Watch`.
-public struct WatchParameters: Codable, Sendable, Equatable, WireCodable {
+public struct WatchParameters: Codable, Sendable, Equatable {
   public var frames: Bool?
   public var fps: Int?
 
@@ -182,18 +223,18 @@ public struct WatchParameters: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// Parameters for methods that take none.
-public struct NoParameters: Codable, Sendable, Equatable, WireCodable {
+public struct NoParameters: Codable, Sendable, Equatable {
   public init() {}
 }
 
 /// The reply of `Show`.
-public struct ShowReply: Codable, Sendable, Equatable, WireCodable {
+public struct ShowReply: Codable, Sendable, Equatable {
   public var id: Int
   public init(id: Int) { self.id = id }
 }
 
 /// The reply of `Progress`.
-public struct ProgressReply: Codable, Sendable, Equatable, WireCodable {
+public struct ProgressReply: Codable, Sendable, Equatable {
   public var id: Int
   public var existing: Bool
   public init(id: Int, existing: Bool) {
@@ -203,37 +244,37 @@ public struct ProgressReply: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The reply of `Update`, `End`, `Invoke`, `Get` and `Wait`.
-public struct NoticeReply: Codable, Sendable, Equatable, WireCodable {
+public struct NoticeReply: Codable, Sendable, Equatable {
   public var notice: Notice
   public init(notice: Notice) { self.notice = notice }
 }
 
 /// The reply of `List` and `History`.
-public struct NoticesReply: Codable, Sendable, Equatable, WireCodable {
+public struct NoticesReply: Codable, Sendable, Equatable {
   public var notices: [Notice]
   public init(notices: [Notice]) { self.notices = notices }
 }
 
 /// The reply of `Cancel`.
-public struct CancelReply: Codable, Sendable, Equatable, WireCodable {
+public struct CancelReply: Codable, Sendable, Equatable {
   public var cancelled: [Int]
   public init(cancelled: [Int]) { self.cancelled = cancelled }
 }
 
 /// The reply of `Dismiss`.
-public struct DismissReply: Codable, Sendable, Equatable, WireCodable {
+public struct DismissReply: Codable, Sendable, Equatable {
   public var dismissed: [Int]
   public init(dismissed: [Int]) { self.dismissed = dismissed }
 }
 
 /// The reply of `Suspend` and `Resume`.
-public struct SuspendReply: Codable, Sendable, Equatable, WireCodable {
+public struct SuspendReply: Codable, Sendable, Equatable {
   public var suspended: Bool
   public init(suspended: Bool) { self.suspended = suspended }
 }
 
 /// The reply of `Status`.
-public struct StatusReply: Codable, Sendable, Equatable, WireCodable {
+public struct StatusReply: Codable, Sendable, Equatable {
   public var version: String
   public var suspended: Bool
   public var suspendedUntil: Double?
@@ -274,13 +315,13 @@ public struct StatusReply: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// One reply of `Watch`.
-public struct EventReply: Codable, Sendable, Equatable, WireCodable {
+public struct EventReply: Codable, Sendable, Equatable {
   public var event: Event
   public init(event: Event) { self.event = event }
 }
 
 /// The reply of `org.varlink.service.GetInfo`.
-public struct ServiceInfo: Codable, Sendable, Equatable, WireCodable {
+public struct ServiceInfo: Codable, Sendable, Equatable {
   public var vendor: String
   public var product: String
   public var version: String
@@ -297,13 +338,13 @@ public struct ServiceInfo: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// The parameters of `org.varlink.service.GetInterfaceDescription`.
-public struct InterfaceDescriptionParameters: Codable, Sendable, Equatable, WireCodable {
+public struct InterfaceDescriptionParameters: Codable, Sendable, Equatable {
   public var interface: String
   public init(interface: String) { self.interface = interface }
 }
 
 /// The reply of `org.varlink.service.GetInterfaceDescription`.
-public struct InterfaceDescriptionReply: Codable, Sendable, Equatable, WireCodable {
+public struct InterfaceDescriptionReply: Codable, Sendable, Equatable {
   public var description: String
   public init(description: String) { self.description = description }
 }

@@ -8,7 +8,7 @@
 /// A notice published through the relay: the host that accepted it, that host's store identity,
 /// its id there, when it was accepted, and the notice as `Show` would take it (every default
 /// resolved on the origin, so the desk keeps its urgency, timing, actions and key).
-public struct RelayNotice: Sendable, Equatable, Codable, WireEncodable {
+public struct RelayNotice: Sendable, Equatable {
   public var origin: NoticeOrigin
   public var notice: ShowParameters
 
@@ -23,50 +23,45 @@ public struct RelayNotice: Sendable, Equatable, Codable, WireEncodable {
   /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
   public var messageID: String { "\(origin.markKey)/\(origin.id)" }
 
-  private enum CodingKeys: String, CodingKey {
-    case notice
-  }
-
-  /// `{"host","store","id","sent","notice":{…Show parameters…}}`: the origin's members, then the
-  /// notice.
-  public func encode(to encoder: any Encoder) throws {
-    try origin.encode(to: encoder)
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(notice, forKey: .notice)
-  }
-
-  public init(from decoder: any Decoder) throws {
-    origin = try NoticeOrigin(from: decoder)
-    notice = try decoder.container(keyedBy: CodingKeys.self).decode(ShowParameters.self, forKey: .notice)
-    if origin.host.isEmpty { throw JSONReadError.invalid(field: "host") }
-    if origin.store.isEmpty { throw JSONReadError.invalid(field: "store") }
-    if origin.id <= 0 { throw JSONReadError.invalid(field: "id") }
-  }
-
-  /// The message's JSON.
-  public func encoded() -> [UInt8] { RelayMessage.encoded(self) }
-
-  /// Reads a message; throws what is wrong with it, by field path.
-  public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
-    self = try RelayMessage.decoded(Self.self, bytes)
-  }
-}
-
-/// The relay's messages as bytes: one JSON object each, nothing after it.
-enum RelayMessage {
-  static func encoded(_ message: some WireEncodable) -> [UInt8] {
+  /// The message's JSON: `{"host","store","id","sent","notice":{…Show parameters…}}`.
+  public func encoded() -> [UInt8] {
     var writer = JSONWriter()
-    message.write(to: &writer)
+    writer.beginObject()
+    writer.key("host", origin.host)
+    writer.key("store", origin.store)
+    writer.key("id", origin.id)
+    writer.key("sent", origin.sent)
+    writer.key("notice")
+    notice.write(to: &writer)
+    writer.endObject()
     return writer.bytes
   }
 
-  static func decoded<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer) throws(JSONReadError)
-    -> T
-  {
+  /// Reads a message; throws what is wrong with it, by field path.
+  public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
     var reader = JSONReader(bytes)
-    let message = try WireDecoder.read(T.self, from: &reader)
+    var host: String?
+    var store: String?
+    var id: Int?
+    var sent: Double?
+    var notice: ShowParameters?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "id": id = try reader.readInt()
+      case "sent": sent = try reader.readDouble()
+      case "notice": notice = try ShowParameters(reading: &reader)
+      default: try reader.skipValue()
+      }
+    }
     try reader.finish()
-    return message
+    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
+    guard let store, !store.isEmpty else { throw .invalid(field: "store") }
+    guard let id, id > 0 else { throw .invalid(field: "id") }
+    guard let sent else { throw .invalid(field: "sent") }
+    guard let notice else { throw .invalid(field: "notice") }
+    self.init(origin: NoticeOrigin(host: host, store: store, id: id, sent: sent), notice: notice)
   }
 }
 
@@ -89,7 +84,7 @@ public struct OutgoingMessage: Sendable, Equatable {
 
 /// What became of a relayed notice on the desk, sent back to its origin: who answers (the desk's
 /// host and store), the origin's notice, its outcome there, and the action chosen.
-public struct RelayAnswer: Sendable, Equatable, Codable, WireEncodable {
+public struct RelayAnswer: Sendable, Equatable {
   public var host: String
   public var store: String
   /// The notice answered for, as its origin knows it (`sent` is when it was sent).
@@ -110,11 +105,65 @@ public struct RelayAnswer: Sendable, Equatable, Codable, WireEncodable {
   }
 
   /// `{"host","store","to":{"host","store","id","sent"},"outcome","invoked"}`.
-  public func encoded() -> [UInt8] { RelayMessage.encoded(self) }
+  public func encoded() -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("host", host)
+    writer.key("store", store)
+    writer.key("to")
+    to.write(to: &writer)
+    writer.key("outcome", outcome)
+    writer.key("invoked", invoked)
+    writer.endObject()
+    return writer.bytes
+  }
 
   public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
-    self = try RelayMessage.decoded(Self.self, bytes)
-    guard !host.isEmpty else { throw .invalid(field: "host") }
+    var reader = JSONReader(bytes)
+    var host: String?
+    var store: String?
+    var to: NoticeOrigin?
+    var outcome: Outcome?
+    var invoked: String?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "to": to = try NoticeOrigin(reading: &reader)
+      case "outcome": outcome = try reader.readEnum(Outcome.self)
+      case "invoked": invoked = try reader.readOptionalString()
+      default: try reader.skipValue()
+      }
+    }
+    try reader.finish()
+    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
+    guard let store else { throw .invalid(field: "store") }
+    guard let to else { throw .invalid(field: "to") }
+    guard let outcome else { throw .invalid(field: "outcome") }
+    self.init(host: host, store: store, to: to, outcome: outcome, invoked: invoked)
+  }
+}
+
+extension NoticeOrigin: WireDecodable {
+  public init(reading reader: inout JSONReader) throws(JSONReadError) {
+    var host: String?
+    var store: String?
+    var id: Int?
+    var sent: Double?
+    try reader.readObject { reader, name throws(JSONReadError) in
+      switch name {
+      case "host": host = try reader.readString()
+      case "store": store = try reader.readString()
+      case "id": id = try reader.readInt()
+      case "sent": sent = try reader.readDouble()
+      default: try reader.skipValue()
+      }
+    }
+    guard let host else { throw .invalid(field: "host") }
+    guard let store else { throw .invalid(field: "store") }
+    guard let id else { throw .invalid(field: "id") }
+    guard let sent else { throw .invalid(field: "sent") }
+    self.init(host: host, store: store, id: id, sent: sent)
   }
 }
 
@@ -127,6 +176,36 @@ extension ShowParameters {
       icon: notice.icon, hints: notice.hints, tag: notice.tag, key: notice.key, delay: notice.delay,
       fadeIn: notice.fadeIn, hold: notice.hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
       easeOut: notice.easeOut, actions: notice.actions)
+  }
+}
+
+extension ShowParameters: WireEncodable {
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("title", title)
+    writer.key("body", body)
+    writer.key("app", app)
+    writer.key("urgency", urgency)
+    writer.key("style", style)
+    writer.key("icon", icon)
+    if let hints {
+      writer.key("hints")
+      hints.write(to: &writer)
+    }
+    writer.key("tag", tag)
+    writer.key("key", key)
+    writer.key("delay", delay)
+    writer.key("fadeIn", fadeIn)
+    writer.key("hold", hold)
+    writer.key("fadeOut", fadeOut)
+    writer.key("easeIn", easeIn)
+    writer.key("easeOut", easeOut)
+    writer.key("after", after)
+    if let actions {
+      writer.key("actions")
+      writer.write(actions)
+    }
+    writer.endObject()
   }
 }
 

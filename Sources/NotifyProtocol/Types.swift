@@ -64,7 +64,7 @@ public enum SuspendReason: String, Codable, Sendable, CaseIterable {
 
 /// Do-not-disturb in force: why, what still passes, and until when (seconds since the epoch;
 /// `nil` until resumed).
-public struct DoNotDisturb: Codable, Sendable, Equatable, WireCodable {
+public struct DoNotDisturb: Codable, Sendable, Equatable {
   public var reason: SuspendReason
   public var allow: DoNotDisturbAllow
   public var until: Double?
@@ -79,7 +79,7 @@ public struct DoNotDisturb: Codable, Sendable, Equatable, WireCodable {
 /// Whether the person is away from the screen (`[Idle] After=`), and what says so: the Wayland
 /// compositor's `ext-idle-notify-v1` or `org_kde_kwin_idle`, X11's screensaver extension, or
 /// logind's `IdleHint`; or nothing can, and why. While idle, shown notices' holds stand still.
-public struct IdleState: Codable, Sendable, Equatable, WireCodable {
+public struct IdleState: Codable, Sendable, Equatable {
   public var idle: Bool
   /// What tells; `nil` when nothing can.
   public var source: String?
@@ -100,7 +100,7 @@ public struct IdleState: Codable, Sendable, Equatable, WireCodable {
 
 /// Which display backend draws popups (`wayland`, `x11`) and on what; a backend not connected now
 /// and why; or no backend, and why none.
-public struct DisplayState: Codable, Sendable, Equatable, WireCodable {
+public struct DisplayState: Codable, Sendable, Equatable {
   public var backend: String?
   /// Whether the backend is connected and draws.
   public var drawing: Bool
@@ -116,7 +116,7 @@ public struct DisplayState: Codable, Sendable, Equatable, WireCodable {
 
 /// Where a relayed notice came from (DESIGN §10): the host that accepted it, that host's store
 /// identity, its id there, and when that host accepted it (seconds since the epoch).
-public struct NoticeOrigin: Codable, Sendable, Equatable, Hashable, WireCodable {
+public struct NoticeOrigin: Codable, Sendable, Equatable, Hashable {
   public var host: String
   public var store: String
   public var id: Int
@@ -141,7 +141,7 @@ public enum RelayConnection: String, Codable, Sendable, CaseIterable {
 
 /// The relay (`[Relay]`, DESIGN §10): its connection, what is wrong or where it is connected in one
 /// line, the notices waiting to be published, and the messages dropped as not notices.
-public struct RelayState: Codable, Sendable, Equatable, WireCodable {
+public struct RelayState: Codable, Sendable, Equatable {
   public var state: RelayConnection
   public var detail: String
   public var outbox: Int
@@ -161,7 +161,7 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// A button on a notice: `key` is what `Invoke` names, `label` what a person reads.
-public struct Action: Codable, Sendable, Equatable, WireCodable {
+public struct Action: Codable, Sendable, Equatable {
   public var key: String
   public var label: String
 
@@ -172,7 +172,7 @@ public struct Action: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// A notice as the daemon reports it: what was asked for, with every default resolved, and where it is now.
-public struct Notice: Codable, Sendable, Equatable, WireCodable {
+public struct Notice: Codable, Sendable, Equatable {
   public var id: Int
   public var kind: Kind
   public var title: String
@@ -268,7 +268,7 @@ extension Notice {
 
 /// What a desktop client can say about a notice beyond its text, from the freedesktop hints; a
 /// Varlink client may say the same in `Show` and `Progress`.
-public struct Hints: Codable, Sendable, Equatable, WireCodable {
+public struct Hints: Codable, Sendable, Equatable {
   /// The kind of event, as the specification names them (`email.arrived`, `device.added`).
   public var category: String?
   /// The desktop file of the program that sent it, without `.desktop`: rules can match it.
@@ -311,7 +311,7 @@ public struct Hints: Codable, Sendable, Equatable, WireCodable {
 }
 
 /// One thing that happened on the queue, as `Watch` streams it.
-public struct Event: Codable, Sendable, Equatable, WireCodable {
+public struct Event: Codable, Sendable, Equatable {
   public var kind: EventKind
   public var at: Double
   public var id: Int?
