@@ -93,7 +93,8 @@ struct NoticeFieldsTests {
       StatusReply(
         version: "1", suspended: true, suspendedUntil: 5,
         doNotDisturb: DoNotDisturb(reason: .hand, allow: .critical, until: 7), resumedUntil: 6,
-        idle: IdleState(idle: true, source: "s"), display: DisplayState(backend: "x11", drawing: true, detail: "d"),
+        idle: IdleState(idle: true, source: "s"),
+        display: DisplayState(backend: "x11", drawing: true, detail: "d"),
         relay: RelayState(state: .connected, detail: "d", outbox: 1, dropped: 2), waiting: 1, queued: 2,
         visible: 3, finished: 4))
     try roundTrip(Self.everyShow)
@@ -102,7 +103,8 @@ struct NoticeFieldsTests {
   /// A `Show` with every parameter set.
   static let everyShow = ShowParameters(
     title: "t", body: "b", app: "a", urgency: .low, style: .blur, icon: "/i.png", hints: Hints(category: "c"),
-    tag: "g", key: "k", delay: 1, fadeIn: 2, hold: 3, fadeOut: 4, easeIn: .linear, easeOut: .easeInOut, after: 5,
+    tag: "g", key: "k", delay: 1, fadeIn: 2, hold: 3, fadeOut: 4, easeIn: .linear, easeOut: .easeInOut,
+    after: 5,
     actions: [Action(key: "a", label: "A")])
 
   /// What a client encodes with `Codable`, every parameter set, the daemon reads back whole.
@@ -120,7 +122,8 @@ struct NoticeFieldsTests {
     try roundTrip(Self.everyShow)
     try roundTrip(
       ProgressParameters(
-        title: "t", body: "b", app: "a", urgency: .critical, style: .blur, icon: "/i", hints: Hints(silent: true),
+        title: "t", body: "b", app: "a", urgency: .critical, style: .blur, icon: "/i",
+        hints: Hints(silent: true),
         tag: "g", key: "k", value: 5, timeout: 6, delay: 1, fadeIn: 2, fadeOut: 3))
     try roundTrip(UpdateParameters(id: 1, title: "t", body: "b", value: 3))
     try roundTrip(EndParameters(id: 1, message: "m", hold: 2))
@@ -178,7 +181,8 @@ struct NoticeFieldsTests {
     let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(writer.bytes))
     #expect(Set(object.keys) == (try Self.idlMembers("method Show")).subtracting(["after"]))
     let notice = Self.everyField
-    #expect((show.title, show.body, show.app, show.icon) == (notice.title, notice.body, notice.app, notice.icon))
+    #expect(
+      (show.title, show.body, show.app, show.icon) == (notice.title, notice.body, notice.app, notice.icon))
     #expect(show.urgency == notice.urgency && show.style == notice.style)
     #expect(show.tag == notice.tag && show.key == notice.key)
     #expect(show.hints == notice.hints && show.delay == notice.delay)
