@@ -32,7 +32,7 @@ integration-test: build
 	NOTIFYD_BIN=$(CURDIR)/$(BIN) $(PYTHON) -m pytest -q tests
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Plugins Package.swift
 	scripts/wayland-glue.sh --check
 
 # The Wayland protocol glue in Sources/CWayland, from protocols/*.xml (committed; `lint` checks it).
@@ -112,7 +112,8 @@ bench: deps
 
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz
-FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyPosix/*.swift Sources/NotifyProtocol/*.swift Sources/NotifySupport/*.swift \
+FUZZ_SOURCES := fuzz/build.sh $(wildcard fuzz/*.swift Sources/NotifyPosix/*.swift Sources/NotifyProtocol/*.swift \
+	Sources/NotifyProtocol/*.varlink Sources/notifyd-wiregen/*.swift Sources/NotifySupport/*.swift \
 	Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift Sources/NotifyService/*.swift Sources/NotifyVarlink/*.swift \
 	Sources/NotifyConfig/*.swift)
 FUZZ_SECONDS ?= 300

@@ -22,9 +22,14 @@ let package = Package(
     // the client: FoundationEssentials only. Optimized in debug builds too: every call and every
     // event goes through its reader and writer, and the end-to-end load tests run the debug daemon
     // (unoptimized, encoding events for 32 watchers took most of its time under load).
+    // Its records (structs, memberwise initializers, readers and writers) and descriptions are
+    // generated at build time from its IDL files, *.varlink, by notifyd-wiregen (the WireTypes plugin).
     .target(
       name: "NotifyProtocol", dependencies: ["NotifyPosix"],
-      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))], plugins: ["WireTypes"]),
+    // The generator of the Varlink records from the IDL, a build tool: Foundation only.
+    .executableTarget(name: "notifyd-wiregen"),
+    .plugin(name: "WireTypes", capability: .buildTool(), dependencies: ["notifyd-wiregen"]),
     // What the engine and the daemon's adapters share below them: the logger, the one lock, the
     // daemon's serial dispatch root, the reconnect backoff.
     .target(name: "NotifySupport"),

@@ -15,7 +15,10 @@ flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
 # The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
 # depend on nothing but the toolchain and CLinux's module map), and NotifyConfig (libinih's too).
 posix_sources=(Sources/NotifyPosix/*.swift)
-protocol_sources=(Sources/NotifyProtocol/*.swift)
+# NotifyProtocol's records are generated from its IDL files, as the WireTypes plugin does in SwiftPM.
+"$swiftc" -O Sources/notifyd-wiregen/*.swift -o "$out/notifyd-wiregen"
+"$out/notifyd-wiregen" "$out/WireTypes.swift" Sources/NotifyProtocol/*.varlink
+protocol_sources=(Sources/NotifyProtocol/*.swift "$out/WireTypes.swift")
 support_sources=(Sources/NotifySupport/*.swift)
 core_sources=(Sources/NotifyCore/*.swift Sources/NotifyCore/Engine/*.swift)
 service_sources=(Sources/NotifyService/*.swift)

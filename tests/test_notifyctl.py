@@ -173,8 +173,11 @@ def test_call_raw_methods(daemon):
 
 
 def test_watch_piped_prints_one_line_per_event(daemon):
+    # SIGINT's default action, as a shell gives a command in the foreground: a test run started in
+    # the background of a script inherits SIGINT ignored, and so would the watcher.
     watcher = subprocess.Popen([str(BIN / "notifyctl"), "--socket", daemon.socket_path, "watch"],
-                               stdout=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     reader = threading.Thread(target=lambda: [lines.append(line) for line in watcher.stdout], daemon=True)
     reader.start()

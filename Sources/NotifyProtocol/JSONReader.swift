@@ -42,31 +42,17 @@ public struct JSONReader {
   public mutating func readObject(
     _ body: (inout JSONReader, String) throws(JSONReadError) -> Void
   ) throws(JSONReadError) {
-    guard try peekValue() == UInt8(ascii: "{") else { throw .invalid(field: "") }
-    try enter()
-    position += 1
-    if try skipWhitespaceAndPeek() == UInt8(ascii: "}") {
-      position += 1
-      depth -= 1
-      return
-    }
-    while true {
-      guard try skipWhitespaceAndPeek() == UInt8(ascii: "\"") else { throw .syntax("expected a member name") }
-      let key = try readStringToken()
-      guard try skipWhitespaceAndPeek() == UInt8(ascii: ":") else { throw .syntax("expected ':'") }
-      position += 1
-      do {
-        try body(&self, key)
+    try readContainer(UInt8(ascii: "{"), UInt8(ascii: "}")) { reader, _ throws(JSONReadError) in
+      guard try reader.skipWhitespaceAndPeek() == UInt8(ascii: "\"") else {
+        throw .syntax("expected a member name")
+      }
+      let key = try reader.readStringToken()
+      guard try reader.skipWhitespaceAndPeek() == UInt8(ascii: ":") else { throw .syntax("expected ':'") }
+      reader.position += 1
+      do throws(JSONReadError) {
+        try body(&reader, key)
       } catch {
         throw error.under(key)
-      }
-      switch try skipWhitespaceAndPeek() {
-      case UInt8(ascii: ","): position += 1
-      case UInt8(ascii: "}"):
-        position += 1
-        depth -= 1
-        return
-      default: throw .syntax("expected ',' or '}'")
       }
     }
   }
@@ -76,29 +62,40 @@ public struct JSONReader {
   public mutating func readArray(_ body: (inout JSONReader, Int) throws(JSONReadError) -> Void)
     throws(JSONReadError)
   {
-    guard try peekValue() == UInt8(ascii: "[") else { throw .invalid(field: "") }
+    try readContainer(UInt8(ascii: "["), UInt8(ascii: "]")) { reader, index throws(JSONReadError) in
+      do throws(JSONReadError) {
+        try body(&reader, index)
+      } catch {
+        throw error.under("\(index)")
+      }
+    }
+  }
+
+  /// Reads a container from its `open` bracket to its `close` one, calling `element` with each
+  /// element's index to read it; the commas between them are checked here.
+  @inline(__always)
+  private mutating func readContainer(
+    _ open: UInt8, _ close: UInt8, _ element: (inout JSONReader, Int) throws(JSONReadError) -> Void
+  ) throws(JSONReadError) {
+    guard try peekValue() == open else { throw .invalid(field: "") }
     try enter()
     position += 1
-    if try skipWhitespaceAndPeek() == UInt8(ascii: "]") {
+    if try skipWhitespaceAndPeek() == close {
       position += 1
       depth -= 1
       return
     }
     var index = 0
     while true {
-      do {
-        try body(&self, index)
-      } catch {
-        throw error.under("\(index)")
-      }
+      try element(&self, index)
       index += 1
       switch try skipWhitespaceAndPeek() {
       case UInt8(ascii: ","): position += 1
-      case UInt8(ascii: "]"):
+      case close:
         position += 1
         depth -= 1
         return
-      default: throw .syntax("expected ',' or ']'")
+      default: throw .syntax("expected ',' or '\(Character(Unicode.Scalar(close)))'")
       }
     }
   }

@@ -16,25 +16,19 @@ public struct JSONWriter {
 
   // MARK: - Containers
 
-  public mutating func beginObject() {
+  public mutating func beginObject() { open(UInt8(ascii: "{")) }
+  public mutating func endObject() { close(UInt8(ascii: "}")) }
+  public mutating func beginArray() { open(UInt8(ascii: "[")) }
+  public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+  private mutating func open(_ bracket: UInt8) {
     separate()
-    bytes.append(UInt8(ascii: "{"))
+    bytes.append(bracket)
     nonEmpty <<= 1
   }
 
-  public mutating func endObject() {
-    bytes.append(UInt8(ascii: "}"))
-    nonEmpty >>= 1
-  }
-
-  public mutating func beginArray() {
-    separate()
-    bytes.append(UInt8(ascii: "["))
-    nonEmpty <<= 1
-  }
-
-  public mutating func endArray() {
-    bytes.append(UInt8(ascii: "]"))
+  private mutating func close(_ bracket: UInt8) {
+    bytes.append(bracket)
     nonEmpty >>= 1
   }
 
@@ -134,35 +128,6 @@ public struct JSONWriter {
     guard let value else { return }
     key(name)
     string(value)
-  }
-
-  /// A number member if `value` is present.
-  public mutating func key(_ name: StaticString, _ value: Double?) {
-    guard let value else { return }
-    key(name)
-    number(value)
-  }
-
-  /// An integer member if `value` is present.
-  public mutating func key(_ name: StaticString, _ value: Int?) {
-    guard let value else { return }
-    key(name)
-    integer(value)
-  }
-
-  /// A `true`/`false` member if `value` is present.
-  public mutating func key(_ name: StaticString, _ value: Bool?) {
-    guard let value else { return }
-    key(name)
-    bool(value)
-  }
-
-  /// A member naming one of an enumeration's cases, if present.
-  public mutating func key<T: RawRepresentable>(_ name: StaticString, _ value: T?)
-  where T.RawValue == String {
-    guard let value else { return }
-    key(name)
-    string(value.rawValue)
   }
 
   private static func hexDigit(_ nibble: UInt8) -> UInt8 {

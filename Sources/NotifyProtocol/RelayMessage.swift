@@ -1,170 +1,61 @@
-// What the relay (DESIGN §10) carries through NATS JetStream, and where: one JSON message per
-// notice, on a subject per origin host, in one stream per `[Relay] Subject=`.
+// What the relay (DESIGN §10) carries through NATS JetStream, and where: the messages are records
+// of io.notifyd.Relay.varlink (notifyd-wiregen writes them); here what they do beyond their members,
+// the marks a desk keeps, and the names of subjects, streams and consumers.
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A notice published through the relay: the host that accepted it, that host's store identity,
-/// its id there, when it was accepted, and the notice as `Show` would take it (every default
-/// resolved on the origin, so the desk keeps its urgency, timing, actions and key).
-public struct RelayNotice: Sendable, Equatable {
-  public var origin: NoticeOrigin
-  public var notice: ShowParameters
-
-  public init(origin: NoticeOrigin, notice: ShowParameters) {
-    self.origin = origin
-    self.notice = notice
-  }
-
+extension RelayNotice {
   /// The largest message a desk takes: anything larger is dropped unread.
   public static let maximumBytes = 64 * 1024
 
-  /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
-  public var messageID: String { "\(origin.markKey)/\(origin.id)" }
-
-  /// The message's JSON: `{"host","store","id","sent","notice":{…Show parameters…}}`.
-  public func encoded() -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("host", origin.host)
-    writer.key("store", origin.store)
-    writer.key("id", origin.id)
-    writer.key("sent", origin.sent)
-    writer.key("notice")
-    notice.write(to: &writer)
-    writer.endObject()
-    return writer.bytes
+  public init(origin: NoticeOrigin, notice: ShowParameters) {
+    self.init(host: origin.host, store: origin.store, id: origin.id, sent: origin.sent, notice: notice)
   }
+
+  /// Where it came from: its host, store, id there and when it was sent.
+  public var origin: NoticeOrigin { NoticeOrigin(host: host, store: store, id: id, sent: sent) }
+
+  /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
+  public var messageID: String { "\(origin.markKey)/\(id)" }
 
   /// Reads a message; throws what is wrong with it, by field path.
   public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
-    var reader = JSONReader(bytes)
-    var host: String?
-    var store: String?
-    var id: Int?
-    var sent: Double?
-    var notice: ShowParameters?
-    try reader.readObject { reader, name throws(JSONReadError) in
-      switch name {
-      case "host": host = try reader.readString()
-      case "store": store = try reader.readString()
-      case "id": id = try reader.readInt()
-      case "sent": sent = try reader.readDouble()
-      case "notice": notice = try ShowParameters(reading: &reader)
-      default: try reader.skipValue()
-      }
-    }
-    try reader.finish()
-    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
-    guard let store, !store.isEmpty else { throw .invalid(field: "store") }
-    guard let id, id > 0 else { throw .invalid(field: "id") }
-    guard let sent else { throw .invalid(field: "sent") }
-    guard let notice else { throw .invalid(field: "notice") }
-    self.init(origin: NoticeOrigin(host: host, store: store, id: id, sent: sent), notice: notice)
+    self = try read(bytes)
+    guard !host.isEmpty else { throw .invalid(field: "host") }
+    guard !store.isEmpty else { throw .invalid(field: "store") }
+    guard id > 0 else { throw .invalid(field: "id") }
   }
 }
 
-/// A message queued to publish through the relay, a notice accepted here (`RelayNotice`) or the
-/// answer for one relayed here (`RelayAnswer`): the id of the notice here, the subject, the
-/// JetStream message id, and the JSON.
-public struct OutgoingMessage: Sendable, Equatable {
-  public var id: Int
-  public var subject: String
-  public var messageID: String
-  public var payload: String
-
-  public init(id: Int, subject: String, messageID: String, payload: String) {
-    self.id = id
-    self.subject = subject
-    self.messageID = messageID
-    self.payload = payload
-  }
-}
-
-/// What became of a relayed notice on the desk, sent back to its origin: who answers (the desk's
-/// host and store), the origin's notice, its outcome there, and the action chosen.
-public struct RelayAnswer: Sendable, Equatable {
-  public var host: String
-  public var store: String
-  /// The notice answered for, as its origin knows it (`sent` is when it was sent).
-  public var to: NoticeOrigin
-  public var outcome: Outcome
-  public var invoked: String?
-
+extension RelayAnswer {
   /// How long an origin waits for a desk's answer: a publishing daemon that draws no popups (its
   /// notice's own timeline runs after it), and `notifyctl --relay show --wait`.
   public static let longestWait = 86_400.0
 
-  public init(host: String, store: String, to: NoticeOrigin, outcome: Outcome, invoked: String? = nil) {
-    self.host = host
-    self.store = store
-    self.to = to
-    self.outcome = outcome
-    self.invoked = invoked
-  }
-
-  /// `{"host","store","to":{"host","store","id","sent"},"outcome","invoked"}`.
-  public func encoded() -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("host", host)
-    writer.key("store", store)
-    writer.key("to")
-    to.write(to: &writer)
-    writer.key("outcome", outcome)
-    writer.key("invoked", invoked)
-    writer.endObject()
-    return writer.bytes
-  }
-
+  /// Reads a message; throws what is wrong with it, by field path.
   public init(decoding bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
-    var reader = JSONReader(bytes)
-    var host: String?
-    var store: String?
-    var to: NoticeOrigin?
-    var outcome: Outcome?
-    var invoked: String?
-    try reader.readObject { reader, name throws(JSONReadError) in
-      switch name {
-      case "host": host = try reader.readString()
-      case "store": store = try reader.readString()
-      case "to": to = try NoticeOrigin(reading: &reader)
-      case "outcome": outcome = try reader.readEnum(Outcome.self)
-      case "invoked": invoked = try reader.readOptionalString()
-      default: try reader.skipValue()
-      }
-    }
-    try reader.finish()
-    guard let host, !host.isEmpty else { throw .invalid(field: "host") }
-    guard let store else { throw .invalid(field: "store") }
-    guard let to else { throw .invalid(field: "to") }
-    guard let outcome else { throw .invalid(field: "outcome") }
-    self.init(host: host, store: store, to: to, outcome: outcome, invoked: invoked)
+    self = try read(bytes)
+    guard !host.isEmpty else { throw .invalid(field: "host") }
   }
 }
 
-extension NoticeOrigin: WireDecodable {
-  public init(reading reader: inout JSONReader) throws(JSONReadError) {
-    var host: String?
-    var store: String?
-    var id: Int?
-    var sent: Double?
-    try reader.readObject { reader, name throws(JSONReadError) in
-      switch name {
-      case "host": host = try reader.readString()
-      case "store": store = try reader.readString()
-      case "id": id = try reader.readInt()
-      case "sent": sent = try reader.readDouble()
-      default: try reader.skipValue()
-      }
-    }
-    guard let host else { throw .invalid(field: "host") }
-    guard let store else { throw .invalid(field: "store") }
-    guard let id else { throw .invalid(field: "id") }
-    guard let sent else { throw .invalid(field: "sent") }
-    self.init(host: host, store: store, id: id, sent: sent)
+extension WireRecord {
+  /// The message's JSON.
+  public func encoded() -> [UInt8] {
+    var writer = JSONWriter()
+    write(to: &writer)
+    return writer.bytes
   }
+}
+
+/// A whole message: a record and nothing after it.
+private func read<Record: WireRecord>(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> Record {
+  var reader = JSONReader(bytes)
+  let record = try Record(reading: &reader)
+  try reader.finish()
+  return record
 }
 
 extension ShowParameters {
@@ -176,36 +67,6 @@ extension ShowParameters {
       icon: notice.icon, hints: notice.hints, tag: notice.tag, key: notice.key, delay: notice.delay,
       fadeIn: notice.fadeIn, hold: notice.hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
       easeOut: notice.easeOut, actions: notice.actions)
-  }
-}
-
-extension ShowParameters: WireEncodable {
-  public func write(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.key("title", title)
-    writer.key("body", body)
-    writer.key("app", app)
-    writer.key("urgency", urgency)
-    writer.key("style", style)
-    writer.key("icon", icon)
-    if let hints {
-      writer.key("hints")
-      hints.write(to: &writer)
-    }
-    writer.key("tag", tag)
-    writer.key("key", key)
-    writer.key("delay", delay)
-    writer.key("fadeIn", fadeIn)
-    writer.key("hold", hold)
-    writer.key("fadeOut", fadeOut)
-    writer.key("easeIn", easeIn)
-    writer.key("easeOut", easeOut)
-    writer.key("after", after)
-    if let actions {
-      writer.key("actions")
-      writer.write(actions)
-    }
-    writer.endObject()
   }
 }
 

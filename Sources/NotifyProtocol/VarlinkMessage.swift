@@ -5,12 +5,6 @@ public struct VarlinkReply: Codable, Sendable, Equatable {
   public var parameters: JSONValue?
   public var continues: Bool?
   public var error: String?
-
-  public init(parameters: JSONValue? = nil, continues: Bool? = nil, error: String? = nil) {
-    self.parameters = parameters
-    self.continues = continues
-    self.error = error
-  }
 }
 
 /// An error reply: its qualified name and parameters.

@@ -41,7 +41,9 @@ public struct ArrayReplyStream<Element: WireEncodable & Sendable>: ReplyStream {
     writer.beginObject()
     writer.key("event")
     writer.beginObject()
-    snapshot.writeMembers(to: &writer)
+    var members = snapshot
+    members.notices = nil
+    members.writeMembers(to: &writer)
     writer.key("notices")
     head = writer.bytes + [UInt8(ascii: "[")]
     tail = Array(#"]}},"continues":true}"#.utf8) + [0]

@@ -104,19 +104,4 @@ struct WireReadingTests {
     #expect(written(ShowParameters(title: "t", hold: 2)) == #"{"title":"t","hold":2}"#)
     #expect(written(CancelReply(cancelled: [1, 2])) == #"{"cancelled":[1,2]}"#)
   }
-
-  @Test func aSnapshotsMembers_areWrittenIntoAnOpenObject_withoutItsNotices() {
-    let event = Event(
-      kind: .snapshot, at: 5, notices: [Notice(id: 1, kind: .notice, title: "n")], suspended: false)
-    var writer = JSONWriter()
-    writer.beginObject()
-    event.writeMembers(to: &writer)
-    writer.key("notices")
-    writer.beginArray()
-    writer.endArray()
-    writer.endObject()
-    #expect(
-      String(decoding: writer.bytes, as: UTF8.self)
-        == #"{"kind":"snapshot","at":5,"suspended":false,"notices":[]}"#)
-  }
 }
