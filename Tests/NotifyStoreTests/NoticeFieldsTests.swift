@@ -6,10 +6,11 @@ import Testing
 
 @testable import NotifyStore
 
-/// A notice's fields are declared in `Notice` (and the requests' in their parameter types), whose
-/// `Codable` conformances clients use; everything else that lists them must agree with those
-/// declarations: the daemon's own readers and writers of the wire, the IDL the service returns, the
-/// store's columns and its reading and writing of a row, and what the relay sends of a notice.
+/// A notice's fields are written once, in the IDL (io.notifyd.Queue.varlink), from which
+/// notifyd-wiregen generates `Notice` and the requests' parameter types with their `Codable`
+/// conformances and the daemon's own readers and writers. These tests hold what is generated to the
+/// IDL, and what is still listed by hand to them: the store's columns and its reading and writing
+/// of a row, and what the relay sends of a notice.
 @Suite("A notice's fields, everywhere they are listed")
 struct NoticeFieldsTests {
   /// A notice with every field set, none to its default.
