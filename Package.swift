@@ -164,6 +164,7 @@ let package = Package(
 
     .testTarget(name: "NotifyPosixTests", dependencies: ["NotifyPosix"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
+    .testTarget(name: "NotifyWireGenTests", dependencies: ["notifyd-wiregen"]),
     .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport"]),
     .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig", "NotifyCore", "NotifyProtocol"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI", "NotifyProtocol"]),

@@ -14,6 +14,9 @@ struct WireTypes: BuildToolPlugin {
         displayName: "Generating \(target.name)'s Varlink records from \(interfaces.count) IDL files",
         executable: try context.tool(named: "notifyd-wiregen").url,
         arguments: [output.path] + interfaces.map(\.path),
+        // In a sanitized build (`make asan-test`) the tool is built with AddressSanitizer too: what a
+        // generator that exits at once still holds then is no leak to fail the build for.
+        environment: ["ASAN_OPTIONS": "detect_leaks=0"],
         inputFiles: interfaces, outputFiles: [output])
     ]
   }
