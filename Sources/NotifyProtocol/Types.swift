@@ -64,11 +64,6 @@ public enum SuspendReason: String, Codable, Sendable, CaseIterable {
 }
 
 extension IdleState {
-  /// What tells, and whether the person is away.
-  public init(idle: Bool, source: String) {
-    self.init(idle: idle, source: source, reason: nil)
-  }
-
   /// No source can tell, for `reason`: the person counts as present.
   public init(noSourceBecause reason: String) {
     self.init(idle: false, source: nil, reason: reason)

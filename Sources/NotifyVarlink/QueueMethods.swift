@@ -87,9 +87,7 @@ public enum QueueMethods {
           event, number in
           if event.kind == .snapshot, let notices = event.notices {
             // Every unfinished notice: as long as List, so encoded as the client reads.
-            var rest = event
-            rest.notices = nil
-            call.reply(streaming: ArrayReplyStream(snapshot: rest, elements: notices), continues: true)
+            call.reply(streaming: ArrayReplyStream(snapshot: event, elements: notices), continues: true)
           } else {
             call.reply(events.encoded(event, number: number), continues: true)
           }

@@ -33,7 +33,8 @@ public struct ArrayReplyStream<Element: WireEncodable & Sendable>: ReplyStream {
   }
 
   /// `{"parameters":{"event":{"kind":"snapshot",…,"notices":[…]}},"continues":true}`: the first
-  /// reply of `Watch`, with `snapshot`'s other members before the array.
+  /// reply of `Watch`, with `snapshot`'s other members before the array of `elements` (its own
+  /// `notices` are not written).
   public init(snapshot: Event, elements: [Element]) {
     var writer = JSONWriter()
     writer.beginObject()
