@@ -8,6 +8,7 @@ debian_packages=(
   systemd util-linux tzdata                               # a real systemd --user manager and journald for tests
   systemd-container libpam-systemd dbus                   # [Idle]: a real logind under systemd as PID 1 (systemd-nspawn), its system bus, sessions by PAM
   dbus-daemon dbus-bin libnotify-bin dunst xvfb imagemagick  # D-Bus peers: a private bus, notify-send, dunst under Xvfb
+  libglib2.0-bin                                          # gdbus: Notify calls with typed hints, as GLib clients make them
   scdoc man-db groff-base                                 # man pages: built by scdoc, checked with man -l
   bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example
   libwayland-dev wayland-protocols libcairo2-dev libpango1.0-dev  # the popups: Wayland client, wayland-scanner, drawing, text

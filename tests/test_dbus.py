@@ -19,7 +19,8 @@ import pytest
 
 from conftest import Daemon, wait_for
 
-NEEDED = ["dbus-daemon", "busctl", "dbus-monitor", "notify-send", "dunst", "dunstctl", "Xvfb", "import", "convert"]
+NEEDED = ["dbus-daemon", "busctl", "dbus-monitor", "notify-send", "gdbus", "dunst", "dunstctl", "Xvfb", "import",
+          "convert"]
 missing = [tool for tool in NEEDED if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(missing), reason=f"missing tools: {', '.join(missing)}")
 
@@ -389,6 +390,23 @@ def test_action_chosen_through_varlink_is_printed_by_notify_send(start_daemon, b
     finished = wait_until_finished(daemon, id)
     assert (finished["invoked"], finished["outcome"]) == ("yes", "completed")
     wait_for(lambda: ("ActionInvoked", id, "yes") in monitor.signals(), what="ActionInvoked on the bus")
+    # A person chose: reason 2 ("dismissed by the user"), as dunst, mako and GNOME send, once.
+    wait_for(lambda: ("NotificationClosed", id, 2) in monitor.signals(), what="NotificationClosed(id, 2)")
+    assert [signal for signal in monitor.signals() if signal[:2] == ("NotificationClosed", id)] == [
+        ("NotificationClosed", id, 2)]
+
+
+def test_a_chosen_action_followed_by_close_notification_is_still_reason_2(start_daemon, bus, monitor):
+    # What libnotify programs do: close their notice in the action's callback.
+    daemon = start_daemon("server", FAST_TIMING + "Hold=30\n")
+    id = gdbus_notify(bus, summary="Mail", actions=["open", "Open"], expire=0)
+    wait_until_visible(daemon, id)
+    with daemon.queue() as queue:
+        queue.Invoke(id, "open")
+    assert bus.call_notifications("CloseNotification", "u", str(id)) is None
+    wait_for(lambda: ("NotificationClosed", id, 2) in monitor.signals(), what="NotificationClosed(id, 2)")
+    assert wait_until_finished(daemon, id)["outcome"] == "completed"
+    assert ("NotificationClosed", id, 3) not in monitor.signals()
 
 
 @pytest.mark.parametrize("expire, hold", [("0", 0), ("1500", 1.5), (None, 7.0)])
@@ -466,6 +484,84 @@ def test_replaces_id_changes_a_visible_notice_in_place(start_daemon, bus):
     assert int(notify_send(bus, "-p", "-r", str(id), "Downloading", "2 of 3")) == id
     assert notice(daemon, id)["body"] == "2 of 3"
     assert [n["id"] for n in only_unfinished(daemon)] == [id]
+
+
+def gdbus_notify(bus, app="app", replaces=0, icon="", summary="summary", body="", actions=(), hints="{}",
+                 expire=-1):
+    """`Notify` through gdbus, as a GLib program calls it (hints in GVariant text); answers the id."""
+    result = subprocess.run(
+        ["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+         "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify", "--",
+         app, str(replaces), icon, summary, body, json.dumps(list(actions)), hints, str(expire)],
+        env=dict(os.environ, **bus.env()), capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    return int(re.fullmatch(r"\(uint32 (\d+),\)", result.stdout.strip()).group(1))
+
+
+def test_replaces_id_replaces_the_whole_notice(start_daemon, bus):
+    # Every field the first call gave and the second does not is gone; the timeout is the second's.
+    daemon = start_daemon("server", FAST_TIMING + "Hold=7\n")
+    first = gdbus_notify(
+        bus, app="mail", icon="/usr/share/icons/mail.png", summary="First", body="<b>body</b>",
+        actions=["archive", "Archive", "default", "Open"],
+        hints="{'urgency': <byte 2>, 'category': <'email.arrived'>, 'desktop-entry': <'thunderbird.desktop'>, "
+              "'resident': <true>, 'sound-name': <'message-new-email'>}",
+        expire=0)
+    before = wait_until_visible(daemon, first) and notice(daemon, first)
+    assert (before["urgency"], before["hold"], before["icon"]) == ("critical", 0, "/usr/share/icons/mail.png")
+    assert before["hints"] == {"category": "email.arrived", "desktopEntry": "thunderbird", "resident": True,
+                               "soundName": "message-new-email"}
+    assert gdbus_notify(bus, app="mail", replaces=first, summary="Second") == first
+    after = notice(daemon, first)
+    assert after["title"] == "Second" and after["urgency"] == "normal" and after["hold"] == 7
+    for gone in ["body", "icon", "actions", "hints"]:
+        assert gone not in after, (gone, after)
+    assert after["phase"] in ("fadingIn", "holding")  # in place: no new fade-in from nothing
+    assert [n["id"] for n in only_unfinished(daemon)] == [first]
+
+
+@pytest.mark.parametrize("first, second, hold", [("0", None, 7), ("3000", "0", 0), ("0", "1500", 1.5)])
+def test_notify_send_r_takes_the_new_timeout(start_daemon, bus, first, second, hold):
+    # libnotify's test-replace: expire_timeout 0, then -1 (notify-send without -t): the default hold.
+    daemon = start_daemon("server", FAST_TIMING + "Hold=7\n")
+    id = int(notify_send(bus, "-p", "-u", "critical", "-c", "device", "-i", "/usr/share/icons/a.png",
+                         "-t", first, "First"))
+    wait_until_visible(daemon, id)
+    timeout = [] if second is None else ["-t", second]
+    assert int(notify_send(bus, "-p", "-r", str(id), *timeout, "Second")) == id
+    replaced = notice(daemon, id)
+    assert (replaced["title"], replaced["hold"], replaced["urgency"]) == ("Second", hold, "normal")
+    assert "icon" not in replaced and "hints" not in replaced
+
+
+def test_a_stack_tag_replacement_replaces_the_whole_notice(start_daemon, bus):
+    daemon = start_daemon("server", FAST_TIMING + "Hold=30\n")
+    first = int(notify_send(bus, "-p", "-u", "low", "-i", "/usr/share/icons/v.png", "-h",
+                            "string:x-dunst-stack-tag:volume", "Volume 10%"))
+    wait_until_visible(daemon, first)
+    second = int(notify_send(bus, "-p", "-h", "string:x-dunst-stack-tag:volume", "Volume 20%"))
+    assert second == first
+    replaced = notice(daemon, first)
+    assert (replaced["title"], replaced["urgency"], replaced["key"]) == ("Volume 20%", "normal", "volume")
+    assert "icon" not in replaced
+
+
+def test_a_replaced_progress_indicator_loses_what_the_new_call_leaves_out(start_daemon, bus):
+    daemon = start_daemon("server", FAST_TIMING + "Hold=30\n")
+    id = int(notify_send(bus, "-p", "-i", "/usr/share/icons/c.png", "-h", "int:value:10", "Copying", "a.iso"))
+    wait_until_visible(daemon, id)
+    assert int(notify_send(bus, "-p", "-r", str(id), "-h", "int:value:60", "Copying")) == id
+    replaced = notice(daemon, id)
+    assert (replaced["kind"], replaced["value"]) == ("progress", 60)
+    assert "body" not in replaced and "icon" not in replaced
+
+
+def test_a_rule_urgency_wins_over_the_one_notify_send_sends(start_daemon, bus):
+    daemon = start_daemon("server", FAST_TIMING + "[Rule:calm]\nMatchApp=noisy\nUrgency=low\n")
+    calmed = int(notify_send(bus, "-p", "-a", "noisy", "-u", "critical", "Disk almost full"))
+    other = int(notify_send(bus, "-p", "-a", "quiet", "-u", "critical", "Battery low"))
+    assert notice(daemon, calmed)["urgency"] == "low"
+    assert notice(daemon, other)["urgency"] == "critical"
 
 
 def test_replaces_id_of_a_notice_not_yet_shown_replaces_it(start_daemon, bus, monitor):

@@ -170,6 +170,31 @@ def test_a_flood_of_10000_from_one_app_is_folded_another_app_still_shows_and_his
     assert summary["body"] == f"step {total - 1}"
 
 
+def test_fair_slots_another_apps_notice_takes_the_first_slot_that_frees(make_daemon, runtime_dir):
+    # Issue 32: 40 from one app past PerApp=5/1m (five shown or queued, the rest folded into a
+    # summary), then one from another app: it does not wait behind the flood's queued notices.
+    daemon = configured(make_daemon, runtime_dir,
+                        "[Queue]\nMaxVisible=3\n[Timing]\nFadeIn=0.1\nFadeOut=0.1\n[Limits]\nPerApp=5/1m\n")
+    connection = Connection(daemon.socket_path)
+    # The three shown free their slots one at a time, a second or more apart.
+    holds = [1, 4, 7] + [30] * 37
+    flood = [connection.call(f"{QUEUE}.Show", {"title": f"step {index}", "app": "backup", "hold": hold})
+             ["parameters"]["id"] for index, hold in enumerate(holds)]
+    other = connection.call(f"{QUEUE}.Show", {"title": "build finished", "app": "make"})["parameters"]["id"]
+
+    def phase(id):
+        return connection.call(f"{QUEUE}.Get", {"id": id})["parameters"]["notice"]["phase"]
+
+    assert [phase(id) for id in flood[3:5]] == ["queued", "queued"]
+    assert phase(other) == "queued"
+    # The first slot to free goes to one of them: the other app's.
+    taker = wait_for(lambda: next((id for id in [other, *flood[3:5]] if phase(id) != "queued"), None),
+                     timeout=15, what="the first freed slot to be taken")
+    assert taker == other, f"notice {taker} of the flood took the slot before the other app's"
+    assert [phase(id) for id in flood[3:5]] == ["queued", "queued"]
+    assert phase(flood[1]) in ("fadingIn", "holding")  # the second slot has not freed yet
+
+
 def test_duplicates_merge_into_the_visible_notice_with_a_count(daemon):
     first = show(daemon, "Disk almost full", "/home: 97%", "--app", "df", "--hold", "30s")
     wait_for(lambda: get(daemon, first)["phase"] != "queued", what="the first shown")

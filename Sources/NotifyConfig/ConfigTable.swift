@@ -154,7 +154,7 @@ public enum ConfigTable {
     ]
       + timingFields.map { $0.within(\Rule.timing) }
       + [
-        .choice("Urgency", \.urgency, doc: "The notice's urgency, unless the client gave one."),
+        .choice("Urgency", \.urgency, doc: "The notice's urgency, over the one the client gave."),
         Field(
           name: "Suppress", values: "boolean", doc: "Drop the notice: it finishes at once, cancelled.",
           read: { rule, text throws(ConfigProblem) in rule.suppress = try Value.boolean(text) },

@@ -184,12 +184,13 @@ public final class NoticeQueue: Sendable {
     }
   }
 
-  /// Accepts a progress indicator, or updates the one with its key (`QueueMachine.progress`).
-  public func progress(_ request: ProgressParameters, replacing replacedID: Int? = nil) throws(QueueError)
-    -> (id: Int, existing: Bool)
-  {
+  /// Accepts a progress indicator, or updates (`wholly`: replaces) the one with its key
+  /// (`QueueMachine.progress`).
+  public func progress(
+    _ request: ProgressParameters, replacing replacedID: Int? = nil, wholly: Bool = false
+  ) throws(QueueError) -> (id: Int, existing: Bool) {
     try mutate { machine, instant throws(QueueError) in
-      try machine.progress(request, replacing: replacedID, at: instant)
+      try machine.progress(request, replacing: replacedID, wholly: wholly, at: instant)
     }
   }
 

@@ -206,7 +206,8 @@ public struct QueueSettings: Sendable, Equatable {
     explicit: TimingOverrides
   ) -> Resolution {
     let rules = matchingRules(app: app, tag: tag, title: title, urgency: requested ?? .normal, hints: hints)
-    let urgency = requested ?? rules.compactMap(\.urgency).last ?? .normal
+    // A rule's urgency wins over the client's: libnotify's notify-send always sends one.
+    let urgency = rules.compactMap(\.urgency).last ?? requested ?? .normal
     // The built-in "critical holds until ended" is a built-in [Urgency:critical]: it stands above
     // [Timing], so `[Timing] Hold=` does not make critical notices go away by themselves.
     var layered = timing.over(Self.builtInTiming(for: .normal))

@@ -55,7 +55,8 @@ public struct Timeline: Sendable, Equatable {
     }
   }
 
-  public let timing: Timing
+  /// The timing in force: what it was built from, or what a replacement gave it since.
+  public private(set) var timing: Timing
   public private(set) var segments: [Segment]
 
   /// A timeline that fades in, holds and fades out as `timing` says.
@@ -118,10 +119,12 @@ public struct Timeline: Sendable, Equatable {
   /// Holds for `hold` seconds more (until ended when `nil`), counted from `elapsed`, then fades out.
   ///
   /// During fade-in the fade-in runs on and the new hold follows it; during fade-out the notice
-  /// fades back in from the opacity shown then. Returns `false` if the timeline had ended.
+  /// fades back in from the opacity shown then. With `timing` (a replacement's), the fades that
+  /// follow take its lengths and curves. Returns `false` if the timeline had ended.
   @discardableResult
-  public mutating func restartHold(at elapsed: Double, hold: Double?) -> Bool {
+  public mutating func restartHold(at elapsed: Double, hold: Double?, timing: Timing? = nil) -> Bool {
     guard let index = segmentIndex(at: elapsed) else { return false }
+    if let timing { self.timing = timing }
     switch segments[index].phase {
     case .fadingIn:
       segments.removeSubrange((index + 1)...)

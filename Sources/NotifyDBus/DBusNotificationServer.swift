@@ -10,8 +10,9 @@ import NotifySupport
 /// `notify-send` and every libnotify program feed it.
 ///
 /// `Notify` becomes a notice (a progress indicator with a `value` hint) and answers its id once the
-/// store has committed it; `replaces_id` changes a visible notice in place (same id), or replaces
-/// one not yet shown by a new notice; a stack tag becomes the notice's `key`. `CloseNotification`
+/// store has committed it; `replaces_id` replaces the whole notice, a visible one in place (same
+/// id), one not yet shown (or of the other kind) by a new notice; a stack tag becomes the notice's
+/// `key`. `CloseNotification`
 /// cancels. `NotificationClosed` and `ActionInvoked` are emitted for the notices that came through
 /// `Notify`.
 ///
@@ -147,7 +148,7 @@ final class DBusNotificationServer: @unchecked Sendable {
       let parameters = ProgressParameters(
         title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon, hints: hints,
         key: request.stackTag, value: value, timeout: timeout)
-      id = service.progress(parameters, replacing: replacing) { answer($0.map(\.id)) }?.id
+      id = service.progress(parameters, replacing: replacing, wholly: true) { answer($0.map(\.id)) }?.id
     } else {
       let actions = request.actionPairs
       let parameters = ShowParameters(
@@ -247,7 +248,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   }
 
   /// `CloseNotification(u)`: an unfinished notice fades out and finishes (reason 3); one whose
-  /// action was chosen keeps fading out to `completed`. Closing one that has finished, or never
+  /// action was chosen keeps fading out to `completed` (reason 2). Closing one that has finished, or never
   /// was, does nothing, as dunst and GNOME Shell do.
   private func closeNotification(_ call: DBusMessage, failure: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
     let id: Int
@@ -261,9 +262,12 @@ final class DBusNotificationServer: @unchecked Sendable {
         // An app that closes its own notices at once (`IgnoreClose=`): the notice stays.
         log.debug("dbus: CloseNotification of notice \(id) right after its Notify, ignored (IgnoreClose=)")
       } else {
-        closedByCall.insert(id)
-        // libnotify closes a notice after its action was chosen: it is ending as `completed` already.
-        if notice.invoked == nil { _ = try? queue.cancel(CancelParameters(id: id)) }
+        // libnotify closes a notice after its action was chosen: it is ending already, closed by
+        // the person who chose (reason 2), not by this call.
+        if notice.invoked == nil {
+          closedByCall.insert(id)
+          _ = try? queue.cancel(CancelParameters(id: id))
+        }
       }
     }
     try? connection.reply(to: call) { _ throws(DBusError) in }
@@ -314,7 +318,7 @@ final class DBusNotificationServer: @unchecked Sendable {
       emit(DBusNames.Signal.actionInvoked, id: id) { message throws(DBusError) in try message.append(key) }
     case .finished:
       guard let notice = event.notice, fromBus.remove(notice.id) != nil else { return }
-      let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice.outcome)
+      let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice)
       emit(DBusNames.Signal.notificationClosed, id: notice.id) { message throws(DBusError) in
         try message.append(reason.rawValue)
       }
@@ -323,9 +327,11 @@ final class DBusNotificationServer: @unchecked Sendable {
     }
   }
 
-  /// The reason `NotificationClosed` gives for a notice that finished with `outcome`.
-  static func closeReason(_ outcome: Outcome?) -> DBusCloseReason {
-    switch outcome {
+  /// The reason `NotificationClosed` gives for a finished notice: dismissed (2) when a person
+  /// closed it or chose one of its actions, expired (1) when its time ran out.
+  static func closeReason(_ notice: Notice) -> DBusCloseReason {
+    switch notice.outcome {
+    case .completed where notice.invoked != nil: return .dismissed
     case .completed, .timedOut: return .expired
     case .dismissed: return .dismissed
     case .cancelled, .replaced, .folded, .missed, nil: return .undefined

@@ -96,12 +96,12 @@ public final class NoticeService: Sendable {
   /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
   @discardableResult
   public func progress(
-    _ request: ProgressParameters, replacing: Int? = nil,
+    _ request: ProgressParameters, replacing: Int? = nil, wholly: Bool = false,
     done: @escaping @Sendable (Result<ProgressReply, ServiceError>) -> Void
   ) -> ProgressReply? {
     commit(
       { () throws(QueueError) in
-        let result = try queue.progress(request, replacing: replacing)
+        let result = try queue.progress(request, replacing: replacing, wholly: wholly)
         return ProgressReply(id: result.id, existing: result.existing)
       }, withdrawing: { $0.existing ? nil : $0.id }, done: done)
   }

@@ -135,3 +135,29 @@ struct DuplicateIndexTests {
     #expect(index.isEmpty)
   }
 }
+
+/// Fair slots' rounds on their own.
+@Suite("FairRounds")
+struct FairRoundsTests {
+  @Test func anAppFarAhead_letsANewcomerGoFirst() {
+    var rounds = FairRounds()
+    let flood = (0..<5).map { _ in rounds.round(for: "flood") }
+    #expect(flood == [0, 1, 2, 3, 4])
+    rounds.serve(0, waiting: 4)
+    rounds.serve(1, waiting: 3)
+    #expect(rounds.round(for: "other") == 1)  // before the flood's round 2
+    #expect(rounds.round(for: "other") == 2)
+  }
+
+  @Test func theAppsKept_areBoundedByWhatWaits() {
+    var rounds = FairRounds()
+    for index in 0..<10_000 {
+      let round = rounds.round(for: "app\(index)")
+      rounds.serve(round, waiting: 5)
+      #expect(rounds.last.count <= 2 * 5 + 64 + 1)
+    }
+    _ = rounds.round(for: "last")
+    rounds.serve(rounds.serving, waiting: 0)
+    #expect(rounds.last.count <= 64 + 1)
+  }
+}

@@ -70,14 +70,15 @@ struct MachineDriver {
   @discardableResult
   mutating func show(
     _ title: String? = nil, delay: Double? = nil, fadeIn: Double = 1, hold: Double = 2, fadeOut: Double = 1,
-    urgency: Urgency? = nil, key: String? = nil, after: Int? = nil, replacing: Int? = nil
+    urgency: Urgency? = nil, key: String? = nil, after: Int? = nil, replacing: Int? = nil, app: String? = nil
   ) throws -> Int {
     defer { carryOut() }
     untitled += title == nil ? 1 : 0
     let title = title ?? "n\(untitled)"
     return try machine.show(
       ShowParameters(
-        title: title, urgency: urgency, key: key, delay: delay, fadeIn: fadeIn, hold: hold, fadeOut: fadeOut,
+        title: title, app: app, urgency: urgency, key: key, delay: delay, fadeIn: fadeIn, hold: hold,
+        fadeOut: fadeOut,
         easeIn: .linear, easeOut: .linear, after: after), replacing: replacing, at: instant)
   }
 
@@ -404,6 +405,108 @@ struct QueueMachineTests {
     let same = try d.show("new text", key: "k")
     #expect(same == shown)
     #expect(d.machine.notice(shown, at: d.now)?.title == "new text")
+  }
+
+  @Test func aReplacement_replacesTheWholeNotice_whatItLeavesOutTakesItsDefault() throws {
+    // libnotify's test-replace, and more: everything the first call gave, the second does not.
+    var d = MachineDriver(QueueSettings())
+    let first = ShowParameters(
+      title: "first", body: "body", app: "app", urgency: .critical, style: .blur, icon: "/i.png",
+      hints: Hints(category: "email", resident: true), tag: "t", key: "k", hold: 0,
+      actions: [Action(key: "open", label: "Open")])
+    let id = try d.perform { m, i in try m.show(first, at: i) }
+    d.advance(to: 1.5)
+    #expect(d.phase(id) == .holding)
+    let again = try d.perform { m, i in try m.show(ShowParameters(title: "second", key: "k"), at: i) }
+    #expect(again == id)
+    let notice = try #require(d.machine.notice(id, at: d.now))
+    #expect(notice.title == "second")
+    #expect(notice.body == nil && notice.app == nil && notice.icon == nil && notice.hints == nil)
+    #expect(notice.actions == nil && notice.tag == nil && notice.style == .clear)
+    #expect(notice.urgency == .normal)
+    #expect(notice.hold == 5)  // the default for normal, not the first call's "until ended"
+    #expect(notice.created == MachineDriver.epoch + 1.5)
+    #expect(notice.phase == .holding && notice.opacity == 1)  // no new fade-in
+    // The hold starts again from the new timing: 5 s from the replacement, then a 1 s fade.
+    d.advance(to: 6.499)
+    #expect(d.phase(id) == .holding)
+    d.advance(to: 6.5)
+    #expect(d.phase(id) == .fadingOut)
+    d.advance(to: 7.5)
+    #expect(d.outcome(id) == .completed)
+  }
+
+  @Test func aReplacement_withHoldZero_holdsUntilEnded_andTakesItsFades() throws {
+    // The other way round: a notice that would expire is replaced by one that never does.
+    var d = MachineDriver(MachineDriver.settings(maxVisible: 1, maxSticky: 0))
+    let id = try d.show("first", hold: 2, key: "k")
+    d.advance(to: 2.5)  // in the middle of its 2 s hold
+    let again = try d.perform { m, i in
+      try m.show(ShowParameters(title: "second", key: "k", hold: 0, fadeOut: 3, easeOut: .linear), at: i)
+    }
+    #expect(again == id)
+    d.advance(to: 1_000)
+    #expect(d.phase(id) == .holding)
+    _ = try d.perform { m, i in try m.end(EndParameters(id: id), at: i) }
+    d.advance(to: 1_001.5)
+    #expect(d.opacity(id) == 0.5)  // fading over the new 3 s, linearly
+  }
+
+  @Test func aReplacementOfTheOtherKind_isANewNotice_theOldOneReplaced() throws {
+    var d = MachineDriver()
+    let indicator = try d.perform { m, i in try m.progress(ProgressParameters(title: "p", key: "k"), at: i).id
+    }
+    d.advance(to: 1.5)
+    let notice = try d.show("done", key: "k")
+    #expect(notice != indicator)
+    #expect(d.outcome(indicator) == .replaced)
+    #expect(d.machine.notice(notice, at: d.now)?.kind == .notice)
+  }
+
+  @Test func aWholeProgressReplacement_dropsWhatItLeavesOut_anUpdateKeepsIt() throws {
+    var d = MachineDriver()
+    let first = ProgressParameters(
+      title: "copy", body: "a.iso", icon: "/i.png", hints: Hints(category: "transfer"), key: "k", value: 10)
+    let id = try d.perform { m, i in try m.progress(first, at: i).id }
+    d.advance(to: 1.5)
+    // Varlink's Progress with the key: an update, the body and icon stay.
+    _ = try d.perform { m, i in try m.progress(ProgressParameters(title: "copy", key: "k", value: 20), at: i)
+    }
+    #expect(d.machine.notice(id, at: d.now)?.body == "a.iso")
+    #expect(d.machine.notice(id, at: d.now)?.icon == "/i.png")
+    // D-Bus Notify with replaces_id and a value hint: the whole indicator.
+    let answer = try d.perform { m, i in
+      try m.progress(ProgressParameters(title: "copy", value: 30), replacing: id, wholly: true, at: i)
+    }
+    #expect(answer.id == id && answer.existing)
+    let notice = try #require(d.machine.notice(id, at: d.now))
+    #expect(notice.value == 30 && notice.body == nil && notice.icon == nil && notice.hints == nil)
+    #expect(notice.key == nil)
+    // Its key went with the old call: a new notice with it is a new notice.
+    #expect(try d.show("other", key: "k") != id)
+  }
+
+  @Test func fairSlots_aFloodFromOneApp_doesNotKeepAnotherAppWaiting() throws {
+    var d = MachineDriver(MachineDriver.settings(maxVisible: 3))
+    let flood = try (0..<40).map { try d.show("flood \($0)", hold: 2, app: "flood") }
+    let other = try d.show("other", hold: 2, app: "other")
+    #expect(d.runs == Array(flood.prefix(3)))
+    d.advance(to: 4)  // the first three fade out: three slots free
+    #expect(d.runs.dropFirst(3).first == other)
+    #expect(Array(d.runs.dropFirst(4)) == Array(flood[3..<5]))
+    // The flood goes on in its own order after that.
+    d.advance(to: 8)
+    #expect(Array(d.runs.dropFirst(6).prefix(3)) == Array(flood[5..<8]))
+  }
+
+  @Test func fairSlots_twoAppsTakeTurns_urgencyStillComesFirst() throws {
+    var d = MachineDriver(MachineDriver.settings(maxVisible: 1))
+    let blocker = try d.show("blocker", hold: 1, app: "x")
+    let a = try (0..<3).map { try d.show("a\($0)", hold: 1, app: "a") }
+    let b = try (0..<3).map { try d.show("b\($0)", hold: 1, app: "b") }
+    let critical = try d.show("c", hold: 1, urgency: .critical, app: "a")
+    d.advance(to: 100)
+    #expect(d.runs == [blocker, critical, a[0], b[0], a[1], b[1], a[2], b[2]])
   }
 
   @Test func heapsOfFinishedNotices_areCompacted() throws {

@@ -80,7 +80,7 @@ struct QueueSettingsTests {
     #expect(resolved.delay == 0.5)
   }
 
-  @Test func ruleUrgency_appliesWhenNoneIsAsked_andSelectsThatUrgencysTiming() throws {
+  @Test func ruleUrgency_winsOverTheAskedOne_andSelectsThatUrgencysTiming() throws {
     var settings = QueueSettings()
     settings.urgencyTiming[.critical] = TimingOverrides(fadeIn: 0.1)
     settings.rules = [Rule(name: "alarms", matchTag: Glob("alarm"), urgency: .critical)]
@@ -88,8 +88,10 @@ struct QueueSettingsTests {
     #expect(resolved.urgency == .critical)
     #expect(resolved.fadeIn == 0.1)
     #expect(resolved.hold == 0)
-    #expect(Self.resolve(settings, tag: "alarm", urgency: .low).urgency == .low)
+    // notify-send always asks for one: the rule still wins, so a rule can calm a noisy app.
+    #expect(Self.resolve(settings, tag: "alarm", urgency: .low).urgency == .critical)
     #expect(Self.resolve(settings, tag: "other").urgency == .normal)
+    #expect(Self.resolve(settings, tag: "other", urgency: .low).urgency == .low)
   }
 
   @Test func suppressingRule_marksTheNoticeSuppressed() throws {

@@ -175,6 +175,13 @@ struct DBusNotificationTests {
     (.cancelled, .undefined), (.replaced, .undefined), (nil, .undefined),
   ])
   func closeReason_followsTheOutcome(outcome: Outcome?, reason: DBusCloseReason) {
-    #expect(DBusNotificationServer.closeReason(outcome) == reason)
+    let notice = Notice(id: 1, kind: .notice, title: "t", outcome: outcome)
+    #expect(DBusNotificationServer.closeReason(notice) == reason)
+  }
+
+  @Test func closeReason_ofANoticeWhoseActionWasChosen_isDismissed() {
+    // A person chose: reason 2, as dunst, mako and GNOME send, though it ends `completed`.
+    let invoked = Notice(id: 1, kind: .notice, title: "t", invoked: "open", outcome: .completed)
+    #expect(DBusNotificationServer.closeReason(invoked) == .dismissed)
   }
 }

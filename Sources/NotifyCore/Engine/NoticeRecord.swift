@@ -146,11 +146,33 @@ struct NoticeRecord {
   }
 
   /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`. While the person
-  /// is away it holds on, with its whole hold kept for their return.
-  mutating func restartHold(at now: Double) -> Bool {
+  /// is away it holds on, with its whole hold kept for their return. With `timing`, the fades
+  /// from now on take its lengths and curves.
+  mutating func restartHold(at now: Double, timing: Timeline.Timing? = nil) -> Bool {
     if pausedByIdle { holdLeftWhileAway = hold }
     let hold = heldFor
-    return rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: hold) }
+    return rewrite(outcome: nil, overrides: false, at: now) {
+      $0.restartHold(at: $1, hold: hold, timing: timing)
+    }
+  }
+
+  /// A replacement of a shown notice (DESIGN §2): it becomes `new` entirely — text, icon,
+  /// actions, hints, urgency, style, timing; what `new` leaves out is gone — but for its id, where
+  /// it stands (phase, opacity, when it was shown) and the desk it came from; it holds again from
+  /// now by the new timing, for `hold` (`nil` until ended).
+  mutating func replace(with new: Notice, hold: Double?, at now: Double) {
+    var new = new
+    new.id = notice.id
+    new.phase = notice.phase
+    new.opacity = notice.opacity
+    new.shown = notice.shown
+    new.origin = new.origin ?? notice.origin
+    notice = new
+    self.hold = hold
+    _ = restartHold(
+      at: now,
+      timing: Timeline.Timing(
+        fadeIn: new.fadeIn, hold: hold, fadeOut: new.fadeOut, easeIn: new.easeIn, easeOut: new.easeOut))
   }
 
   /// Ends normally: holds `hold` seconds more (fading out at once when `nil`), then fades out.

@@ -4,9 +4,10 @@ import NotifyProtocol
 // flood control and capacity.
 extension QueueMachine {
   /// Accepts a notice, or with a `key` an unfinished notice has (or the id `replacing`, as D-Bus
-  /// `replaces_id` names it), replaces that one: in place when it is shown (answering its id),
-  /// else the old one finishes as `replaced`. A notice already closing is left to finish; the new
-  /// one takes its key.
+  /// `replaces_id` names it), replaces that one whole (DESIGN §2): in place when it is a shown
+  /// notice (answering its id; `NoticeRecord.replace`), else the old one finishes as `replaced`
+  /// and the new one is accepted. A notice already closing is left to finish; the new one takes
+  /// its key.
   ///
   /// A relayed notice carries its `origin`; one that arrived too late (`missed`) goes straight to
   /// history with outcome `missed`, replacing nothing.
@@ -17,29 +18,22 @@ extension QueueMachine {
     let explicit = try Admission.validate(request)
     advance(to: instant)
     defer { settle(at: instant) }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
     if missed {
-      let resolution = settings.resolve(
-        app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
-        hints: request.hints, explicit: explicit)
       var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
       notice.origin = origin
       accept(notice, finishing: .missed, at: instant)
       return notice.id
     }
     if let existing = claim(replacing: replacedID, key: request.key) {
-      if existing.isShown {
-        let id = existing.notice.id
-        notices.modify(id) { record in
-          if let origin { record.notice.origin = origin }
-          record.notice.title = request.title
-          record.notice.body = request.body
-          if let actions = request.actions { record.notice.actions = actions }
-          if let icon = request.icon { record.notice.icon = icon }
-          if let hints = Hints.nonEmpty(request.hints) { record.notice.hints = hints }
-          _ = record.restartHold(at: instant.now)
-        }
-        changed(id, at: instant)
-        return id
+      if existing.isShown, existing.notice.kind == .notice, !resolution.suppressed {
+        let notice = Admission.notice(
+          request, id: existing.notice.id, resolution: resolution, created: instant.wall)
+        replaceShown(
+          existing, with: notice, origin: origin, passes: resolution.passesDoNotDisturb, at: instant)
+        return notice.id
       }
       finish(existing.notice.id, outcome: .replaced, at: instant)
     } else if replacedID == nil, request.key == nil, let id = duplicate(of: request) {
@@ -51,9 +45,6 @@ extension QueueMachine {
       changed(id, at: instant)
       return id
     }
-    let resolution = settings.resolve(
-      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
-      hints: request.hints, explicit: explicit)
     if !resolution.suppressed, !flood.admits(request.app, under: settings.perApp, at: instant.now) {
       // The summary first: a new one takes the next id.
       let summary = floodSummary(folding: request.title, from: request.app, at: instant)
@@ -84,16 +75,28 @@ extension QueueMachine {
   }
 
   /// Accepts a progress indicator, or with a `key` an unfinished one has, answers its id with
-  /// `existing: true`, applies the new title, body and value, and restarts its timeout.
+  /// `existing: true`, applies the new title, body and value, and restarts its timeout. With
+  /// `wholly` (a D-Bus `Notify`), a shown indicator is replaced whole instead, as `show` replaces
+  /// a notice: what the call leaves out is gone.
   public mutating func progress(
-    _ request: ProgressParameters, replacing replacedID: Int? = nil, at instant: Instant
+    _ request: ProgressParameters, replacing replacedID: Int? = nil, wholly: Bool = false, at instant: Instant
   ) throws(QueueError) -> (id: Int, existing: Bool) {
     let explicit = try Admission.validate(request)
     advance(to: instant)
     defer { settle(at: instant) }
+    let resolution = settings.resolve(
+      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
+      hints: request.hints, explicit: explicit)
+    let timeout = request.timeout ?? settings.progressTimeout
     if let existing = claim(replacing: replacedID, key: request.key) {
       let id = existing.notice.id
-      if existing.notice.kind == .progress {
+      if wholly, existing.isShown, existing.notice.kind == .progress, !resolution.suppressed {
+        let notice = Admission.notice(
+          request, id: id, resolution: resolution, timeout: timeout, created: instant.wall)
+        replaceShown(existing, with: notice, origin: nil, passes: resolution.passesDoNotDisturb, at: instant)
+        return (id, true)
+      }
+      if !wholly, existing.notice.kind == .progress {
         notices.modify(id) { record in
           record.notice.title = request.title
           if let body = request.body { record.notice.body = body }
@@ -111,17 +114,30 @@ extension QueueMachine {
       }
       finish(id, outcome: .replaced, at: instant)
     }
-    let resolution = settings.resolve(
-      app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
-      hints: request.hints, explicit: explicit)
     try checkCapacity(resolution)
     let notice = Admission.notice(
-      request, id: nextID, resolution: resolution, timeout: request.timeout ?? settings.progressTimeout,
-      created: instant.wall)
+      request, id: nextID, resolution: resolution, timeout: timeout, created: instant.wall)
     accept(
       notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
       at: instant)
     return (notice.id, false)
+  }
+
+  /// Replaces shown notice `existing` by `notice` in place (`NoticeRecord.replace`), keeping the
+  /// desk it came from unless `origin` names another; its key becomes the new one's.
+  private mutating func replaceShown(
+    _ existing: NoticeRecord, with notice: Notice, origin: NoticeOrigin?, passes: Bool, at instant: Instant
+  ) {
+    let id = existing.notice.id
+    var notice = notice
+    notice.origin = origin
+    if let old = existing.notice.key, old != notice.key, keys[old] == id { keys.removeValue(forKey: old) }
+    if let key = notice.key { keys[key] = id }
+    notices.modify(id) { record in
+      record.replace(with: notice, hold: Admission.hold(of: notice, settings), at: instant.now)
+      record.passesDoNotDisturb = passes
+    }
+    changed(id, at: instant)
   }
 
   /// The unfinished notice a new one claims by id or key, unless it is already closing.

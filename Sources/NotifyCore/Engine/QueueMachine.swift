@@ -138,7 +138,8 @@ public struct QueueMachine {
     notices.modify(id) { $0.place = .ready }
     setPhase(.queued, opacity: 0, of: id, at: instant)
     lanes[record.lane.rawValue].add(
-      id, urgency: record.notice.urgency, passesDoNotDisturb: record.passesDoNotDisturb)
+      id, app: record.notice.app, urgency: record.notice.urgency,
+      passesDoNotDisturb: record.passesDoNotDisturb)
   }
 
   /// What every input ends with: free slots given to ready notices, frames paced while something
