@@ -252,6 +252,11 @@ public final class NoticeQueue: Sendable {
     mutate { machine, instant in machine.setIdle(state, at: instant) }
   }
 
+  /// The pointer is over the card of notice `id`, or over none (`QueueMachine.pointer(over:)`).
+  public func pointer(over id: Int?) {
+    mutate { machine, instant in machine.pointer(over: id, at: instant) }
+  }
+
   // MARK: - Reading
 
   /// A notice by id, unfinished or still in history.

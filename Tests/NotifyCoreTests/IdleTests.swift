@@ -123,3 +123,76 @@ struct IdleTests {
     #expect(d.outcome(id) == .completed)
   }
 }
+
+/// `[Display] HoverHolds=` on the machine (issue 32): while the pointer is over a card its hold
+/// stands still; when it leaves, the hold goes on with what was left, at least a second.
+@Suite("QueueMachine: holds under the pointer")
+struct PointerHoldTests {
+  @Test func underThePointer_itHoldsPastThreeOfItsHolds_andLeftItHoldsWhatWasLeft() throws {
+    var d = IdleTests.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 1.5)
+    d.perform { m, i in m.pointer(over: id, at: i) }
+    #expect(d.armed == nil)  // nothing wakes while it stands still
+    d.advance(to: 1.5 + 3 * 2)
+    #expect(d.phase(id) == .holding)
+    d.perform { m, i in m.pointer(over: nil, at: i) }
+    // Over it half a second into its 2 s hold: 1.5 s left.
+    #expect(d.armed == 7.5 + 1.5)
+    d.advance(to: 9.5)
+    #expect(d.phase(id) == .fadingOut)
+    d.advance(to: 10)
+    #expect(d.outcome(id) == .completed)
+  }
+
+  @Test func fadingOutBecauseItsHoldRanOut_itComesBack_andLeftItHoldsASecond() throws {
+    var d = IdleTests.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 2)
+    d.advance(to: 4)  // half way through its fade-out
+    #expect(d.phase(id) == .fadingOut)
+    d.perform { m, i in m.pointer(over: id, at: i) }
+    d.advance(to: 5)  // faded back in from half
+    #expect(d.phase(id) == .holding && d.opacity(id) == 1)
+    d.perform { m, i in m.pointer(over: nil, at: i) }
+    d.advance(to: 5.999)
+    #expect(d.phase(id) == .holding)
+    d.advance(to: 6)
+    #expect(d.phase(id) == .fadingOut)
+  }
+
+  @Test func aCardClosedByAPerson_doesNotComeBackUnderThePointer() throws {
+    var d = IdleTests.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 1.5)
+    _ = try d.perform { m, i in try m.cancel(CancelParameters(id: id), at: i) }
+    d.perform { m, i in m.pointer(over: id, at: i) }
+    d.advance(to: 3)
+    #expect(d.outcome(id) == .cancelled)
+  }
+
+  @Test func awayAndUnderThePointer_itHoldsUntilBothAreOver() throws {
+    var d = IdleTests.driver()
+    let id = try d.show(fadeIn: 1, hold: 2, fadeOut: 1)
+    d.advance(to: 2)
+    d.perform { m, i in m.pointer(over: id, at: i) }
+    d.perform { m, i in m.setIdle(IdleTests.away, at: i) }
+    d.perform { m, i in m.pointer(over: nil, at: i) }
+    d.advance(to: 100)
+    #expect(d.phase(id) == .holding)  // still away
+    d.perform { m, i in m.setIdle(IdleTests.back, at: i) }
+    #expect(d.armed == 101)  // the second it had left when the pointer came
+  }
+
+  @Test func movingFromOneCardToAnother_theFirstGoesOn_theSecondStands() throws {
+    var d = IdleTests.driver()
+    let first = try d.show(fadeIn: 1, hold: 4, fadeOut: 1)
+    let second = try d.show(fadeIn: 1, hold: 4, fadeOut: 1)
+    d.advance(to: 2)
+    d.perform { m, i in m.pointer(over: first, at: i) }
+    d.advance(to: 3)
+    d.perform { m, i in m.pointer(over: second, at: i) }
+    d.advance(to: 50)
+    #expect(d.outcome(first) == .completed)
+    #expect(d.phase(second) == .holding)
+  }
+}

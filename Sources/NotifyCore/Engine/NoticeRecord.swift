@@ -52,9 +52,19 @@ struct NoticeRecord {
   var passesDoNotDisturb = false
   /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
   var duplicateKey: DuplicateKey?
-  /// While the person is away (`[Idle] After=`): what is left of its hold, which it holds once they
-  /// are back; until then it holds.
-  var holdLeftWhileAway: Double?
+  /// What stops its hold while shown: the person away (`[Idle] After=`), the pointer over its card
+  /// (`[Display] HoverHolds=`).
+  var pauses: Pauses = []
+  /// While paused: what is left of its hold, which it holds once no pause is left; until then it
+  /// holds.
+  var holdLeftWhilePaused: Double?
+
+  /// Why a shown notice's hold stands still.
+  struct Pauses: OptionSet {
+    let rawValue: UInt8
+    static let away = Pauses(rawValue: 1)
+    static let pointer = Pauses(rawValue: 2)
+  }
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }
 
@@ -119,10 +129,10 @@ struct NoticeRecord {
   }
 
   /// Whether its hold stands still because the person is away.
-  var pausedByIdle: Bool { holdLeftWhileAway != nil }
+  var pausedByIdle: Bool { pauses.contains(.away) }
 
-  /// The hold it counts down now: none while the person is away.
-  var heldFor: Double? { pausedByIdle ? nil : hold }
+  /// The hold it counts down now: none while something stops it.
+  var heldFor: Double? { pauses.isEmpty ? hold : nil }
 
   /// Whether the person being away stops its hold: a plain notice with a hold, shown or about to
   /// be, that nothing has decided to end.
@@ -131,25 +141,43 @@ struct NoticeRecord {
       && (timeline == nil || [.fadingIn, .holding].contains(notice.phase))
   }
 
-  /// The person went away: the hold stands still, and what is left of it is kept for their return
-  /// (all of it for a notice not shown yet, or fading in).
-  mutating func pauseHold(at now: Double) {
-    holdLeftWhileAway = timeline?.holdLeft(at: now - startedAt) ?? hold
+  /// Whether the pointer over its card stops its hold: a shown plain notice with a hold that
+  /// nothing has decided to end — one fading out because its hold ran out comes back.
+  var hoverPauses: Bool {
+    isShown && notice.kind == .notice && hold != nil && !isClosing
+  }
+
+  /// Its hold stands still for `reason` (the person went away, the pointer came over it): what is
+  /// left of it is kept (all of it for a notice not shown yet, or fading in); one fading out
+  /// because its hold ran out fades back in. A second reason changes nothing more.
+  mutating func pauseHold(_ reason: Pauses, at now: Double) {
+    guard !pauses.contains(reason) else { return }
+    let first = pauses.isEmpty
+    pauses.insert(reason)
+    guard first else { return }
+    holdLeftWhilePaused = timeline?.holdLeft(at: now - startedAt) ?? hold
     _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: nil) }
   }
 
-  /// The person is back: it holds what was left of its hold, then fades out.
-  mutating func resumeHold(at now: Double) {
-    let left = holdLeftWhileAway
-    holdLeftWhileAway = nil
+  /// `reason` is gone (the person is back, the pointer left): once no reason is left, it holds
+  /// what was left of its hold, at least `atLeast` seconds, then fades out.
+  mutating func resumeHold(_ reason: Pauses, atLeast: Double = 0, at now: Double) {
+    guard pauses.contains(reason) else { return }
+    pauses.remove(reason)
+    let left = holdLeftWhilePaused.map { max($0, atLeast) }
+    guard pauses.isEmpty else {
+      holdLeftWhilePaused = left
+      return
+    }
+    holdLeftWhilePaused = nil
     _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: left) }
   }
 
-  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`. While the person
-  /// is away it holds on, with its whole hold kept for their return. With `timing`, the fades
-  /// from now on take its lengths and curves.
+  /// Restarts the hold (news): `hold` seconds from now, or until ended when `nil`. While its hold
+  /// stands still it holds on, with its whole hold kept for when it goes on. With `timing`, the
+  /// fades from now on take its lengths and curves.
   mutating func restartHold(at now: Double, timing: Timeline.Timing? = nil) -> Bool {
-    if pausedByIdle { holdLeftWhileAway = hold }
+    if !pauses.isEmpty { holdLeftWhilePaused = hold }
     let hold = heldFor
     return rewrite(outcome: nil, overrides: false, at: now) {
       $0.restartHold(at: $1, hold: hold, timing: timing)

@@ -154,4 +154,26 @@ extension QueueMachine {
     for id in ids { close(id, .dismissed, immediately: true, at: instant) }
     return ids
   }
+
+  /// The shortest hold a card has left once the pointer leaves it.
+  public static let holdAfterPointer = 1.0
+
+  /// The pointer is over the card of notice `id` (`nil`: over none; `[Display] HoverHolds=`):
+  /// while it stays, that notice's hold stands still (one fading out because its hold ran out
+  /// comes back to full opacity); once it leaves, the hold goes on with what was left, at least
+  /// `holdAfterPointer`.
+  public mutating func pointer(over id: Int?, at instant: Instant) {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    guard id != pointerOver else { return }
+    if let left = pointerOver, notices[left] != nil {
+      notices.modify(left) { $0.resumeHold(.pointer, atLeast: Self.holdAfterPointer, at: instant.now) }
+      step(left, at: instant)
+    }
+    pointerOver = id
+    if let id, notices[id]?.hoverPauses == true {
+      notices.modify(id) { $0.pauseHold(.pointer, at: instant.now) }
+      step(id, at: instant)
+    }
+  }
 }

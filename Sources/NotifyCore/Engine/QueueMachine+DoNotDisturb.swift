@@ -43,9 +43,9 @@ extension QueueMachine {
     for id in changing.map(\.notice.id) {
       notices.modify(id) { record in
         if away {
-          record.pauseHold(at: instant.now)
+          record.pauseHold(.away, at: instant.now)
         } else {
-          record.resumeHold(at: instant.now)
+          record.resumeHold(.away, at: instant.now)
         }
       }
       step(id, at: instant)

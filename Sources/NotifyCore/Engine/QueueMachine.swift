@@ -38,6 +38,8 @@ public struct QueueMachine {
   public internal(set) var nextID = 1
   /// Whether the person is away, as a source says (`[Idle] After=`); `nil` with none.
   public internal(set) var idle: IdleState?
+  /// The notice whose card the pointer is over (`[Display] HoverHolds=`).
+  public internal(set) var pointerOver: Int?
   /// How many unfinished notices are in each phase, kept as they move.
   var phaseCounts: [Phase: Int] = [:]
   /// The deadline the owner's timer is armed for.
@@ -181,7 +183,10 @@ public struct QueueMachine {
     let away = idle?.idle == true
     notices.modify(id) { record in
       record.place = .running
-      if away && record.idlePauses { record.holdLeftWhileAway = record.hold }
+      if away && record.idlePauses {
+        record.pauses.insert(.away)
+        record.holdLeftWhilePaused = record.hold
+      }
       record.timeline = record.initialTimeline
       record.startedAt = instant.now
       record.generation += 1
@@ -247,7 +252,7 @@ public struct QueueMachine {
     }
     let next = timeline.nextBoundary(after: elapsed)
     if phase == .holding, next == nil, record.place == .running, record.notice.kind == .notice,
-      !record.pausedByIdle, lanes[Lane.notices.rawValue].sticky < settings.maxSticky
+      record.pauses.isEmpty, lanes[Lane.notices.rawValue].sticky < settings.maxSticky
     {
       // Held until ended: it keeps showing, out of its slot.
       record.place = .sticky
