@@ -232,3 +232,24 @@ def held_while_away_then_goes_once_back(daemon, notice, hold, drawn, give_input)
         mover.join()
     assert result.returncode == 0, (result.returncode, result.stderr)  # completed: its hold ran out
     assert gone_at - back_at >= hold
+
+
+def button_centres(box, count):
+    """Points well inside each of a card's `count` buttons, left to right, for a card whose box
+    (x0, y0, x1, y1) is on the screen: CardPainter draws them with equal widths across the card
+    inside its 12-pixel padding, 6 apart, in a row at its foot at least 16 pixels high."""
+    x0, _, x1, y1 = box
+    width = (x1 - x0 - 24 - 6 * (count - 1)) / count
+    return [(int(x0 + 12 + index * (width + 6) + width / 2), y1 - 12 - 8) for index in range(count)]
+
+
+def button_fill_at(image, box, count, index):
+    """The colour of button `index`'s fill, at its left end beside its label."""
+    x0, _, x1, _ = box
+    width = (x1 - x0 - 24 - 6 * (count - 1)) / count
+    _, y = button_centres(box, count)[index]
+    return image.pixel(int(x0 + 12 + index * (width + 6) + 4), y)
+
+
+def blend(top, bottom, alpha):
+    return tuple(round(alpha * a + (1 - alpha) * b) for a, b in zip(top, bottom))

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Daemon, cpu_used_over, wait_for
-from popup_helpers import (Image, close_to, daemon_status, fully_drawn, held_while_away_then_goes_once_back,
-                           notification_signals, private_bus, send_shows, settled_rss_kib)
+from popup_helpers import (Image, blend, button_centres, button_fill_at, close_to, daemon_status, fully_drawn,
+                           held_while_away_then_goes_once_back, notification_signals, private_bus, send_shows,
+                           settled_rss_kib)
 
 SCREEN = (1280, 720)
 BACKGROUND = (0x20, 0x40, 0x60)
@@ -492,3 +493,78 @@ def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes
         x0, y0, x1, y1 = image.box()
         x.click((x0 + x1) // 2, (y0 + y1) // 2, button=3)
         closed(bus_id, 2)
+
+
+# Acting on a notice where it shows (issue 32): buttons, the pointer over a card, the picker.
+
+SCREENSHOTS = Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir()))
+
+
+def notifyctl_waiting(daemon, *arguments):
+    """`notifyctl show … --wait`, running: it prints the key of the action chosen."""
+    return subprocess.Popen([str(daemon.program.parent / "notifyctl"), "show", *arguments, "--wait"],
+                            env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE,
+                            text=True)
+
+
+def test_a_click_on_each_button_chooses_its_action_and_the_one_under_the_pointer_is_lit(session):
+    x, make_daemon = session
+    x.start_picom()
+    daemon = make_daemon()
+    for index, key in enumerate(["approve", "reject", "later"]):
+        waiting = notifyctl_waiting(daemon, "Deploy 42?", "to production", "--fade-in", "0", "--hold", "30s",
+                                    "--action", "approve=Approve", "--action", "reject=Reject", "--action",
+                                    "later=Remind me later, after lunch")
+        image = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card with buttons")
+        box = image.box()
+        centre = button_centres(box, 3)[index]
+        x.run("xdotool", "mousemove", str(centre[0]), str(centre[1]))
+        wait_for(lambda: close_to(button_fill_at(x.screenshot(), box, 3, index), blend(BORDER, CARD, 0.6), 6),
+                 what="the button under the pointer to light up")
+        if index == 0:
+            x.save(SCREENSHOTS / "notifyd-x11-buttons.png")
+        x.run("xdotool", "click", "1")
+        x.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))
+        output, _ = waiting.communicate(timeout=10)
+        assert (waiting.returncode, output.strip()) == (0, key)
+        wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the card to go")
+
+
+def test_the_mouse_over_a_card_holds_it_past_three_of_its_holds_and_once_it_leaves_the_card_finishes(session):
+    x, make_daemon = session
+    daemon = make_daemon()
+    hold = 2.0
+    beside = daemon.show("Beside", "--fade-in", "0", "--hold", f"{2 * hold:g}s", "--fade-out", "0")
+    shown_image(x)
+    hovered = daemon.show("Hovered", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
+    shown_at = time.monotonic()
+    x.run("xdotool", "mousemove", str(SCREEN[0] - MARGIN - WIDTH // 2), str(MARGIN + 10))
+    assert time.monotonic() - shown_at < hold / 2, "the pointer came too late to tell"
+    assert daemon.notifyctl("wait", str(beside), timeout=20).returncode == 0
+    remaining = shown_at + 3 * hold - time.monotonic()
+    if remaining > 0:
+        time.sleep(remaining)
+    assert daemon.get(hovered)["phase"] == "holding"
+    left_at = time.monotonic()
+    x.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))
+    assert daemon.notifyctl("wait", str(hovered), timeout=20).returncode == 0
+    assert time.monotonic() - left_at >= 1.0
+
+
+def test_a_middle_click_opens_rofi_with_the_actions_and_the_one_typed_is_invoked(session):
+    x, make_daemon = session
+    if shutil.which("rofi") is None:
+        pytest.skip("rofi is not installed (scripts/deps.sh installs it)")
+    daemon = make_daemon()  # Picker= unset: rofi -dmenu is the first found for DISPLAY
+    waiting = notifyctl_waiting(daemon, "Mail from Ada", "--fade-in", "0", "--hold", "60s", "--action",
+                                "open=Open", "--action", "archive=Archive", "--action", "spam=Mark as spam")
+    box = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card").box()
+    x.click((box[0] + box[2]) // 2, box[1] + 10, button=2)
+    # rofi takes the keyboard once its window is up; what is typed filters, Return chooses.
+    wait_for(lambda: x.run("xdotool", "search", "--onlyvisible", "--class", "rofi", check=False).stdout.strip(),
+             timeout=15, what="rofi to open")
+    x.save(SCREENSHOTS / "notifyd-x11-rofi.png")
+    x.run("xdotool", "type", "--delay", "20", "spam")
+    x.run("xdotool", "key", "Return")
+    output, _ = waiting.communicate(timeout=15)
+    assert (waiting.returncode, output.strip()) == (0, "spam")

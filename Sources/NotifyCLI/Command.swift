@@ -14,10 +14,14 @@ public enum Command: Sendable, Equatable {
   case end(EndParameters)
   /// `cancel`: cancels notices by id, by tag or all of them.
   case cancel(CancelTarget, now: Bool)
-  /// `dismiss`: closes notices as a person would (outcome `dismissed`): by id, or every visible one.
+  /// `dismiss`: closes notices as a person would (outcome `dismissed`): by id, by app, every
+  /// visible one, or the newest visible one.
   case dismiss(DismissTarget)
-  /// `invoke`: chooses one of a notice's actions.
-  case invoke(InvokeParameters)
+  /// `invoke`: chooses one of a notice's actions (`id` nil: the newest visible notice's).
+  case invoke(id: Int?, action: String)
+  /// `menu`: hands a notice's actions to a picker and invokes the chosen one (`id` nil: the newest
+  /// visible notice's; `picker` nil: the first found for the display in use).
+  case menu(id: Int?, picker: String?)
   /// `suspend`: holds back new notices, for a while or until `resume`.
   case suspend(SuspendParameters)
   /// `resume`: lets held notices through again.
@@ -46,10 +50,13 @@ public enum Command: Sendable, Equatable {
   case help(verb: String?)
 }
 
-/// Which notices `dismiss` names: ids, or every visible notice.
+/// Which notices `dismiss` names: ids, those of apps matching a glob, every visible notice, or the
+/// newest visible one.
 public enum DismissTarget: Sendable, Equatable {
   case ids([Int])
+  case app(String)
   case all
+  case newest
 }
 
 /// Which notices `cancel` names: exactly one of these.

@@ -153,19 +153,44 @@ extension CommandParser {
       ids.append(try ValueParser.noticeID(text, option: "ID"))
     }
     let all = arguments.flag("all")
-    guard ids.isEmpty == all else {
-      let reason = all ? "give only one of ID... and --all" : "say which notices: ID... or --all"
-      throw .invalidCombination(verb: arguments.verb, reason: reason)
+    let app = arguments.string("app")
+    guard [!ids.isEmpty, all, app != nil].filter({ $0 }).count <= 1 else {
+      throw .invalidCombination(verb: arguments.verb, reason: "give only one of ID..., --app and --all")
     }
-    return .dismiss(all ? .all : .ids(ids))
+    if all { return .dismiss(.all) }
+    if let app {
+      guard !app.isEmpty else {
+        throw .invalidValue(option: "--app", value: app, reason: "a pattern is needed, such as 'slack*'")
+      }
+      return .dismiss(.app(app))
+    }
+    return .dismiss(ids.isEmpty ? .newest : .ids(ids))
   }
 
+  /// `invoke [ID] [ACTION]`: a first word of digits is the id.
   static func invoke(_ arguments: ParsedArguments) throws(UsageError) -> Command {
-    try arguments.expectPositionals(minimum: 2, names: ["ID", "ACTION"])
-    return .invoke(
-      InvokeParameters(
-        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), action: arguments.positionals[1]
-      ))
+    try arguments.expectPositionals(minimum: 0, names: ["ID", "ACTION"])
+    var words = arguments.positionals[...]
+    var id: Int?
+    if let first = words.first, !first.isEmpty, first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber) {
+      id = try ValueParser.noticeID(first, option: "ID")
+      words = words.dropFirst()
+    }
+    guard words.count <= 1 else { throw .unexpectedArgument(verb: arguments.verb, argument: words.last!) }
+    return .invoke(id: id, action: words.first ?? "default")
+  }
+
+  static func menu(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: ["ID"])
+    let id = try arguments.positional(0).map { text throws(UsageError) in
+      try ValueParser.noticeID(text, option: "ID")
+    }
+    let picker = arguments.string("picker")
+    if let picker, picker.allSatisfy({ $0 == " " || $0 == "\t" }) {
+      throw .invalidValue(
+        option: "--picker", value: picker, reason: "a command is needed, such as 'fuzzel --dmenu'")
+    }
+    return .menu(id: id, picker: picker)
   }
 
   static func suspend(_ arguments: ParsedArguments) throws(UsageError) -> Command {

@@ -47,8 +47,13 @@ public struct CommandRunner {
     case .dismiss(let target):
       return try dismiss(target).rawValue
 
-    case .invoke(let parameters):
-      _ = try connect().call(.invoke, parameters, returning: NoticeReply.self)
+    case .invoke(let id, let action):
+      let client = try connect()
+      guard let id = try id ?? newestVisible(on: client) else { return ExitStatus.failure.rawValue }
+      _ = try client.call(.invoke, InvokeParameters(id: id, action: action), returning: NoticeReply.self)
+
+    case .menu(let id, let picker):
+      return try menu(id, picker: picker).rawValue
 
     case .suspend(let parameters):
       _ = try connect().call(.suspend, parameters, returning: SuspendReply.self)
@@ -119,6 +124,15 @@ public struct CommandRunner {
     switch target {
     case .all: requests = [DismissParameters(all: true)]
     case .ids(let ids): requests = ids.map { DismissParameters(id: $0) }
+    case .newest:
+      guard let id = try newestVisible(on: client) else { return .failure }
+      requests = [DismissParameters(id: id)]
+    case .app(let pattern):
+      // Every unfinished notice of the apps it matches: those still queued would show next.
+      let notices = try client.call(.list, ListParameters(), returning: NoticesReply.self).notices
+      requests = notices.filter { fnmatch(pattern, $0.app ?? "", 0) == 0 }.map {
+        DismissParameters(id: $0.id)
+      }
     }
     var status = ExitStatus.success
     for request in requests {
@@ -283,6 +297,48 @@ public struct CommandRunner {
   }
 
   // MARK: - Helpers
+
+  /// The newest notice on screen, by when it was shown: fading in or holding (one fading out is
+  /// going); `nil`, said on standard error, when none is.
+  private func newestVisible(on client: VarlinkClient) throws -> Int? {
+    let notices = try client.call(.list, ListParameters(), returning: NoticesReply.self).notices
+    let visible = notices.filter { $0.phase == .fadingIn || $0.phase == .holding }
+    guard let newest = visible.max(by: { ($0.shown ?? 0, $0.id) < ($1.shown ?? 0, $1.id) }) else {
+      console.printError("notifyctl: no notice is visible")
+      return nil
+    }
+    return newest.id
+  }
+
+  /// `menu`: the notice's actions to the picker, the chosen one invoked. Exits 9 when nothing was
+  /// chosen, 1 when the notice has no actions or no picker can be found or started.
+  private func menu(_ id: Int?, picker: String?) throws -> ExitStatus {
+    let client = try connect()
+    guard let id = try id ?? newestVisible(on: client) else { return .failure }
+    let notice = try client.call(.get, IDParameters(id: id), returning: NoticeReply.self).notice
+    guard let actions = notice.actions, !actions.isEmpty else {
+      console.printError("notifyctl: notice \(id) has no actions")
+      return .failure
+    }
+    let display = ConfigLocation.configuredValues(inSection: "Display", environment: environment)
+    let command = picker ?? display["Picker"].flatMap { $0.isEmpty ? nil : $0 }
+    let found = command.map(ActionPicker.init) ?? ActionPicker.firstFound(environment: environment)
+    guard let chosenPicker = found else {
+      console.printError("notifyctl: no picker found: install fuzzel, wofi, rofi or dmenu, or give --picker")
+      return .failure
+    }
+    let answer: String?
+    do {
+      answer = try chosenPicker.choose(from: ActionPicker.lines(for: actions))
+    } catch {
+      console.printError("notifyctl: \(error)")
+      return .failure
+    }
+    guard let answer, let key = ActionPicker.chosenKey(answer, of: actions) else { return .nothingChosen }
+    _ = try client.call(.invoke, InvokeParameters(id: id, action: key), returning: NoticeReply.self)
+    console.print(TextFormat.sanitized(key))
+    return .success
+  }
 
   private func connect() throws(ClientError) -> VarlinkClient {
     try VarlinkClient(path: socketPath)

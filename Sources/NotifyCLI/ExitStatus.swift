@@ -21,6 +21,8 @@ public enum ExitStatus: Int32, Sendable, Equatable {
   case folded = 7
   /// The waited-for notice came through the relay too late to show (`[Relay] MaxAge=`).
   case missed = 8
+  /// `menu`: the person chose nothing in the picker (closed it, or typed what names no action).
+  case nothingChosen = 9
 
   /// The status `wait` and `show --wait` exit with when the notice finished with `outcome`.
   public init(outcome: Outcome?) {

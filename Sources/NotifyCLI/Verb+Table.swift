@@ -43,13 +43,23 @@ extension Verb {
       ],
       build: CommandParser.cancel),
     Verb(
-      name: "dismiss", synopsis: "ID... | --all",
-      summary: "close notices as a person would (outcome dismissed) and print their ids",
-      options: [.flag("all", "dismiss every visible notice")],
+      name: "dismiss", synopsis: "[ID...] | --app GLOB | --all",
+      summary:
+        "close notices as a person would (outcome dismissed) and print their ids; no ID: the newest visible",
+      options: [
+        .flag("all", "dismiss every visible notice"),
+        .value("app", "GLOB", "dismiss every unfinished notice of the apps GLOB matches"),
+      ],
       build: CommandParser.dismiss),
     Verb(
-      name: "invoke", synopsis: "ID ACTION", summary: "choose one of a visible notice's actions",
+      name: "invoke", synopsis: "[ID] [ACTION]",
+      summary: "choose one of a visible notice's actions (no ID: the newest visible; no ACTION: default)",
       options: [], build: CommandParser.invoke),
+    Verb(
+      name: "menu", synopsis: "[ID]",
+      summary: "hand a notice's actions to a picker and invoke the chosen one (no ID: the newest visible)",
+      options: [.value("picker", "CMD", "the picker: reads labels, one a line, and prints the chosen one")],
+      build: CommandParser.menu),
     Verb(
       name: "suspend", synopsis: "", summary: "hold back new notices (do not disturb)",
       options: [

@@ -165,6 +165,9 @@ public enum ConfigTable {
           read: { rule, text throws(ConfigProblem) in rule.bypassDoNotDisturb = try Value.boolean(text) },
           show: { $0.bypassDoNotDisturb.map(Value.yesNo) }),
         .duration("IgnoreClose", \.ignoreClose, doc: "Overrides [DBus] IgnoreClose= for what it matches."),
+        .choice("LeftClick", \.leftClick, doc: "Overrides [Display] LeftClick= for what it matches."),
+        .choice("MiddleClick", \.middleClick, doc: "Overrides [Display] MiddleClick= for what it matches."),
+        .choice("RightClick", \.rightClick, doc: "Overrides [Display] RightClick= for what it matches."),
       ])
 
   // MARK: - The adapters' sections
@@ -228,6 +231,13 @@ public enum ConfigTable {
           display.iconTheme = text
         },
         show: { $0.iconTheme }),
+      .integer(
+        "MaxButtons", \.maxButtons, in: 0...8, doc: "Action buttons on a card at most; … opens the picker."),
+      .boolean("HoverHolds", \.hoverHolds, doc: "The pointer over a card stops its hold."),
+      .choice("LeftClick", \.leftClick, doc: "A left click on a card, away from its buttons."),
+      .choice("MiddleClick", \.middleClick, doc: "A middle click on a card."),
+      .choice("RightClick", \.rightClick, doc: "A right click on a card."),
+      .text("Picker", \.picker, doc: "Shows action labels, one a line, and prints the chosen one."),
     ])
 
   static let displayColours = ConfigSection.perUrgency(

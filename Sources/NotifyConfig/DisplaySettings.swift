@@ -1,3 +1,4 @@
+import NotifyCore
 import NotifyProtocol
 
 /// Whether and where notifyd draws its own popups (`[Display] Mode=`).
@@ -141,6 +142,18 @@ public struct DisplaySettings: Sendable, Equatable {
   public var cornerRadius = 8
   /// `IconTheme=`: the icon theme whose names a D-Bus client may give as its icon (then hicolor).
   public var iconTheme = "Adwaita"
+  /// `MaxButtons=`: action buttons at a card's foot at most; a "…" button opens the picker for
+  /// the rest. 0 draws none.
+  public var maxButtons = 3
+  /// `HoverHolds=`: while the pointer is over a card its hold stands still.
+  public var hoverHolds = true
+  /// What each mouse button does on a card away from its buttons (a rule may say otherwise).
+  public var leftClick = ClickAction.default
+  public var middleClick = ClickAction.menu
+  public var rightClick = ClickAction.dismiss
+  /// `Picker=`: the command a notice's action labels are handed to, one a line, for `menu`; `nil`:
+  /// the first of `fuzzel --dmenu`, `wofi --dmenu` (Wayland), `rofi -dmenu`, `dmenu` (X11) found.
+  public var picker: String?
   /// Colours per urgency.
   public var colours: [Urgency: CardColours] = Dictionary(
     uniqueKeysWithValues: Urgency.allCases.map { ($0, CardColours.builtIn(for: $0)) })

@@ -40,6 +40,21 @@ public struct TimingOverrides: Sendable, Equatable {
 }
 
 /// A `[Rule:NAME]` section: notices it matches get its timing, urgency, or are suppressed.
+/// What a mouse button does on a card, away from its buttons (`[Display] LeftClick= MiddleClick=
+/// RightClick=`, and per rule).
+public enum ClickAction: String, Sendable, CaseIterable {
+  /// The notice's default action (key `default`) if it has one, else dismiss it.
+  case `default`
+  /// Close it, as a person does (outcome `dismissed`).
+  case dismiss
+  /// Close every visible notice.
+  case dismissAll = "dismiss-all"
+  /// Hand its actions to the picker (`[Display] Picker=`) and invoke the chosen one.
+  case menu
+  /// Nothing.
+  case none
+}
+
 public struct Rule: Sendable, Equatable {
   public var name: String
   public var matchApp: Glob?
@@ -58,6 +73,10 @@ public struct Rule: Sendable, Equatable {
   /// `BypassDoNotDisturb=`: yes lets its notices through do-not-disturb that lets critical ones
   /// through; no holds them back, critical or not.
   public var bypassDoNotDisturb: Bool?
+  /// `LeftClick= MiddleClick= RightClick=`: what a click on its card does, over `[Display]`'s.
+  public var leftClick: ClickAction?
+  public var middleClick: ClickAction?
+  public var rightClick: ClickAction?
 
   public init(
     name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,

@@ -352,8 +352,28 @@ public final class Daemon: @unchecked Sendable {
       popups.onDrawable = { drawable in bridge.setPopupsDrawable(drawable) }
       if config.display.mode == .auto { bridge.reportForwarding() }
     }
+    // `menu` and "…": notifyctl menu, beside this binary, runs the picker as a client of ours.
+    if let hooks, let socket {
+      let command = [Self.companion("notifyctl"), "menu"]
+      let picker = config.display.picker
+      let path = Posix.socketPath(socket.fd) ?? socket.displayPath
+      popups.onMenu = { id in
+        hooks.openMenu(
+          for: id, command: command + ["\(id)"] + (picker.map { ["--picker", $0] } ?? []),
+          environment: ["NOTIFYD_SOCKET": path])
+      }
+    }
     self.popups = popups
     popups.start()
+  }
+
+  /// The path of notifyd's companion program `name` (notifyctl): beside this executable, as every
+  /// install puts them, else looked up in `PATH`.
+  static func companion(_ name: String) -> String {
+    guard let executable = try? Posix.readLink("/proc/self/exe"), let slash = executable.lastIndex(of: "/")
+    else { return name }
+    let path = executable[..<slash] + "/" + name
+    return Posix.isExecutable(String(path)) ? String(path) : name
   }
 
   /// What `Status` says with no popups: no display to ask whether the person is away, so logind

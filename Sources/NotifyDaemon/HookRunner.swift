@@ -33,6 +33,10 @@ public final class HookRunner: @unchecked Sendable {
   private let maximumRunning: Int
   private var shown: Set<Int> = []
   private var running: [pid_t: (name: String, id: Int, timer: any DispatchSourceTimer)] = [:]
+  /// The picker open now (`openMenu`): one at a time.
+  private var menu: pid_t?
+  /// How long a picker may stay open before it is closed: a person who walked away.
+  static let menuTimeout = 300.0
   private var backlog: [(name: String, arguments: [String], notice: Notice)] = []
   private var childSignal: (any DispatchSourceSignal)?
   private let lookup: @Sendable (Int) -> Notice?
@@ -127,14 +131,30 @@ public final class HookRunner: @unchecked Sendable {
     ]
   }
 
-  private func run(_ name: String, _ arguments: [String], _ notice: Notice) {
-    guard running.count < maximumRunning else {
+  /// Opens the picker with notice `id`'s actions (a click's `menu`, the "…" button): runs `command`
+  /// (`notifyctl menu ID …`) as a hook runs, in a process group of its own with the notice in its
+  /// environment, closed after `menuTimeout`. One at a time: a new one closes the one open.
+  public func openMenu(for id: Int, command: [String], environment extra: [String: String]) {
+    queue.async { [self] in
+      if let menu, running[menu] != nil { Posix.sendSignal(SIGTERM, to: -menu) }
+      menu = nil
+      guard let notice = lookup(id), notice.phase != .finished else { return }
+      menu = run("Menu", command, notice, timeout: Self.menuTimeout, extra: extra, queueing: false)
+    }
+  }
+
+  @discardableResult
+  private func run(
+    _ name: String, _ arguments: [String], _ notice: Notice, timeout: Double? = nil,
+    extra: [String: String] = [:], queueing: Bool = true
+  ) -> pid_t? {
+    guard running.count < maximumRunning || !queueing else {
       if backlog.count < 1000 {
         backlog.append((name, arguments, notice))
       } else {
         log.warning("\(name) hook for notice \(notice.id) dropped: 1000 hooks are waiting to run, ignoring")
       }
-      return
+      return nil
     }
     var environment = ProcessInfo.processInfo.environment
     // What systemd handed the daemon is not for its hooks.
@@ -144,13 +164,15 @@ public final class HookRunner: @unchecked Sendable {
       environment.removeValue(forKey: key)
     }
     for (key, value) in Self.environment(for: notice) { environment[key] = value }
+    for (key, value) in extra { environment[key] = value }
     let pid: pid_t
     do {
       pid = try spawn(arguments, environment: environment)
     } catch {
       log.warning("\(name) hook for notice \(notice.id) could not start: \(error), ignoring")
-      return
+      return nil
     }
+    let timeout = timeout ?? self.timeout
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(deadline: .now() + timeout)
     timer.setEventHandler { [unowned self] in
@@ -162,6 +184,7 @@ public final class HookRunner: @unchecked Sendable {
     running[pid] = (name, notice.id, timer)
     log.debug(
       "\(name) hook started for notice \(notice.id) (pid \(pid))", fields: ["NOTICE_ID": "\(notice.id)"])
+    return pid
   }
 
   /// Starts `arguments` in a process group of its own, stdin from /dev/null, and no descriptor of
@@ -170,6 +193,7 @@ public final class HookRunner: @unchecked Sendable {
   private func spawn(_ arguments: [String], environment: [String: String]) throws(SystemError) -> pid_t {
     var options = Posix.SpawnOptions()
     options.environment = environment
+    options.searchesPath = !arguments[0].contains("/")
     options.input = .null
     options.closesOtherDescriptors = true
     options.newProcessGroup = true
@@ -183,8 +207,14 @@ public final class HookRunner: @unchecked Sendable {
       guard let termination = try? Posix.reap(pid) else { continue }
       hook.timer.cancel()
       running.removeValue(forKey: pid)
+      if pid == menu { menu = nil }
       switch termination {
       case .exited(0): break
+      case .exited(let code) where hook.name == "Menu":
+        // notifyctl menu: 9 nothing chosen; anything else it has said on its standard error.
+        if code != 9 { log.warning("the picker for notice \(hook.id) failed with exit status \(code)") }
+      case .killed where hook.name == "Menu":
+        break  // closed for a newer one, or after menuTimeout (said then)
       case .exited(let code):
         log.warning("\(hook.name) hook for notice \(hook.id) failed with exit status \(code)")
       case .killed(let signal):

@@ -16,6 +16,10 @@ public struct Card: Sendable, Equatable {
   public var value: Int?
   /// Whether a left click invokes an action (key `default`) rather than dismissing.
   public var hasDefaultAction: Bool
+  /// The actions other than `default`, in the client's order: buttons at the card's foot.
+  public var buttons: [Action]
+  /// The button under the pointer, drawn highlighted (`PopupDisplay` sets it).
+  public var highlighted: CardTarget?
 
   public init(_ notice: Notice) {
     id = notice.id
@@ -28,6 +32,7 @@ public struct Card: Sendable, Equatable {
     kind = notice.kind
     value = notice.value
     hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false
+    buttons = notice.actions?.filter { $0.key != Card.defaultActionKey } ?? []
   }
 
   /// The action a left click invokes (DESIGN §9).

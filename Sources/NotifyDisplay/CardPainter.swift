@@ -34,6 +34,13 @@ public final class CardPainter {
   static let bodyLines: Int32 = 6
   /// Seconds for the activity indicator to sweep across and back.
   public static let activityPeriod = 1.6
+  /// Pixels above the row of buttons, and between two buttons.
+  static let buttonGap = 8.0
+  static let buttonSpacing = 6.0
+  /// Pixels around a button's label.
+  static let buttonPadding = 6.0
+  /// A button's height: a line of the font and its padding, measured once.
+  public let buttonHeight: Double
 
   public init(settings: DisplaySettings) {
     self.settings = settings
@@ -45,6 +52,14 @@ public final class CardPainter {
     if size > 0 { pango_font_description_set_size(appFont, size * 85 / 100) }
     measuringSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
     measuringContext = cairo_create(measuringSurface)
+    let line = pango_cairo_create_layout(measuringContext)!
+    pango_layout_set_font_description(line, font)
+    pango_layout_set_text(line, "Ag…", -1)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    pango_layout_get_pixel_size(line, &width, &height)
+    g_object_unref(UnsafeMutableRawPointer(line))
+    buttonHeight = Double(height) + 2 * Self.buttonPadding
   }
 
   deinit {
@@ -107,8 +122,11 @@ public final class CardPainter {
       pango_cairo_show_layout(context, block.layout)
       y += block.height
     }
+    for button in buttons(of: card, height: height) {
+      drawButton(context, button, colours: colours, highlighted: card.highlighted == button.target)
+    }
     if card.kind == .progress {
-      let barY = barTop(height: height)
+      let barY = barTop(of: card, height: height)
       drawTrack(context, y: barY, colours: colours)
       if let value = card.value {
         drawFill(
@@ -144,7 +162,7 @@ public final class CardPainter {
       var colours = settings.colours(for: card.urgency)
       colours.progress.alpha *= opacity
       drawFill(
-        context, y: barTop(height: Int(cairo_image_surface_get_height(target))),
+        context, y: barTop(of: card, height: Int(cairo_image_surface_get_height(target))),
         start: (textWidth - segment) * eased, length: segment, colours: colours)
     }
     cairo_surface_flush(target)
@@ -202,7 +220,80 @@ public final class CardPainter {
     for block in blocks { text += block.spaceBefore + block.height }
     var height = 2 * Self.padding + max(text, icon ? Double(IconImage.cardSize) : 0)
     if card.kind == .progress { height += 8 + Self.barHeight }
-    return height
+    return height + footHeight(card)
+  }
+
+  // MARK: - Buttons
+
+  /// One button at a card's foot: what a click on it chooses, its label, and where it is.
+  public struct Button: Equatable, Sendable {
+    public var target: CardTarget
+    public var label: String
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    func contains(x pointX: Double, y pointY: Double) -> Bool {
+      pointX >= x && pointX < x + width && pointY >= y && pointY < y + height
+    }
+  }
+
+  /// The buttons of `card`, `height` pixels high, left to right: one for each action but `default`
+  /// up to `MaxButtons=`, then "…" when it has more; equal widths across the card, in a row at its
+  /// foot. None with no such action, or `MaxButtons=0`.
+  public func buttons(of card: Card, height: Int) -> [Button] {
+    let limit = settings.maxButtons
+    guard limit > 0, !card.buttons.isEmpty else { return [] }
+    var entries = card.buttons.prefix(limit).map { action in
+      (CardTarget.action(action.key), action.label.isEmpty ? action.key : action.label)
+    }
+    if card.buttons.count > limit { entries.append((.more, "…")) }
+    let count = Double(entries.count)
+    let width = (textWidth - Self.buttonSpacing * (count - 1)) / count
+    let y = Double(height) - Self.padding - buttonHeight
+    return entries.enumerated().map { index, entry in
+      Button(
+        target: entry.0, label: entry.1, x: Self.padding + Double(index) * (width + Self.buttonSpacing), y: y,
+        width: width, height: buttonHeight)
+    }
+  }
+
+  /// What the point (`x`, `y`) of `card`, `height` pixels high, is on: the one hit-test every
+  /// backend's pointer goes through.
+  public func target(of card: Card, height: Int, x: Double, y: Double) -> CardTarget {
+    buttons(of: card, height: height).first { $0.contains(x: x, y: y) }?.target ?? .card
+  }
+
+  /// The pixels the row of buttons adds at the card's foot.
+  private func footHeight(_ card: Card) -> Double {
+    settings.maxButtons > 0 && !card.buttons.isEmpty ? Self.buttonGap + buttonHeight : 0
+  }
+
+  private func drawButton(_ context: OpaquePointer, _ button: Button, colours: CardColours, highlighted: Bool)
+  {
+    roundedRectangle(context, x: button.x, y: button.y, width: button.width, height: button.height, radius: 5)
+    var fill = highlighted ? colours.border : colours.foreground
+    fill.alpha *= highlighted ? 0.6 : 0.14
+    setSource(context, fill)
+    cairo_fill(context)
+    let layout = pango_cairo_create_layout(context)!
+    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+    pango_layout_set_font_description(layout, font)
+    let inner = max(button.width - 2 * Self.buttonPadding, 1)
+    pango_layout_set_width(layout, Int32(inner * Double(PANGO_SCALE)))
+    pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+    pango_layout_set_single_paragraph_mode(layout, 1)
+    pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+    pango_layout_set_text(layout, Self.plain(button.label), -1)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    pango_layout_get_pixel_size(layout, &width, &height)
+    setSource(context, colours.foreground)
+    cairo_move_to(
+      context, button.x + Self.buttonPadding, (button.y + (button.height - Double(height)) / 2).rounded(.down)
+    )
+    pango_cairo_show_layout(context, layout)
   }
 
   // MARK: - Icons
@@ -280,9 +371,9 @@ public final class CardPainter {
 
   // MARK: - Shapes
 
-  /// The top of the progress bar, the last thing on a card.
-  private func barTop(height: Int) -> Double {
-    Double(height) - Self.padding - Self.barHeight
+  /// The top of the progress bar, the last thing on a card but its buttons.
+  private func barTop(of card: Card, height: Int) -> Double {
+    Double(height) - Self.padding - footHeight(card) - Self.barHeight
   }
 
   private func drawTrack(_ context: OpaquePointer, y: Double, colours: CardColours) {

@@ -1,20 +1,55 @@
+import NotifyCore
+
 /// A mouse button pressed over a popup.
 public enum PopupButton: Sendable {
   case left
+  case middle
   case right
 }
 
-/// What a press on a card asks of the engine (DESIGN §9): the one place where a click becomes a
-/// request, for every backend, which only tells which button went down on which card.
+/// What part of a card a point is on: one of its action buttons, the "…" button, or the rest.
+public enum CardTarget: Equatable, Sendable {
+  /// The button of the action with this key.
+  case action(String)
+  /// The "…" button: the rest of the actions, in the picker.
+  case more
+  /// Anywhere else on the card.
+  case card
+
+  /// Whether it is a button (drawn highlighted under the pointer).
+  public var isButton: Bool { self != .card }
+}
+
+/// What a press on a card asks for (DESIGN §9, §12): the one place where a click becomes a
+/// request, for every backend, which only tells which button went down where on which card.
 public enum CardPress: Equatable, Sendable {
   /// Choose the card's action with this key.
   case invoke(String)
   /// Close it, as a person does.
   case dismiss
+  /// Close every visible card.
+  case dismissAll
+  /// Hand its actions to the picker.
+  case menu
+  /// Nothing.
+  case nothing
 
-  /// What `button` over `card` does: left chooses the default action when the notice has one,
-  /// else dismisses; right dismisses.
-  public init(_ button: PopupButton, on card: Card) {
-    self = button == .left && card.hasDefaultAction ? .invoke(Card.defaultActionKey) : .dismiss
+  /// What `button` on `target` of `card` does: a left click on an action's button chooses it, on
+  /// "…" opens the picker; any other press does what `binding` (the click action configured for
+  /// that button, `[Display]` or a rule's) says — `default` the default action when the notice
+  /// has one, else dismiss; `menu` only when the notice has actions.
+  public init(_ button: PopupButton, on target: CardTarget, of card: Card, binding: ClickAction) {
+    switch (button, target) {
+    case (.left, .action(let key)): self = .invoke(key)
+    case (.left, .more): self = .menu
+    default:
+      switch binding {
+      case .default: self = card.hasDefaultAction ? .invoke(Card.defaultActionKey) : .dismiss
+      case .dismiss: self = .dismiss
+      case .dismissAll: self = .dismissAll
+      case .menu: self = card.hasDefaultAction || !card.buttons.isEmpty ? .menu : .nothing
+      case .none: self = .nothing
+      }
+    }
   }
 }

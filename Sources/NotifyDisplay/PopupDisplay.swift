@@ -72,6 +72,8 @@ extension IdleWatch {
 /// What a backend keeps per card on the screen: the card, its height, whether it must be drawn
 /// again, and the card rendered while it is kept.
 public protocol PopupSurface: AnyObject {
+  /// The notice it shows.
+  var id: Int { get }
   var card: Card { get set }
   var height: Int { get set }
   var dirty: Bool { get set }
@@ -240,22 +242,76 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
-  /// Whether `button` over the popup of notice `id` chooses one of its actions (a Wayland backend
-  /// then asks for an activation token first).
-  public func invokesAction(_ button: PopupButton, on id: Int) -> Bool {
-    guard let card = stack.cards[id], case .invoke = CardPress(button, on: card) else { return false }
-    return true
+  // MARK: - Pointer
+
+  /// `onMenu`'s argument: the notice whose actions go to the picker.
+  public typealias MenuRequest = @Sendable (Int) -> Void
+  /// Told (on the display's queue) when a click asks for the picker with a notice's actions
+  /// (`menu`, "…"). Set before `start()`.
+  public var onMenu: MenuRequest?
+
+  /// The card the pointer is over, and the part of it: its button is drawn highlighted.
+  public private(set) var pointer: (id: Int, target: CardTarget)?
+
+  /// The pointer is at (`x`, `y`) of `popup` (its own pixels): the button under it is highlighted
+  /// and, with `HoverHolds=`, the notice's hold stands still while it stays. A move that changes
+  /// neither the card nor the part of it draws nothing and asks nothing of the engine.
+  public func pointerMoved(over popup: some PopupSurface, x: Double, y: Double) {
+    let target = painter.target(of: popup.card, height: popup.height, x: x, y: y)
+    let entered = pointer?.id != popup.id
+    guard entered || pointer?.target != target else { return }
+    pointer = (popup.id, target)
+    if entered && settings.hoverHolds { engine.pointer(over: popup.id) }
+    reconcileSoon()
   }
 
-  /// A button pressed over the popup of notice `id`: what `CardPress` says, carried out.
-  public func pressed(_ button: PopupButton, on id: Int, activationToken: String? = nil) {
-    guard let card = stack.cards[id] else { return }
-    switch CardPress(button, on: card) {
+  /// The pointer left the popups: the hold of the card it was over goes on.
+  public func pointerLeft() {
+    guard pointer != nil else { return }
+    pointer = nil
+    if settings.hoverHolds { engine.pointer(over: nil) }
+    reconcileSoon()
+  }
+
+  /// What `button` pressed at (`x`, `y`) of `popup` asks (`CardPress`), by the binding of that
+  /// button for its notice. A backend asks for an activation token before an `invoke` on Wayland,
+  /// then hands it to `carryOut`.
+  public func press(_ button: PopupButton, on popup: some PopupSurface, x: Double, y: Double) -> CardPress {
+    let target = painter.target(of: popup.card, height: popup.height, x: x, y: y)
+    return CardPress(button, on: target, of: popup.card, binding: binding(of: button, for: popup.id))
+  }
+
+  /// Carries out `press` on the card of notice `id`.
+  public func carryOut(_ press: CardPress, on id: Int, activationToken: String? = nil) {
+    switch press {
     case .invoke(let key):
       _ = try? engine.invoke(InvokeParameters(id: id, action: key, activationToken: activationToken))
     case .dismiss:
       _ = try? engine.dismiss(DismissParameters(id: id))
+    case .dismissAll:
+      _ = try? engine.dismiss(DismissParameters(all: true))
+    case .menu:
+      onMenu?(id)
+    case .nothing:
+      break
     }
+  }
+
+  /// What `button` does on the card of notice `id`: the last matching rule's `LeftClick=`,
+  /// `MiddleClick=` or `RightClick=`, else `[Display]`'s. Rules are matched against the notice as
+  /// it is shown.
+  func binding(of button: PopupButton, for id: Int) -> ClickAction {
+    let path: KeyPath<Rule, ClickAction?>
+    let fallback: ClickAction
+    switch button {
+    case .left: (path, fallback) = (\.leftClick, settings.leftClick)
+    case .middle: (path, fallback) = (\.middleClick, settings.middleClick)
+    case .right: (path, fallback) = (\.rightClick, settings.rightClick)
+    }
+    guard let notice = try? engine.get(id) else { return fallback }
+    let rules = engine.settings.matchingRules(
+      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
+    return rules.compactMap { $0[keyPath: path] }.last ?? fallback
   }
 
   /// Makes a backend's `popups` match the visible cards it may show (none while suppressed, and
@@ -274,7 +330,8 @@ public final class PopupDisplay: @unchecked Sendable {
     var shown: [Surface] = []
     var appeared = false
     for id in wanted {
-      guard let card = stack.cards[id] else { continue }
+      guard var card = stack.cards[id] else { continue }
+      if let pointer, pointer.id == id, pointer.target.isButton { card.highlighted = pointer.target }
       if let popup = popups[id] {
         if popup.card != card {
           popup.card = card

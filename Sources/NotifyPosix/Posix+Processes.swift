@@ -33,6 +33,8 @@ extension Posix {
     public enum Input: Sendable {
       case inherited
       case null
+      /// This descriptor of the caller's (the read end of a pipe).
+      case descriptor(Int32)
     }
 
     /// Where the child's standard output and standard error go.
@@ -41,6 +43,9 @@ extension Posix {
       case null
       /// Both appended to the file at this path, which is made (mode 0644) if missing.
       case appending(to: String)
+      /// Standard output to this descriptor of the caller's (the write end of a pipe); standard
+      /// error inherited.
+      case standardOutput(Int32)
     }
 
     /// Look the program up in `PATH` (`posix_spawnp`) rather than take it as a path.
@@ -74,7 +79,11 @@ extension Posix {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if case .null = options.input { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+    switch options.input {
+    case .inherited: break
+    case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, 0)
+    }
     switch options.output {
     case .inherited: break
     case .null:
@@ -83,6 +92,8 @@ extension Posix {
     case .appending(let path):
       posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
       posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    case .standardOutput(let fd):
+      posix_spawn_file_actions_adddup2(&actions, fd, 1)
     }
     if options.closesOtherDescriptors { posix_spawn_file_actions_addclosefrom_np(&actions, 3) }
 

@@ -70,10 +70,13 @@ public enum Posix {
     guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError("fcntl F_SETFD") }
   }
 
-  /// `pipe2(2)` with `O_CLOEXEC | O_NONBLOCK`: the read end, then the write end.
-  public static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+  /// `pipe2(2)` with `O_CLOEXEC | O_NONBLOCK` (without `nonBlocking`, `O_CLOEXEC` only: for a pipe
+  /// whose end a child gets): the read end, then the write end.
+  public static func pipe(nonBlocking: Bool = true) throws(SystemError) -> (read: Int32, write: Int32) {
     var ends: [Int32] = [-1, -1]
-    guard CLinux.pipe2(&ends, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError("pipe2") }
+    guard CLinux.pipe2(&ends, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) == 0 else {
+      throw SystemError("pipe2")
+    }
     return (ends[0], ends[1])
   }
 
@@ -225,6 +228,17 @@ public enum Posix {
 
   /// `access(2)` with `F_OK`: whether something exists at `path`.
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+  /// `readlink(2)`: where the symbolic link `path` points.
+  public static func readLink(_ path: String) throws(SystemError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink(path, &buffer, buffer.count - 1)
+    guard length >= 0 else { throw SystemError("readlink") }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Whether `path` is a file this process may execute (`access(2)` with `X_OK`).
+  public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
   /// The names in directory `path` (`opendir(3)`, `readdir(3)`), without `.` and `..`; empty
   /// when it cannot be read.

@@ -184,19 +184,38 @@ extension WaylandBackend: PopupOwner {
 }
 
 extension WaylandBackend: PointerDelegate {
-  func pointerPressed(_ button: UInt32, on surface: OpaquePointer) {
-    guard let popup = popups.values.first(where: { $0.surface == surface }) else { return }
-    // BTN_LEFT and BTN_RIGHT of linux/input-event-codes.h.
+  private func popup(on surface: OpaquePointer) -> Popup? {
+    popups.values.first { $0.surface == surface }
+  }
+
+  func pointerMoved(on surface: OpaquePointer, x: Double, y: Double) {
+    guard let popup = popup(on: surface) else { return }
+    display.pointerMoved(over: popup, x: x, y: y)
+  }
+
+  func pointerLeft() {
+    display.pointerLeft()
+  }
+
+  func pointerPressed(_ button: UInt32, on surface: OpaquePointer, x: Double, y: Double) {
+    guard let popup = popup(on: surface) else { return }
+    // BTN_LEFT, BTN_RIGHT and BTN_MIDDLE of linux/input-event-codes.h.
+    let pressed: PopupButton
     switch button {
-    case 0x110 where display.invokesAction(.left, on: popup.id):
-      // The action's program may want the focus: it gets the click's activation token.
-      let id = popup.id
-      connection?.requestActivationToken(for: popup.surface) { [weak self] token in
-        self?.display.pressed(.left, on: id, activationToken: token)
-      }
-    case 0x110: display.pressed(.left, on: popup.id)
-    case 0x111: display.pressed(.right, on: popup.id)
-    default: break
+    case 0x110: pressed = .left
+    case 0x111: pressed = .right
+    case 0x112: pressed = .middle
+    default: return
+    }
+    let press = display.press(pressed, on: popup, x: x, y: y)
+    guard case .invoke = press else {
+      display.carryOut(press, on: popup.id)
+      return
+    }
+    // The action's program may want the focus: it gets the click's activation token.
+    let id = popup.id
+    connection?.requestActivationToken(for: popup.surface) { [weak self] token in
+      self?.display.carryOut(press, on: id, activationToken: token)
     }
   }
 }

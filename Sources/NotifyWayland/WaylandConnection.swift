@@ -1,10 +1,15 @@
 import CWayland
 import Glibc
 
-/// What a connection reports from the seat's pointer.
+/// What a connection reports from the seat's pointer, in the surface's own coordinates.
 protocol PointerDelegate: AnyObject {
-  /// A button went down over `surface` (linux input codes: 0x110 left, 0x111 right).
-  func pointerPressed(_ button: UInt32, on surface: OpaquePointer)
+  /// The pointer is at (`x`, `y`) of `surface`: it came over it, or moved on it.
+  func pointerMoved(on surface: OpaquePointer, x: Double, y: Double)
+  /// The pointer left the surface it was over (which may be gone).
+  func pointerLeft()
+  /// A button went down at (`x`, `y`) of `surface` (linux input codes: 0x110 left, 0x111 right,
+  /// 0x112 middle).
+  func pointerPressed(_ button: UInt32, on surface: OpaquePointer, x: Double, y: Double)
 }
 
 /// An output as the compositor describes it through xdg-output: its name and logical size.
@@ -40,6 +45,9 @@ final class WaylandConnection {
   private var pointer: OpaquePointer?
   /// The surface the pointer is over, if it is one of ours.
   private var pointerSurface: OpaquePointer?
+  /// Where the pointer is on `pointerSurface`.
+  private var pointerX = 0.0
+  private var pointerY = 0.0
   /// The serial of the last button press: an activation token asked for after it names it.
   private var buttonSerial: UInt32 = 0
   /// `xdg_activation_v1`, when the compositor offers it.
@@ -256,13 +264,27 @@ final class WaylandConnection {
     }
   }
 
-  fileprivate func pointerEntered(_ surface: OpaquePointer?) { pointerSurface = surface }
-  fileprivate func pointerLeft() { pointerSurface = nil }
+  fileprivate func pointerEntered(_ surface: OpaquePointer?, x: wl_fixed_t, y: wl_fixed_t) {
+    pointerSurface = surface
+    pointerMoved(x: x, y: y)
+  }
+
+  fileprivate func pointerMoved(x: wl_fixed_t, y: wl_fixed_t) {
+    pointerX = wl_fixed_to_double(x)
+    pointerY = wl_fixed_to_double(y)
+    guard let pointerSurface else { return }
+    pointerDelegate?.pointerMoved(on: pointerSurface, x: pointerX, y: pointerY)
+  }
+
+  fileprivate func pointerLeft() {
+    pointerSurface = nil
+    pointerDelegate?.pointerLeft()
+  }
 
   fileprivate func pointerButton(_ button: UInt32, serial: UInt32, state: UInt32) {
     guard state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue, let pointerSurface else { return }
     buttonSerial = serial
-    pointerDelegate?.pointerPressed(button, on: pointerSurface)
+    pointerDelegate?.pointerPressed(button, on: pointerSurface, x: pointerX, y: pointerY)
   }
 
   // MARK: - Activation
@@ -369,9 +391,10 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   // Every slot is filled: libwayland calls the handler of any event the version allows.
   let listener = UnsafeMutablePointer<wl_pointer_listener>.allocate(capacity: 1)
   listener.initialize(to: wl_pointer_listener())
-  listener.pointee.enter = { data, _, _, surface, _, _ in connection(data).pointerEntered(surface) }
+  listener.pointee.enter = { data, _, _, surface, x, y in connection(data).pointerEntered(surface, x: x, y: y)
+  }
   listener.pointee.leave = { data, _, _, _ in connection(data).pointerLeft() }
-  listener.pointee.motion = { _, _, _, _, _ in }
+  listener.pointee.motion = { data, _, _, x, y in connection(data).pointerMoved(x: x, y: y) }
   listener.pointee.button = { data, _, serial, _, button, state in
     connection(data).pointerButton(button, serial: serial, state: state)
   }

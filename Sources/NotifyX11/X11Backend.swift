@@ -32,8 +32,12 @@ public final class X11Backend: PopupBackend {
 
   /// Frames a second of an activity indicator that spins while nothing fades.
   static let spinRate = 30.0
-  /// xcb's event codes: `XCB_BUTTON_PRESS`, `XCB_EXPOSE`.
+  /// xcb's event codes: `XCB_BUTTON_PRESS`, `XCB_MOTION_NOTIFY`, `XCB_ENTER_NOTIFY`,
+  /// `XCB_LEAVE_NOTIFY`, `XCB_EXPOSE`.
   private static let buttonPress: UInt8 = 4
+  private static let motionNotify: UInt8 = 6
+  private static let enterNotify: UInt8 = 7
+  private static let leaveNotify: UInt8 = 8
   private static let expose: UInt8 = 12
 
   public init() {}
@@ -240,12 +244,28 @@ public final class X11Backend: PopupBackend {
       let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self)
         .pointee
       guard let popup = popups.values.first(where: { $0.window == press.event }) else { return false }
-      // Core buttons: 1 left, 3 right.
+      // Core buttons: 1 left, 2 middle, 3 right.
+      let button: PopupButton
       switch press.detail {
-      case 1: display.pressed(.left, on: popup.id)
-      case 3: display.pressed(.right, on: popup.id)
-      default: break
+      case 1: button = .left
+      case 2: button = .middle
+      case 3: button = .right
+      default: return false
       }
+      let action = display.press(button, on: popup, x: Double(press.event_x), y: Double(press.event_y))
+      display.carryOut(action, on: popup.id)
+      return false
+    case Self.motionNotify, Self.enterNotify:
+      // The two events share their layout up to the coordinates.
+      let motion = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_motion_notify_event_t.self)
+        .pointee
+      guard let popup = popups.values.first(where: { $0.window == motion.event }) else { return false }
+      display.pointerMoved(over: popup, x: Double(motion.event_x), y: Double(motion.event_y))
+      return false
+    case Self.leaveNotify:
+      let leave = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_leave_notify_event_t.self)
+        .pointee
+      if popups.values.contains(where: { $0.window == leave.event }) { display.pointerLeft() }
       return false
     case Self.expose:
       let expose = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_expose_event_t.self).pointee

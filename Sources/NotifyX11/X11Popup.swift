@@ -38,7 +38,10 @@ final class X11Popup: PopupSurface {
     values.background_pixel = 0
     values.border_pixel = 0
     values.override_redirect = 1
-    values.event_mask = XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
+    values.event_mask =
+      XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
+      | XCB_EVENT_MASK_POINTER_MOTION.rawValue | XCB_EVENT_MASK_ENTER_WINDOW.rawValue
+      | XCB_EVENT_MASK_LEAVE_WINDOW.rawValue
     values.colormap = connection.colormap
     var mask =
       XCB_CW_BACK_PIXEL.rawValue | XCB_CW_BORDER_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue

@@ -235,8 +235,29 @@ struct CommandParserTests {
     }
   }
 
-  @Test func invoke_parsesIdAndAction() throws {
-    #expect(try command("invoke", "9", "open") == .invoke(InvokeParameters(id: 9, action: "open")))
+  @Test(arguments: [
+    (["invoke", "9", "open"], Command.invoke(id: 9, action: "open")),
+    (["invoke", "9"], .invoke(id: 9, action: "default")),
+    (["invoke", "open"], .invoke(id: nil, action: "open")),
+    (["invoke"], .invoke(id: nil, action: "default")),
+    (["dismiss"], .dismiss(.newest)),
+    (["dismiss", "3", "4"], .dismiss(.ids([3, 4]))),
+    (["dismiss", "--all"], .dismiss(.all)),
+    (["dismiss", "--app", "slack*"], .dismiss(.app("slack*"))),
+    (["menu"], .menu(id: nil, picker: nil)),
+    (["menu", "7", "--picker", "rofi -dmenu -i"], .menu(id: 7, picker: "rofi -dmenu -i")),
+  ])
+  func invokeDismissAndMenu_actOnTheNewestVisibleNotice_withoutAnId(words: [String], expected: Command) throws
+  {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [
+    ["invoke", "9", "open", "extra"], ["dismiss", "3", "--all"], ["dismiss", "--app", "x", "--all"],
+    ["dismiss", "--app", ""], ["menu", "x"], ["menu", "--picker", " "], ["menu", "1", "2"],
+  ])
+  func invokeDismissAndMenu_refuseWhatTheyCannotMean(words: [String]) throws {
+    #expect(try usageError(words) != nil)
   }
 
   @Test(arguments: [

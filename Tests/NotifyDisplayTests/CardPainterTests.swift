@@ -109,3 +109,93 @@ struct CardPainterTests {
     #expect(CardPainter.plain("a\u{1B}[2Jb\nc\u{85}") == "a\u{FFFD}[2Jb\nc\u{FFFD}")
   }
 }
+
+/// The row of buttons at a card's foot: where each is, what a point is on, how it is drawn.
+@Suite("Card buttons")
+struct CardButtonTests {
+  private func card(_ keys: [String], labels: [String]? = nil) -> Card {
+    let actions = keys.enumerated().map { Action(key: $1, label: labels?[$0] ?? $1.capitalized) }
+    return Card(Notice(id: 1, kind: .notice, title: "Deploy 42?", actions: actions))
+  }
+
+  private func painter(maxButtons: Int = 3) -> CardPainter {
+    var settings = DisplaySettings()
+    settings.font = "DejaVu Sans 11"
+    settings.maxButtons = maxButtons
+    settings.colours[.normal] = CardColours(
+      background: RGBA(hex: "#000000")!, foreground: RGBA(hex: "#ffffff")!, border: RGBA(hex: "#ff0000")!,
+      progress: RGBA(hex: "#00ff00")!)
+    return CardPainter(settings: settings)
+  }
+
+  @Test func buttons_shareTheWidth_atTheFoot_upToMaxButtons_thenMore() {
+    let painter = painter()
+    let two = card(["approve", "reject"])
+    let height = painter.height(of: two)
+    #expect(height >= painter.height(of: card([])) + Int(painter.buttonHeight))
+    let buttons = painter.buttons(of: two, height: height)
+    #expect(buttons.map(\.target) == [.action("approve"), .action("reject")])
+    #expect(buttons.map(\.label) == ["Approve", "Reject"])
+    #expect(buttons[0].width == buttons[1].width)
+    #expect(buttons[0].x == 12 && abs(buttons[1].x + buttons[1].width - (360 - 12)) < 0.001)
+    #expect(abs(buttons[0].y + buttons[0].height - Double(height - 12)) < 0.001)
+    let five = card(["a", "b", "c", "d", "e"])
+    #expect(
+      painter.buttons(of: five, height: 200).map(\.target) == [
+        .action("a"), .action("b"), .action("c"), .more,
+      ])
+    #expect(self.painter(maxButtons: 0).buttons(of: five, height: 200).isEmpty)
+    // default is the card itself, not a button.
+    #expect(painter.buttons(of: card(["default"]), height: 200).isEmpty)
+    #expect(painter.height(of: card(["default"])) == painter.height(of: card([])))
+  }
+
+  @Test func aPoint_isOnTheButtonUnderIt_elseOnTheCard() {
+    let painter = painter()
+    let shown = card(["approve", "reject"])
+    let height = painter.height(of: shown)
+    let buttons = painter.buttons(of: shown, height: height)
+    for button in buttons {
+      let middle = (x: button.x + button.width / 2, y: button.y + button.height / 2)
+      #expect(painter.target(of: shown, height: height, x: middle.x, y: middle.y) == button.target)
+    }
+    // Between the two buttons, above them, and on the title: the card.
+    let between = buttons[0].x + buttons[0].width + 3
+    #expect(painter.target(of: shown, height: height, x: between, y: buttons[0].y + 5) == .card)
+    #expect(painter.target(of: shown, height: height, x: 100, y: buttons[0].y - 2) == .card)
+    #expect(painter.target(of: shown, height: height, x: 20, y: 20) == .card)
+  }
+
+  @Test func theButtonUnderThePointer_isHighlighted_andEachHasItsLabel() {
+    let painter = painter()
+    var shown = card(
+      ["approve", "reject"], labels: ["Approve", "A label far too long to fit in a third of a card"])
+    let height = painter.height(of: shown)
+    let buttons = painter.buttons(of: shown, height: height)
+    /// The share of a button's pixels that are bright (its label) and the red of its fill.
+    func look(_ card: Card, _ button: CardPainter.Button) -> (label: Double, red: Int) {
+      let image = painter.render(card, height: height)
+      defer { cairo_surface_destroy(image) }
+      let stride = Int(cairo_image_surface_get_stride(image))
+      let data = cairo_image_surface_get_data(image)!
+      var bright = 0
+      var total = 0
+      for y in Int(button.y) + 2..<Int(button.y + button.height) - 2 {
+        for x in Int(button.x) + 2..<Int(button.x + button.width) - 2 {
+          total += 1
+          if data[y * stride + x * 4 + 1] > 200 { bright += 1 }  // green: only the white label has it
+        }
+      }
+      let row = Int(button.y) + 3  // inside the fill, above the label
+      let red = Int(data[row * stride + (Int(button.x) + 3) * 4 + 2])
+      return (Double(bright) / Double(total), red)
+    }
+    let plain = look(shown, buttons[0])
+    #expect(plain.label > 0.02)  // a label is drawn
+    #expect(look(shown, buttons[1]).label > 0.02)  // the long one too, ellipsized within it
+    shown.highlighted = .action("approve")
+    let lit = look(shown, buttons[0])
+    #expect(lit.red > plain.red + 80)  // the border's red under the pointer
+    #expect(look(shown, buttons[1]).red < plain.red + 10)
+  }
+}
