@@ -94,12 +94,14 @@ let package = Package(
     // cairo and pango (the popups' drawing and text) through a module map.
     .systemLibrary(
       name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+    // libxkbcommon: what a key types, for the reply field.
+    .systemLibrary(name: "CXkbcommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
     // The popups the same for every backend: the stack, the painter and layout (cairo, pango).
     .target(
       name: "NotifyDisplay",
       dependencies: [
         "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix", "NotifySupport",
-        "CPangoCairo",
+        "CPangoCairo", "CXkbcommon",
       ]),
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),

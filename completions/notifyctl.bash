@@ -1,24 +1,25 @@
 # bash completion for notifyctl(1): commands, options, their values, and the ids of the notices
 # the daemon has now. Needs nothing but bash; uses bash-completion's helpers when they are loaded.
 
-_notifyctl_commands='show progress update end cancel dismiss invoke suspend resume reload status list
-history get wait watch run call help'
+_notifyctl_commands='show progress update end cancel dismiss invoke reply menu suspend resume reload status
+list history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
 _notifyctl_value_options='--socket --relay --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
---outcome --since --format --fps --allow --held --folded-into'
+--outcome --since --format --fps --allow --held --folded-into --reply --picker'
 
 # The options of one command, besides --socket and --help.
 _notifyctl_options_of() {
     local appearance='--urgency --style --icon --app --tag --key --delay --fade-in --fade-out'
     case $1 in
-        show) echo "$appearance --hold --ease-in --ease-out --after --action --wait" ;;
+        show) echo "$appearance --hold --ease-in --ease-out --after --action --reply --wait" ;;
         progress) echo "$appearance --value --timeout" ;;
         update) echo '--title --body --value' ;;
         end) echo '--hold' ;;
         cancel) echo '--tag --all --now' ;;
-        dismiss) echo '--all' ;;
+        dismiss) echo '--all --app' ;;
+        menu) echo '--picker' ;;
         suspend) echo '--for --allow' ;;
         status | get) echo '--json' ;;
         list) echo '--json --held' ;;
@@ -141,6 +142,8 @@ _notifyctl() {
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         cancel | dismiss)
             COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
+        reply | menu)
+            ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         invoke)
             if ((position == 0)); then
                 COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur"))
@@ -150,7 +153,7 @@ _notifyctl() {
         help)
             ((position == 0)) && COMPREPLY=($(compgen -W "$_notifyctl_commands" -- "$cur")) ;;
         call)
-            ((position == 0)) && COMPREPLY=($(compgen -W 'Show Progress Update End Cancel Invoke Suspend
+            ((position == 0)) && COMPREPLY=($(compgen -W 'Show Progress Update End Cancel Invoke Reply Suspend
                 Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo
                 org.varlink.service.GetInterfaceDescription' -- "$cur")) ;;
         run)

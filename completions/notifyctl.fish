@@ -104,6 +104,8 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a end -d 'Finish a notice
 complete -c notifyctl -n __notifyctl_needs_command -f -a cancel -d 'Cancel notices and print their ids'
 complete -c notifyctl -n __notifyctl_needs_command -f -a dismiss -d 'Close notices as a person would and print their ids'
 complete -c notifyctl -n __notifyctl_needs_command -f -a invoke -d "Choose one of a visible notice's actions"
+complete -c notifyctl -n __notifyctl_needs_command -f -a reply -d "Answer a visible notice's reply field"
+complete -c notifyctl -n __notifyctl_needs_command -f -a menu -d "Hand a notice's actions to a picker"
 complete -c notifyctl -n __notifyctl_needs_command -f -a suspend -d 'Hold back new notices (do not disturb)'
 complete -c notifyctl -n __notifyctl_needs_command -f -a resume -d 'Show held-back notices again'
 complete -c notifyctl -n __notifyctl_needs_command -f -a reload -d 'Make the daemon re-read its config'
@@ -133,14 +135,17 @@ complete -c notifyctl -n '__notifyctl_using show' -l ease-in -x -a 'linear easeI
 complete -c notifyctl -n '__notifyctl_using show' -l ease-out -x -a 'linear easeIn easeOut easeInOut' -d 'Fade-out curve'
 complete -c notifyctl -n '__notifyctl_using show' -l after -x -a '(__notifyctl_ids)' -d 'Wait until notice ID has finished'
 complete -c notifyctl -n '__notifyctl_using show' -l action -x -d 'Add a button: KEY=LABEL'
+complete -c notifyctl -n '__notifyctl_using show' -l reply -x -d 'Offer a reply field with this placeholder'
 complete -c notifyctl -n '__notifyctl_using show' -l wait -d 'Wait until the notice finishes'
 complete -c notifyctl -n '__notifyctl_using progress update' -l value -x -d 'Progress, in percent'
 complete -c notifyctl -n '__notifyctl_using progress' -l timeout -x -d 'Time out when not ended within D (0: never)'
 
-complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel dismiss' -f
-complete -c notifyctl -n '__notifyctl_using -p 0 update end get wait invoke' -a '(__notifyctl_ids)'
+complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel dismiss reply menu' -f
+complete -c notifyctl -n '__notifyctl_using -p 0 update end get wait invoke reply menu' -a '(__notifyctl_ids)'
 complete -c notifyctl -n '__notifyctl_using cancel dismiss' -a '(__notifyctl_ids)'
 complete -c notifyctl -n '__notifyctl_using dismiss' -l all -d 'Dismiss every visible notice'
+complete -c notifyctl -n '__notifyctl_using dismiss' -l app -x -d 'Dismiss every unfinished notice of the apps GLOB matches'
+complete -c notifyctl -n '__notifyctl_using menu' -l picker -x -d 'The picker command'
 complete -c notifyctl -n '__notifyctl_using -p 1 invoke' -a '(__notifyctl_actions)'
 complete -c notifyctl -n '__notifyctl_using update' -l title -x -d 'New title'
 complete -c notifyctl -n '__notifyctl_using update' -l body -x -d 'New body'
@@ -171,5 +176,5 @@ complete -c notifyctl -n '__notifyctl_using -p 0 run' -l timeout -x -d 'Time the
 complete -c notifyctl -n '__notifyctl_using -p 0 run' -f -a '(__fish_complete_command)'
 complete -c notifyctl -n 'not __notifyctl_using -p 0 run; and __notifyctl_using run' -f -a '(__notifyctl_run_command)'
 complete -c notifyctl -n '__notifyctl_using call' -l more -d 'Ask for several replies'
-complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Suspend Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
-complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke suspend resume reload status list history get wait watch run call help'
+complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
+complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke reply menu suspend resume reload status list history get wait watch run call help'

@@ -334,8 +334,10 @@ def test_server_answers_server_information_and_capabilities(start_daemon, bus):
     wait_for(lambda: bus.name_owner_pid("org.freedesktop.Notifications") == daemon.process.pid,
              what="notifyd to own the name")
     assert bus.call_notifications("GetServerInformation") == ["notifyd", "notifyd", "0.1.0", "1.2"]
-    # No popups are drawn here (no display): no icon-static; no [Sound]: no sound.
-    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence"]
+    # No popups are drawn here (no display): no icon-static; no [Sound]: no sound. A reply, as an
+    # action, can still be given (notifyctl reply).
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "inline-reply",
+                                                             "persistence"]
     assert "dbus: serving org.freedesktop.Notifications" in daemon.stderr()
 
 

@@ -165,9 +165,10 @@ def test_dismiss_all_closes_what_is_visible_and_each_reason_is_reported(serve, b
     wait_for(lambda: {("NotificationClosed", first, 2), ("NotificationClosed", second, 2),
                       ("NotificationClosed", later, 3), ("NotificationClosed", expired, 1)} <= set(monitor.signals()),
              what="reasons 2, 2, 3 and 1")
-    # Bad requests are refused clearly.
-    assert daemon.notifyctl("dismiss").returncode == 2
+    # Bad requests are refused clearly; with no id and nothing visible, that is said.
     assert daemon.notifyctl("dismiss", "5", "--all").returncode == 2
+    nothing = daemon.notifyctl("dismiss")
+    assert nothing.returncode == 1 and "no notice is visible" in nothing.stderr, nothing.stderr
     gone = daemon.notifyctl("dismiss", "9999")
     assert gone.returncode == 1 and "9999" in gone.stderr, gone.stderr
 
@@ -318,11 +319,13 @@ def test_body_markup_is_read_tolerantly_and_shown_as_text_by_the_cli(serve, bus,
 
 def test_capabilities_list_exactly_what_is_implemented(serve, bus):
     daemon = serve()
-    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence"]
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "inline-reply",
+                                                             "persistence"]
     assert bus.call_notifications("GetServerInformation")[3] == "1.2"
     daemon.stop()
     daemon = serve("[Sound]\nEnabled=yes\n")
-    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "persistence", "sound"]
+    assert bus.call_notifications("GetCapabilities")[0] == ["actions", "body", "body-markup", "inline-reply",
+                                                             "persistence", "sound"]
 
 
 def test_ignore_close_keeps_notices_their_app_closes_at_once(serve, bus, monitor):
@@ -504,3 +507,51 @@ def test_desktop_notifier_from_pypi_hears_a_dismissal_and_a_click(serve, bus, tm
     output, errors = client.communicate(timeout=30)
     assert client.returncode == 0, errors
     assert output.strip() == ("dismissed" if person == "dismiss" else "clicked"), (output, errors)
+
+
+REPLYING_CLIENT = """
+import asyncio, sys
+from desktop_notifier import Button, DesktopNotifier, ReplyField
+
+async def main():
+    notifier = DesktopNotifier(app_name="chat")
+    done = asyncio.Event()
+    def said(what):
+        print(what, flush=True)
+        done.set()
+    await notifier.send(title="Ada", message="Lunch at noon?", timeout=0,
+                        buttons=[Button(title="Later", on_pressed=lambda: said("pressed Later"))],
+                        reply_field=ReplyField(title="Answer Ada", on_replied=lambda text: said("replied " + text)))
+    print("sent", flush=True)
+    await asyncio.wait_for(done.wait(), 20)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("person", ["reply", "button"])
+def test_desktop_notifier_from_pypi_hears_a_reply_and_a_button(serve, bus, tmp_path, person):
+    daemon = serve()
+    script = tmp_path / "client.py"
+    script.write_text(textwrap.dedent(REPLYING_CLIENT))
+    client = subprocess.Popen([sys.executable, str(script)], env={**os.environ, **bus.env()}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    assert client.stdout.readline().strip() == "sent", client.stderr.read()
+    shown = only_unfinished(daemon)[0]
+    # The inline-reply action is a field, not a button: its label is the placeholder.
+    assert shown["reply"] == "Answer Ada"
+    buttons = [action for action in shown["actions"] if action["key"] != "default"]
+    assert [action["label"] for action in buttons] == ["Later"]
+    wait_until_visible(daemon, shown["id"])
+    if person == "reply":
+        assert daemon.notifyctl("reply", str(shown["id"]), "on my way").returncode == 0
+        expected = "replied on my way"
+    else:
+        assert daemon.notifyctl("invoke", str(shown["id"]), buttons[0]["key"]).returncode == 0
+        expected = "pressed Later"
+    output, errors = client.communicate(timeout=30)
+    assert client.returncode == 0, errors
+    assert output.strip() == expected, (output, errors)
+    finished = wait_until_finished(daemon, shown["id"])
+    assert finished["outcome"] == "completed"
+    assert finished.get("replied") == ("on my way" if person == "reply" else None)

@@ -327,3 +327,17 @@ def test_menu_hands_the_labels_to_the_picker_and_invokes_the_one_chosen_with_its
                                env={**environment, "XDG_CONFIG_HOME": str(tmp_path)}, capture_output=True, text=True,
                                timeout=30)
     assert no_picker.returncode == 1 and "no picker found" in no_picker.stderr
+
+
+def test_reply_answers_the_field_and_show_wait_reply_prints_the_text(daemon):
+    waiting = subprocess.Popen([str(BIN / "notifyctl"), "--socket", daemon.socket_path, "show", "Ada", "Lunch?",
+                                "--fade-in", "0", "--hold", "60s", "--reply", "Type a reply", "--wait"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    notice = wait_for(lambda: [n["id"] for n in json.loads(daemon.notifyctl("list", "--json", check=True).stdout)
+                               ["notices"] if n["phase"] == "holding"], what="the notice to show")[0]
+    assert "reply:" in daemon.notifyctl("get", str(notice), check=True).stdout
+    assert daemon.notifyctl("reply", str(notice), "on my way", check=True).returncode == 0
+    output, errors = waiting.communicate(timeout=15)
+    assert (waiting.returncode, output) == (0, "on my way\n"), errors
+    refused = daemon.notifyctl("reply", str(notice), "again")
+    assert refused.returncode == 1 and "id" in refused.stderr

@@ -852,3 +852,52 @@ def test_a_middle_click_opens_fuzzel_with_the_actions_and_the_one_typed_is_invok
     finally:
         keyboard.close()
         pointer.close()
+
+
+def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(session, bus):
+    sway, make_daemon = session
+    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
+    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
+    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
+                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+    try:
+        # Over Varlink: show --wait --reply prints what was typed. Its hold (2 s) stands still
+        # while the field has the keyboard.
+        waiting = notifyctl_waiting(daemon, "Ada", "Lunch at noon?", "--fade-in", "0", "--hold", "2s", "--reply",
+                                    "Type a reply")
+        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with a reply field").box()
+        sway.save(SCREENSHOTS / "notifyd-reply-field.png")
+        unfocused = sway.screenshot(region=box)
+        click_at(pointer, ((box[0] + box[2]) // 2, box[3] - 12 - 8))
+        # The field takes the keyboard (its border lit, a caret) before anything is typed.
+        empty = wait_for(lambda: (lambda i: i if i.pixels != unfocused.pixels else None)(sway.screenshot(region=box)),
+                         what="the field to take the keyboard")
+        keyboard.type("on my way")
+        # What is typed shows in the field.
+        wait_for(lambda: sway.screenshot(region=box).pixels != empty.pixels, what="the typed text to show")
+        sway.save(SCREENSHOTS / "notifyd-reply-typed.png")
+        keyboard.press("Return")
+        output, _ = waiting.communicate(timeout=10)
+        assert (waiting.returncode, output.strip()) == (0, "on my way")
+        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to go")
+
+        # Over D-Bus, as KDE's and swaync's clients ask: an inline-reply action.
+        with notification_signals(bus, sway.directory) as closed:
+            sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "inline-reply=Reply",
+                                                              "Bob", "Are you coming?"], env=environment,
+                                      stdout=subprocess.PIPE, text=True)
+            box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the second card").box()
+            unfocused = sway.screenshot(region=box)
+            click_at(pointer, ((box[0] + box[2]) // 2, box[3] - 12 - 8))
+            wait_for(lambda: sway.screenshot(region=box).pixels != unfocused.pixels,
+                     what="the second field to take the keyboard")
+            keyboard.type("yes")
+            keyboard.press("Return")
+            output, _ = sender.communicate(timeout=15)
+            bus_id = int(output.split()[0])
+            wait_for(lambda: re.search(r'member=NotificationReplied\n\s+uint32 %d\n\s+string "yes"' % bus_id,
+                                       closed.log.read_text()), what="NotificationReplied")
+            closed(bus_id, 2)
+    finally:
+        keyboard.close()
+        pointer.close()

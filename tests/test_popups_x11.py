@@ -568,3 +568,32 @@ def test_a_middle_click_opens_rofi_with_the_actions_and_the_one_typed_is_invoked
     x.run("xdotool", "key", "Return")
     output, _ = waiting.communicate(timeout=15)
     assert (waiting.returncode, output.strip()) == (0, "spam")
+
+
+def test_a_reply_typed_into_the_card_reaches_show_wait(session):
+    x, make_daemon = session
+    x.start_picom()
+    daemon = make_daemon()
+    waiting = notifyctl_waiting(daemon, "Ada", "Lunch at noon?", "--fade-in", "0", "--hold", "2s", "--reply",
+                                "Type a reply")
+    box = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card with a reply field").box()
+    unfocused = x.screenshot(region=box)
+    x.click((box[0] + box[2]) // 2, box[3] - 12 - 8)
+    wait_for(lambda: x.screenshot(region=box).pixels != unfocused.pixels, what="the field to take the keyboard")
+    focused = x.screenshot(region=box)
+    x.run("xdotool", "type", "--delay", "20", "On my way")
+    wait_for(lambda: x.screenshot(region=box).pixels != focused.pixels, what="the typed text to show")
+    x.save(SCREENSHOTS / "notifyd-x11-reply.png")
+    x.run("xdotool", "key", "Return")
+    output, _ = waiting.communicate(timeout=10)
+    assert (waiting.returncode, output.strip()) == (0, "On my way")
+    # Escape gives up: nothing is sent, and the notice goes on to its end.
+    notice = daemon.show("Again", "--fade-in", "0", "--hold", "1s", "--fade-out", "0", "--reply", "Reply")
+    box = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the second card").box()
+    unfocused = x.screenshot(region=box)
+    x.click((box[0] + box[2]) // 2, box[3] - 12 - 8)
+    wait_for(lambda: x.screenshot(region=box).pixels != unfocused.pixels, what="the field to take the keyboard")
+    x.run("xdotool", "type", "no")
+    x.run("xdotool", "key", "Escape")
+    assert daemon.notifyctl("wait", str(notice), timeout=20).returncode == 0
+    assert daemon.get(notice).get("replied") is None

@@ -130,6 +130,36 @@ def test_invoke_chooses_an_action_of_a_visible_notice(daemon):
     assert final["outcome"] == "completed" and final["invoked"] == "restart"
 
 
+def test_reply_answers_a_notice_that_offers_a_field_and_a_watcher_sees_it(daemon):
+    with daemon.queue() as queue:
+        shown = queue.Show(title="Ada", body="Lunch?", reply="Type a reply", fadeIn=0.01, hold=0, fadeOut=0.05)["id"]
+        assert queue.Get(shown)["notice"]["reply"] == "Type a reply"
+        wait_for(lambda: queue.Get(shown)["notice"]["phase"] in ("fadingIn", "holding"), what="visible")
+        with daemon.client() as client, client.open("io.notifyd.Queue") as watching:
+            events = watching.Watch(_more=True)
+            next(events)  # the snapshot
+            replied = queue.Reply(shown, "on my way")["notice"]
+            assert replied["replied"] == "on my way"
+            kinds = []
+            for reply in events:
+                kinds.append(reply["event"]["kind"])
+                if reply["event"]["kind"] == "replied":
+                    assert reply["event"]["notice"]["replied"] == "on my way"
+                    break
+        final = queue.Wait(shown)["notice"]
+        assert (final["outcome"], final["replied"]) == ("completed", "on my way")
+        # A notice without a field, a finished one, and a reply too long are refused by name.
+        plain = queue.Show(title="plain", fadeIn=0.01, hold=0)["id"]
+        wait_for(lambda: queue.Get(plain)["notice"]["phase"] in ("fadingIn", "holding"), what="visible")
+        for notice, text in [(plain, "x"), (shown, "x"), (plain, "a" * 4097)]:
+            with pytest.raises(varlink.VarlinkError) as error:
+                queue.Reply(notice, text)
+            assert error.value.error() == "io.notifyd.Queue.InvalidArgument", error.value
+        with pytest.raises(varlink.VarlinkError) as error:
+            queue.Show(title="long placeholder", reply="p" * 257)
+        assert error.value.parameters()["field"] == "reply"
+
+
 def test_suspend_holds_and_resume_releases(daemon):
     with daemon.queue() as queue:
         assert queue.Suspend()["suspended"] is True

@@ -45,6 +45,7 @@ static const sd_bus_vtable notifications_vtable[] = {
   SD_BUS_SIGNAL_WITH_NAMES("NotificationClosed", "uu", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), 0),
   SD_BUS_SIGNAL_WITH_NAMES("ActionInvoked", "us", SD_BUS_PARAM(id) SD_BUS_PARAM(action_key), 0),
   SD_BUS_SIGNAL_WITH_NAMES("ActivationToken", "us", SD_BUS_PARAM(id) SD_BUS_PARAM(activation_token), 0),
+  SD_BUS_SIGNAL_WITH_NAMES("NotificationReplied", "us", SD_BUS_PARAM(id) SD_BUS_PARAM(text), 0),
   SD_BUS_VTABLE_END,
 };
 

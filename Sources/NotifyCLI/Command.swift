@@ -19,6 +19,8 @@ public enum Command: Sendable, Equatable {
   case dismiss(DismissTarget)
   /// `invoke`: chooses one of a notice's actions (`id` nil: the newest visible notice's).
   case invoke(id: Int?, action: String)
+  /// `reply`: answers a notice's reply field.
+  case reply(ReplyParameters)
   /// `menu`: hands a notice's actions to a picker and invokes the chosen one (`id` nil: the newest
   /// visible notice's; `picker` nil: the first found for the display in use).
   case menu(id: Int?, picker: String?)

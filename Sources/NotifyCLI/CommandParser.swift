@@ -89,6 +89,7 @@ extension CommandParser {
       actions.append(try ValueParser.action(option.value, option: option.spelling))
     }
     parameters.actions = actions.isEmpty ? nil : actions
+    parameters.reply = arguments.string("reply")
     return .show(parameters, wait: arguments.flag("wait"))
   }
 
@@ -178,6 +179,13 @@ extension CommandParser {
     }
     guard words.count <= 1 else { throw .unexpectedArgument(verb: arguments.verb, argument: words.last!) }
     return .invoke(id: id, action: words.first ?? "default")
+  }
+
+  static func reply(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 2, names: ["ID", "TEXT"])
+    return .reply(
+      ReplyParameters(
+        id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"), text: arguments.positionals[1]))
   }
 
   static func menu(_ arguments: ParsedArguments) throws(UsageError) -> Command {

@@ -52,6 +52,9 @@ public struct CommandRunner {
       guard let id = try id ?? newestVisible(on: client) else { return ExitStatus.failure.rawValue }
       _ = try client.call(.invoke, InvokeParameters(id: id, action: action), returning: NoticeReply.self)
 
+    case .reply(let parameters):
+      _ = try connect().call(.reply, parameters, returning: NoticeReply.self)
+
     case .menu(let id, let picker):
       return try menu(id, picker: picker).rawValue
 
@@ -112,7 +115,11 @@ public struct CommandRunner {
   /// returns the status its outcome maps to.
   private func waitForNotice(_ id: Int, on client: VarlinkClient) throws -> ExitStatus {
     let notice = try client.call(.wait, IDParameters(id: id), returning: NoticeReply.self).notice
-    if let action = notice.invoked { console.print(TextFormat.sanitized(action)) }
+    if let text = notice.replied {
+      console.print(TextFormat.sanitized(text))
+    } else if let action = notice.invoked {
+      console.print(TextFormat.sanitized(action))
+    }
     return ExitStatus(outcome: notice.outcome)
   }
 

@@ -52,6 +52,8 @@ enum NoticeFormatter {
       ("outcome", notice.outcome?.rawValue),
       ("message", notice.message.map(TextFormat.bodyText)),
       ("invoked", notice.invoked.map(TextFormat.sanitized)),
+      ("reply", notice.reply.map { "a field (\(TextFormat.sanitized($0)))" }),
+      ("replied", notice.replied.map(TextFormat.sanitized)),
       ("count", notice.count.map { "×\($0) (equal notices merged into it)" }),
       ("folded into", notice.foldedInto.map { "#\($0)" }),
     ]
@@ -160,6 +162,9 @@ enum NoticeFormatter {
     case .invoked:
       let action = notice?.invoked.map { " " + TextFormat.sanitized($0) } ?? ""
       return ["\(prefix) #\(id.map(String.init) ?? "?")\(action) \(title)"]
+    case .replied:
+      let text = notice?.replied.map { ": " + TextFormat.sanitized($0) } ?? ""
+      return ["\(prefix) #\(id.map(String.init) ?? "?") \(title)\(text)"]
     case .updated:
       guard let notice else { return ["\(prefix) #\(id.map(String.init) ?? "?")"] }
       // An update is about the text: show what it now says.

@@ -24,7 +24,7 @@ public struct NoticeTracker: Sendable, Equatable {
       notices = Dictionary((event.notices ?? []).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
       suspended = event.suspended ?? false
       doNotDisturb = event.doNotDisturb
-    case .added, .updated, .invoked:
+    case .added, .updated, .invoked, .replied:
       if let notice = event.notice { notices[notice.id] = notice }
     case .phase:
       if let notice = event.notice { notices[notice.id] = notice }

@@ -12,7 +12,8 @@ extension Verb {
         .value("ease-out", "CURVE", "fade-out curve: linear, easeIn, easeOut, easeInOut"),
         .value("after", "ID", "wait until notice ID has finished"),
         .value("action", "KEY=LABEL", "add a button (repeatable)"),
-        .flag("wait", "wait until the notice finishes; print the invoked action's key"),
+        .value("reply", "PLACEHOLDER", "offer a reply field, showing PLACEHOLDER until typed in"),
+        .flag("wait", "wait until the notice finishes; print the invoked action's key, or the reply"),
       ],
       build: CommandParser.show),
     Verb(
@@ -55,6 +56,9 @@ extension Verb {
       name: "invoke", synopsis: "[ID] [ACTION]",
       summary: "choose one of a visible notice's actions (no ID: the newest visible; no ACTION: default)",
       options: [], build: CommandParser.invoke),
+    Verb(
+      name: "reply", synopsis: "ID TEXT", summary: "answer a visible notice's reply field with TEXT",
+      options: [], build: CommandParser.reply),
     Verb(
       name: "menu", synopsis: "[ID]",
       summary: "hand a notice's actions to a picker and invoke the chosen one (no ID: the newest visible)",

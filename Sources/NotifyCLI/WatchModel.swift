@@ -58,7 +58,7 @@ struct WatchModel: Sendable, Equatable {
       }
     case .finished:
       if let id = event.id ?? event.notice?.id { phaseStarts[id] = nil }
-    case .added, .invoked, .suspended, .resumed:
+    case .added, .invoked, .replied, .suspended, .resumed:
       break
     }
   }

@@ -215,9 +215,16 @@ public final class NoticeQueue: Sendable {
     try mutate { machine, instant throws(QueueError) in try machine.invoke(request, at: instant) }
   }
 
+  /// Answers a visible notice that offers a reply field (`QueueMachine.reply`).
+  public func reply(_ request: ReplyParameters) throws(QueueError) -> Notice {
+    try mutate { machine, instant throws(QueueError) in try machine.reply(request, at: instant) }
+  }
+
   /// The answer of the desk a notice was relayed to (`QueueMachine.answer`): whether it closed.
-  public func answer(_ id: Int, outcome: Outcome, invoked: String?) -> Bool {
-    mutate { machine, instant in machine.answer(id, outcome: outcome, invoked: invoked, at: instant) }
+  public func answer(_ id: Int, outcome: Outcome, invoked: String?, replied: String? = nil) -> Bool {
+    mutate { machine, instant in
+      machine.answer(id, outcome: outcome, invoked: invoked, replied: replied, at: instant)
+    }
   }
 
   /// A person closes a notice, or every visible one (`QueueMachine.dismiss`). Answers the ids.
@@ -255,6 +262,11 @@ public final class NoticeQueue: Sendable {
   /// The pointer is over the card of notice `id`, or over none (`QueueMachine.pointer(over:)`).
   public func pointer(over id: Int?) {
     mutate { machine, instant in machine.pointer(over: id, at: instant) }
+  }
+
+  /// A person types into the reply field of notice `id`, or into none (`QueueMachine.typing(in:)`).
+  public func typing(in id: Int?) {
+    mutate { machine, instant in machine.typing(in: id, at: instant) }
   }
 
   // MARK: - Reading

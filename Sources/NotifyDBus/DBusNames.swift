@@ -22,6 +22,8 @@ enum DBusNames {
   enum Signal {
     static let notificationClosed = "NotificationClosed"
     static let actionInvoked = "ActionInvoked"
+    /// KDE's and swaync's inline reply: `NotificationReplied(u id, s text)`.
+    static let notificationReplied = "NotificationReplied"
     /// Sent just before `ActionInvoked` when the click got an xdg-activation token (spec 1.2).
     static let activationToken = "ActivationToken"
   }
@@ -52,6 +54,8 @@ enum DBusNames {
     static let soundFile = "sound-file"
     /// String: a sound-theme name to play.
     static let soundName = "sound-name"
+    /// The inline reply field's placeholder (KDE's name, which swaync reads too).
+    static let replyPlaceholder = "x-kde-reply-placeholder-text"
     /// Boolean: play no sound.
     static let suppressSound = "suppress-sound"
     /// Int32: where the server should point the popup; notifyd places its popups itself.
@@ -65,12 +69,16 @@ enum DBusNames {
   /// `body-hyperlinks` (a link is drawn as text; a click on a popup means its action), not
   /// `body-images` (an `img` shows its `alt` text), not `action-icons` or `icon-multi`.
   static func capabilities(popups: Bool, sound: Bool) -> [String] {
+    // A reply, like an action, can be given without popups: `notifyctl reply`.
     var capabilities = ["actions", "body", "body-markup"]
     if popups { capabilities.append("icon-static") }
+    capabilities.append(inlineReply)
     capabilities.append("persistence")
     if sound { capabilities.append("sound") }
     return capabilities
   }
+  /// The capability, and the action key, of an inline reply field (KDE's extension, swaync's too).
+  static let inlineReply = "inline-reply"
   /// The capability a server announces when it reads the body as markup.
   static let bodyMarkupCapability = "body-markup"
 

@@ -138,11 +138,25 @@ struct DBusNotification: Equatable {
     return String(icon.dropFirst("file://".count)).removingPercentEncoding
   }
 
-  /// The actions as pairs; a trailing key without a label, and empty keys, are dropped.
+  /// The actions as pairs; a trailing key without a label, empty keys, and `inline-reply` (a field,
+  /// not a button: `replyPlaceholder`) are dropped.
   var actionPairs: [Action] {
     stride(from: 0, to: actions.count - 1, by: 2).compactMap { index in
-      actions[index].isEmpty ? nil : Action(key: actions[index], label: actions[index + 1])
+      let key = actions[index]
+      return key.isEmpty || key == DBusNames.inlineReply ? nil : Action(key: key, label: actions[index + 1])
     }
+  }
+
+  /// With an `inline-reply` action, the reply field's placeholder: the
+  /// `x-kde-reply-placeholder-text` hint, else the action's label, else "Reply"; `nil` without.
+  var replyPlaceholder: String? {
+    guard
+      let index = stride(from: 0, to: actions.count - 1, by: 2).first(where: {
+        actions[$0] == DBusNames.inlineReply
+      })
+    else { return nil }
+    if let hint = hints[DBusNames.Hint.replyPlaceholder]?.stringValue, !hint.isEmpty { return hint }
+    return actions[index + 1].isEmpty ? "Reply" : actions[index + 1]
   }
 
   /// The hold `expireTimeout` asks for: `nil` (the configured default) for -1, 0 (until ended)

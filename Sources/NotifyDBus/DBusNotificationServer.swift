@@ -153,7 +153,8 @@ final class DBusNotificationServer: @unchecked Sendable {
       let actions = request.actionPairs
       let parameters = ShowParameters(
         title: request.summary, body: body, app: app, urgency: request.urgency, icon: icon, hints: hints,
-        key: request.stackTag, hold: request.hold, actions: actions.isEmpty ? nil : actions)
+        key: request.stackTag, hold: request.hold, actions: actions.isEmpty ? nil : actions,
+        reply: request.replyPlaceholder)
       id = service.show(parameters, replacing: replacing, done: answer)
     }
     // The engine's events reach this queue after this handler returns: from here on they are
@@ -264,7 +265,7 @@ final class DBusNotificationServer: @unchecked Sendable {
       } else {
         // libnotify closes a notice after its action was chosen: it is ending already, closed by
         // the person who chose (reason 2), not by this call.
-        if notice.invoked == nil {
+        if notice.invoked == nil && notice.replied == nil {
           closedByCall.insert(id)
           _ = try? queue.cancel(CancelParameters(id: id))
         }
@@ -316,6 +317,11 @@ final class DBusNotificationServer: @unchecked Sendable {
         }
       }
       emit(DBusNames.Signal.actionInvoked, id: id) { message throws(DBusError) in try message.append(key) }
+    case .replied:
+      guard let id = event.id, fromBus.contains(id), let text = event.notice?.replied else { return }
+      emit(DBusNames.Signal.notificationReplied, id: id) { message throws(DBusError) in
+        try message.append(text)
+      }
     case .finished:
       guard let notice = event.notice, fromBus.remove(notice.id) != nil else { return }
       let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice)
@@ -331,7 +337,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   /// closed it or chose one of its actions, expired (1) when its time ran out.
   static func closeReason(_ notice: Notice) -> DBusCloseReason {
     switch notice.outcome {
-    case .completed where notice.invoked != nil: return .dismissed
+    case .completed where notice.invoked != nil || notice.replied != nil: return .dismissed
     case .completed, .timedOut: return .expired
     case .dismissed: return .dismissed
     case .cancelled, .replaced, .folded, .missed, nil: return .undefined

@@ -20,6 +20,11 @@ public struct Card: Sendable, Equatable {
   public var buttons: [Action]
   /// The button under the pointer, drawn highlighted (`PopupDisplay` sets it).
   public var highlighted: CardTarget?
+  /// With a reply field: its placeholder, shown until something is typed.
+  public var reply: String?
+  /// What is typed into the reply field while it has the keyboard (`PopupDisplay` sets it); `nil`
+  /// while it has not.
+  public var typed: String?
 
   public init(_ notice: Notice) {
     id = notice.id
@@ -33,6 +38,7 @@ public struct Card: Sendable, Equatable {
     value = notice.value
     hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false
     buttons = notice.actions?.filter { $0.key != Card.defaultActionKey } ?? []
+    reply = notice.reply
   }
 
   /// The action a left click invokes (DESIGN §9).

@@ -125,6 +125,7 @@ public final class CardPainter {
     for button in buttons(of: card, height: height) {
       drawButton(context, button, colours: colours, highlighted: card.highlighted == button.target)
     }
+    if let field = field(of: card, height: height) { drawField(context, field, card: card, colours: colours) }
     if card.kind == .progress {
       let barY = barTop(of: card, height: height)
       drawTrack(context, y: barY, colours: colours)
@@ -259,15 +260,72 @@ public final class CardPainter {
     }
   }
 
+  /// The reply field of `card`, `height` pixels high: across the card above its buttons; `nil`
+  /// when the notice offers no reply.
+  public func field(of card: Card, height: Int) -> Button? {
+    guard let placeholder = card.reply else { return nil }
+    let below = hasButtons(card) ? buttonHeight + Self.buttonSpacing : 0
+    return Button(
+      target: .field, label: placeholder, x: Self.padding,
+      y: Double(height) - Self.padding - below - buttonHeight, width: textWidth, height: buttonHeight)
+  }
+
   /// What the point (`x`, `y`) of `card`, `height` pixels high, is on: the one hit-test every
   /// backend's pointer goes through.
   public func target(of card: Card, height: Int, x: Double, y: Double) -> CardTarget {
-    buttons(of: card, height: height).first { $0.contains(x: x, y: y) }?.target ?? .card
+    if let field = field(of: card, height: height), field.contains(x: x, y: y) { return .field }
+    return buttons(of: card, height: height).first { $0.contains(x: x, y: y) }?.target ?? .card
   }
 
-  /// The pixels the row of buttons adds at the card's foot.
+  private func hasButtons(_ card: Card) -> Bool { settings.maxButtons > 0 && !card.buttons.isEmpty }
+
+  /// The pixels the reply field and the row of buttons add at the card's foot.
   private func footHeight(_ card: Card) -> Double {
-    settings.maxButtons > 0 && !card.buttons.isEmpty ? Self.buttonGap + buttonHeight : 0
+    guard card.reply != nil || hasButtons(card) else { return 0 }
+    let rows = (card.reply != nil ? 1.0 : 0) + (hasButtons(card) ? 1 : 0)
+    return Self.buttonGap + rows * buttonHeight + (rows - 1) * Self.buttonSpacing
+  }
+
+  /// The reply field: what is typed with a caret after it while it has the keyboard (its end, when
+  /// longer than the field), else the placeholder, dimmed; its border lit while it has the keyboard.
+  private func drawField(_ context: OpaquePointer, _ field: Button, card: Card, colours: CardColours) {
+    let focused = card.typed != nil
+    roundedRectangle(
+      context, x: field.x + 0.5, y: field.y + 0.5, width: field.width - 1, height: field.height - 1, radius: 5
+    )
+    var fill = colours.foreground
+    fill.alpha *= 0.08
+    setSource(context, fill)
+    cairo_fill_preserve(context)
+    var edge = focused ? colours.border : colours.foreground
+    edge.alpha *= focused ? 1 : 0.3
+    setSource(context, edge)
+    cairo_set_line_width(context, 1)
+    cairo_stroke(context)
+    let layout = pango_cairo_create_layout(context)!
+    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+    pango_layout_set_font_description(layout, font)
+    let inner = max(field.width - 2 * Self.buttonPadding - 2, 1)
+    pango_layout_set_width(layout, Int32(inner * Double(PANGO_SCALE)))
+    pango_layout_set_single_paragraph_mode(layout, 1)
+    let typed = card.typed ?? ""
+    pango_layout_set_ellipsize(layout, typed.isEmpty ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_START)
+    pango_layout_set_text(layout, Self.plain(typed.isEmpty ? field.label : typed), -1)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    pango_layout_get_pixel_size(layout, &width, &height)
+    var text = colours.foreground
+    text.alpha *= typed.isEmpty ? 0.5 : 1
+    setSource(context, text)
+    let top = (field.y + (field.height - Double(height)) / 2).rounded(.down)
+    cairo_move_to(context, field.x + Self.buttonPadding, top)
+    pango_cairo_show_layout(context, layout)
+    guard focused else { return }
+    // The caret: after the text, or at the start before the placeholder.
+    let caretX = field.x + Self.buttonPadding + (typed.isEmpty ? 0 : Double(width)) + 1
+    setSource(context, colours.foreground)
+    cairo_rectangle(context, caretX.rounded(.down), top, 1.5, Double(height))
+    cairo_fill(context)
   }
 
   private func drawButton(_ context: OpaquePointer, _ button: Button, colours: CardColours, highlighted: Bool)

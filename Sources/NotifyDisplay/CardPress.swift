@@ -13,11 +13,18 @@ public enum CardTarget: Equatable, Sendable {
   case action(String)
   /// The "…" button: the rest of the actions, in the picker.
   case more
+  /// The reply field.
+  case field
   /// Anywhere else on the card.
   case card
 
   /// Whether it is a button (drawn highlighted under the pointer).
-  public var isButton: Bool { self != .card }
+  public var isButton: Bool {
+    switch self {
+    case .action, .more: true
+    case .field, .card: false
+    }
+  }
 }
 
 /// What a press on a card asks for (DESIGN §9, §12): the one place where a click becomes a
@@ -31,6 +38,8 @@ public enum CardPress: Equatable, Sendable {
   case dismissAll
   /// Hand its actions to the picker.
   case menu
+  /// Give the reply field the keyboard.
+  case focusField
   /// Nothing.
   case nothing
 
@@ -42,6 +51,7 @@ public enum CardPress: Equatable, Sendable {
     switch (button, target) {
     case (.left, .action(let key)): self = .invoke(key)
     case (.left, .more): self = .menu
+    case (.left, .field): self = .focusField
     default:
       switch binding {
       case .default: self = card.hasDefaultAction ? .invoke(Card.defaultActionKey) : .dismiss

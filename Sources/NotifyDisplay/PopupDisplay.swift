@@ -38,6 +38,9 @@ public protocol PopupBackend: AnyObject {
   func watchIdle(after seconds: Double) -> IdleWatch
   /// Seconds since the person's last input, for a backend that is `polled`; `nil` if it cannot say.
   func secondsSinceInput() -> Double?
+  /// Gives the keyboard to the popup of notice `id`, whose reply field a person clicked; `nil`
+  /// gives it back. Keys come to `PopupDisplay.keyPressed`.
+  func setKeyboardFocus(on id: Int?)
 }
 
 /// How a backend tells that the person is away (`[Idle] After=`).
@@ -130,7 +133,7 @@ public struct PopupStack: Sendable {
       phases[id] = nil
       visible.removeAll { $0 == id }
       return (true, nil)
-    case .frame, .invoked, .suspended, .resumed:
+    case .frame, .invoked, .replied, .suspended, .resumed:
       return (false, nil)
     }
   }
@@ -292,9 +295,59 @@ public final class PopupDisplay: @unchecked Sendable {
       _ = try? engine.dismiss(DismissParameters(all: true))
     case .menu:
       onMenu?(id)
+    case .focusField:
+      guard editing?.id != id else { return }
+      editing = (id, "")
+      engine.typing(in: id)
+      backend.setKeyboardFocus(on: id)
+      reconcileSoon()
     case .nothing:
       break
     }
+  }
+
+  // MARK: - The reply field
+
+  /// The card whose reply field has the keyboard, and what is typed into it.
+  public private(set) var editing: (id: Int, text: String)?
+
+  /// A key pressed while a reply field has the keyboard: text is typed (up to
+  /// `RequestLimits.maximumReplyLength` bytes), Backspace takes the last character back, Enter
+  /// sends what is typed (`Reply`), Escape gives up.
+  public func keyPressed(_ key: KeyInput) {
+    guard var editing else { return }
+    switch key {
+    case .text(let text):
+      guard (editing.text + text).utf8.count <= RequestLimits.maximumReplyLength else { return }
+      editing.text += text
+    case .backspace:
+      guard !editing.text.isEmpty else { return }
+      editing.text.removeLast()
+    case .escape:
+      stopEditing()
+      return
+    case .enter:
+      guard !editing.text.isEmpty else { return }
+      let request = ReplyParameters(id: editing.id, text: editing.text)
+      stopEditing()
+      _ = try? engine.reply(request)
+      return
+    }
+    self.editing = editing
+    reconcileSoon()
+  }
+
+  /// The field lost the keyboard (the person clicked elsewhere): nothing is sent.
+  public func keyboardLeft() {
+    guard editing != nil else { return }
+    stopEditing()
+  }
+
+  private func stopEditing() {
+    editing = nil
+    engine.typing(in: nil)
+    if connected { backend.setKeyboardFocus(on: nil) }
+    reconcileSoon()
   }
 
   /// What `button` does on the card of notice `id`: the last matching rule's `LeftClick=`,
@@ -332,6 +385,7 @@ public final class PopupDisplay: @unchecked Sendable {
     for id in wanted {
       guard var card = stack.cards[id] else { continue }
       if let pointer, pointer.id == id, pointer.target.isButton { card.highlighted = pointer.target }
+      if let editing, editing.id == id { card.typed = editing.text }
       if let popup = popups[id] {
         if popup.card != card {
           popup.card = card
@@ -378,6 +432,8 @@ public final class PopupDisplay: @unchecked Sendable {
     }
     let (changed, phaseOf) = stack.apply(event)
     guard changed else { return }
+    // The card whose field has the keyboard went: the keyboard goes back.
+    if let editing, stack.cards[editing.id] == nil { stopEditing() }
     if let phaseOf, connected { backend.phaseChanged(of: phaseOf) }
     reconcileSoon()
     if idlePoll == nil, !stack.visible.isEmpty, case .polled? = idleWatch { pollIdle() }
@@ -514,6 +570,10 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func disconnect() {
     guard connected else { return }
+    if editing != nil {
+      editing = nil
+      engine.typing(in: nil)
+    }
     stopIdleWatch()
     connected = false
     // The descriptor closes with the connection: only once the read source has let go of it.

@@ -232,6 +232,16 @@ extension Posix {
     return (descriptor, memory)
   }
 
+  /// The first `size` bytes another process shares through `descriptor` (a Wayland keymap), read
+  /// through `mmap(2)` private and read-only, at most `limit`; `nil` when it cannot be mapped.
+  public static func readShared(_ descriptor: Int32, size: Int, limit: Int = 1 << 20) -> [UInt8]? {
+    guard size > 0, size <= limit, let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
+      memory != MAP_FAILED
+    else { return nil }
+    defer { munmap(memory, size) }
+    return Array(UnsafeRawBufferPointer(start: memory, count: size))
+  }
+
   /// `munmap(2)` of what `sharedMemory` mapped.
   public static func unmap(_ memory: UnsafeMutableRawPointer, size: Int) {
     _ = munmap(memory, size)

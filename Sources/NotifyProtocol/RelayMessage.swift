@@ -66,7 +66,7 @@ extension ShowParameters {
       title: notice.title, body: notice.body, app: notice.app, urgency: notice.urgency, style: notice.style,
       icon: notice.icon, hints: notice.hints, tag: notice.tag, key: notice.key, delay: notice.delay,
       fadeIn: notice.fadeIn, hold: notice.hold, fadeOut: notice.fadeOut, easeIn: notice.easeIn,
-      easeOut: notice.easeOut, actions: notice.actions)
+      easeOut: notice.easeOut, actions: notice.actions, reply: notice.reply)
   }
 }
 

@@ -33,6 +33,17 @@ public enum RequestLimits {
       throw InvalidField(field: "after", reason: "must be a positive notice id")
     }
     if let actions = request.actions { try check(actions) }
+    try check(name: request.reply, field: "reply")
+  }
+
+  /// The most bytes of UTF-8 in a reply typed or sent to a notice (`Reply`).
+  public static let maximumReplyLength = 4096
+
+  /// Checks the text of a `Reply`: valid, at most `maximumReplyLength` bytes.
+  public static func check(reply text: String) throws(InvalidField) {
+    guard text.utf8.count <= maximumReplyLength else {
+      throw InvalidField(field: "text", reason: "longer than \(maximumReplyLength) bytes")
+    }
   }
 
   public static func check(_ request: ProgressParameters) throws(InvalidField) {

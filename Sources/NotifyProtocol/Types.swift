@@ -83,7 +83,7 @@ public enum RelayConnection: String, Codable, Sendable, CaseIterable {
 
 /// What a `Watch` event reports.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
-  case snapshot, added, phase, frame, updated, invoked, finished, suspended, resumed
+  case snapshot, added, phase, frame, updated, invoked, replied, finished, suspended, resumed
 }
 
 extension Notice {

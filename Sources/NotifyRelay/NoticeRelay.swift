@@ -414,7 +414,9 @@ public final class NoticeRelay: @unchecked Sendable {
         continue
       }
       group.enter()
-      service.answer(answer.to.id, outcome: answer.outcome, invoked: answer.invoked) { [log] result in
+      service.answer(answer.to.id, outcome: answer.outcome, invoked: answer.invoked, replied: answer.replied)
+      {
+        [log] result in
         switch result {
         case .success(let closed):
           if closed {

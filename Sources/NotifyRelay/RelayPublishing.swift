@@ -21,7 +21,8 @@ public struct RelayPublishing: Sendable {
     if let origin = notice.origin {
       guard finished, let outcome = notice.outcome else { return nil }
       let answer = RelayAnswer(
-        host: place.host, store: place.store, to: origin, outcome: outcome, invoked: notice.invoked)
+        host: place.host, store: place.store, to: origin, outcome: outcome, invoked: notice.invoked,
+        replied: notice.replied)
       return OutgoingMessage(
         id: notice.id, subject: place.subjects.answers(to: origin.host),
         messageID: "answer/\(place.host)/\(place.store)/\(notice.id)",

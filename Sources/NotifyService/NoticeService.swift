@@ -87,10 +87,12 @@ public final class NoticeService: Sendable {
   /// The desk's answer for a notice published from here: `done` with whether it closed, once that is
   /// committed.
   public func answer(
-    _ id: Int, outcome: Outcome, invoked: String?,
+    _ id: Int, outcome: Outcome, invoked: String?, replied: String? = nil,
     done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void
   ) {
-    commit({ () throws(QueueError) in queue.answer(id, outcome: outcome, invoked: invoked) }, done: done)
+    commit(
+      { () throws(QueueError) in queue.answer(id, outcome: outcome, invoked: invoked, replied: replied) },
+      done: done)
   }
 
   /// `Progress`; a new indicator is withdrawn when the commit fails, an existing one is not.
@@ -127,6 +129,13 @@ public final class NoticeService: Sendable {
     _ request: InvokeParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
   ) {
     commit({ () throws(QueueError) in try queue.invoke(request) }, done: done)
+  }
+
+  /// Answers a notice's reply field (`notifyctl reply`, a D-Bus client's own text, a card's field).
+  public func reply(
+    _ request: ReplyParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.reply(request) }, done: done)
   }
 
   /// A person closes a notice, or every visible one (`notifyctl dismiss`, a click on a popup).

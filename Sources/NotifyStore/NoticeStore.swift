@@ -175,13 +175,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     """
     ALTER TABLE relay_marks ADD COLUMN missing TEXT NOT NULL DEFAULT '';
     """,
+    // 7: a reply field's placeholder, and the reply a notice got (issue 32).
+    """
+    ALTER TABLE notices ADD COLUMN reply TEXT;
+    ALTER TABLE notices ADD COLUMN replied TEXT;
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
     + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints, count, folded_into, origin"
+    + "hints, count, folded_into, origin, reply, replied"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -190,7 +195,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...30).map { "?\($0)" }.joined(separator: ", ")
+    let placeholders = (1...32).map { "?\($0)" }.joined(separator: ", ")
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -318,7 +323,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - Rows
 
-  /// Binds `notice` to `upsert`'s 30 columns.
+  /// Binds `notice` to `upsert`'s 32 columns.
   private func bind(_ notice: Notice) {
     let row = upsert
     row.reset()
@@ -352,6 +357,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(28, notice.count)
     row.bind(29, notice.foldedInto)
     row.bind(30, notice.origin.map(Self.encode))
+    row.bind(31, notice.reply)
+    row.bind(32, notice.replied)
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -373,7 +380,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       foldedInto: row.optionalInteger(28), origin: row.text(29).flatMap(decodeOrigin),
       phase: outcome == nil ? .waiting : .finished, opacity: 0,
       outcome: outcome, message: row.text(22),
-      created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25))
+      created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25), reply: row.text(30),
+      replied: row.text(31))
   }
 
   /// The `actions` column: a JSON array of `{"key":…,"label":…}`, as the IDL spells them.

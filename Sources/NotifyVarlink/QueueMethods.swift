@@ -46,6 +46,9 @@ public enum QueueMethods {
     bind(.invoke, InvokeParameters.self) { request, call in
       service.invoke(request) { call.answer($0.map(NoticeReply.init(notice:))) }
     }
+    bind(.reply, ReplyParameters.self) { request, call in
+      service.reply(request) { call.answer($0.map(NoticeReply.init(notice:))) }
+    }
     bind(.suspend, SuspendParameters.self) { request, call in
       service.suspend(request) { call.answer($0.map(SuspendReply.init(suspended:))) }
     }

@@ -107,6 +107,14 @@ final class Popup: PopupSurface {
     wl_surface_commit(surface)
   }
 
+  /// Lets the popup take the keyboard (its reply field was clicked), or gives it back:
+  /// `keyboard_interactivity` `on_demand` (layer-shell 4, else `exclusive`) or `none`, committed.
+  func takeKeyboard(_ take: Bool, onDemand: Bool) {
+    let mode: UInt32 = take ? (onDemand ? 2 : 1) : 0
+    zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, mode)
+    wl_surface_commit(surface)
+  }
+
   /// Asks for `done` when the compositor wants the next frame (with the next commit).
   func requestFrame() {
     guard frameCallback == nil else { return }

@@ -87,6 +87,21 @@ public final class WaylandBackend: PopupBackend {
 
   public func frame() {}
 
+  /// The notice whose popup has the keyboard (its reply field was clicked).
+  private var keyboardOwner: Int?
+
+  public func setKeyboardFocus(on id: Int?) {
+    guard let connection, id != keyboardOwner else { return }
+    if let owner = keyboardOwner, let popup = popups[owner], popup.started {
+      popup.takeKeyboard(false, onDemand: true)
+    }
+    keyboardOwner = id
+    if let id, let popup = popups[id], popup.started {
+      popup.takeKeyboard(true, onDemand: connection.layerShellVersion >= 4)
+    }
+    flush()
+  }
+
   /// Makes the surfaces match the visible cards: new ones created, gone ones destroyed, changed
   /// ones re-rendered, all placed, and those that need a frame drawn.
   public func reconcile() {
@@ -156,6 +171,7 @@ public final class WaylandBackend: PopupBackend {
   }
 
   public func disconnect() {
+    keyboardOwner = nil
     for popup in popups.values { popup.destroy() }
     popups.removeAll()
     closedByCompositor.removeAll()
@@ -184,6 +200,14 @@ extension WaylandBackend: PopupOwner {
 }
 
 extension WaylandBackend: PointerDelegate {
+  func keyPressed(_ key: KeyInput) {
+    display.keyPressed(key)
+  }
+
+  func keyboardLeft() {
+    display.keyboardLeft()
+  }
+
   private func popup(on surface: OpaquePointer) -> Popup? {
     popups.values.first { $0.surface == surface }
   }

@@ -1,8 +1,15 @@
 import CWayland
 import Glibc
+import NotifyDisplay
+import NotifyPosix
 
-/// What a connection reports from the seat's pointer, in the surface's own coordinates.
+/// What a connection reports from the seat: its pointer, in the surface's own coordinates, and its
+/// keyboard while one of our surfaces has it.
 protocol PointerDelegate: AnyObject {
+  /// A key went down on the surface that has the keyboard.
+  func keyPressed(_ key: KeyInput)
+  /// The surface that had the keyboard lost it.
+  func keyboardLeft()
   /// The pointer is at (`x`, `y`) of `surface`: it came over it, or moved on it.
   func pointerMoved(on surface: OpaquePointer, x: Double, y: Double)
   /// The pointer left the surface it was over (which may be gone).
@@ -43,6 +50,11 @@ final class WaylandConnection {
   private var seat: OpaquePointer?
   private var seatName: UInt32 = 0
   private var pointer: OpaquePointer?
+  private var keyboard: OpaquePointer?
+  /// The keyboard's keymap and modifiers, as the compositor last said.
+  private var keys: XkbKeyboard?
+  /// The most bytes of a keymap read (they are some 60 KiB).
+  static let maximumKeymapSize = 1 << 20
   /// The surface the pointer is over, if it is one of ours.
   private var pointerSurface: OpaquePointer?
   /// Where the pointer is on `pointerSurface`.
@@ -156,6 +168,7 @@ final class WaylandConnection {
     if let activation { xdg_activation_v1_destroy(activation) }
     activation = nil
     if let pointer { wl_pointer_destroy(pointer) }
+    if let keyboard { wl_keyboard_destroy(keyboard) }
     if let seat { wl_seat_destroy(seat) }
     for output in outputs { destroy(output) }
     outputs.removeAll()
@@ -171,6 +184,8 @@ final class WaylandConnection {
     if let compositor { wl_compositor_destroy(compositor) }
     if let registry { wl_registry_destroy(registry) }
     pointer = nil
+    keyboard = nil
+    keys = nil
     seat = nil
     xdgOutputManager = nil
     layerShell = nil
@@ -234,6 +249,9 @@ final class WaylandConnection {
         idleChanged(false)
       }
       if let pointer { wl_pointer_destroy(pointer) }
+      if let keyboard { wl_keyboard_destroy(keyboard) }
+      keyboard = nil
+      keys = nil
       wl_seat_destroy(seat)
       pointer = nil
       self.seat = nil
@@ -254,6 +272,15 @@ final class WaylandConnection {
   // MARK: - Seat and pointer
 
   fileprivate func seatCapabilities(_ capabilities: UInt32) {
+    let hasKeyboard = capabilities & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0
+    if hasKeyboard, keyboard == nil, let seat {
+      keyboard = wl_seat_get_keyboard(seat)
+      wl_keyboard_add_listener(keyboard, keyboardListener, Unmanaged.passUnretained(self).toOpaque())
+    } else if !hasKeyboard, let keyboard {
+      wl_keyboard_destroy(keyboard)
+      self.keyboard = nil
+      keys = nil
+    }
     let hasPointer = capabilities & WL_SEAT_CAPABILITY_POINTER.rawValue != 0
     if hasPointer, pointer == nil, let seat {
       pointer = wl_seat_get_pointer(seat)
@@ -286,6 +313,27 @@ final class WaylandConnection {
     buttonSerial = serial
     pointerDelegate?.pointerPressed(button, on: pointerSurface, x: pointerX, y: pointerY)
   }
+
+  // MARK: - Keyboard
+
+  fileprivate func keymap(format: UInt32, descriptor: Int32, size: UInt32) {
+    defer { Posix.close(descriptor) }
+    guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue,
+      let bytes = Posix.readShared(descriptor, size: Int(size), limit: Self.maximumKeymapSize)
+    else { return }
+    keys = XkbKeyboard(keymap: String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+  }
+
+  fileprivate func key(_ code: UInt32, state: UInt32) {
+    guard state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue, let input = keys?.pressed(code) else { return }
+    pointerDelegate?.keyPressed(input)
+  }
+
+  fileprivate func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
+    keys?.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group)
+  }
+
+  fileprivate func keyboardLeft() { pointerDelegate?.keyboardLeft() }
 
   // MARK: - Activation
 
@@ -404,6 +452,22 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.axis_stop = { _, _, _, _ in }
   listener.pointee.axis_discrete = { _, _, _, _ in }
   listener.pointee.axis_value120 = { _, _, _, _ in }
+  return listener
+}()
+
+nonisolated(unsafe) private let keyboardListener: UnsafeMutablePointer<wl_keyboard_listener> = {
+  let listener = UnsafeMutablePointer<wl_keyboard_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_keyboard_listener())
+  listener.pointee.keymap = { data, _, format, fd, size in
+    connection(data).keymap(format: format, descriptor: fd, size: size)
+  }
+  listener.pointee.enter = { _, _, _, _, _ in }
+  listener.pointee.leave = { data, _, _, _ in connection(data).keyboardLeft() }
+  listener.pointee.key = { data, _, _, _, key, state in connection(data).key(key, state: state) }
+  listener.pointee.modifiers = { data, _, _, depressed, latched, locked, group in
+    connection(data).modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
+  }
+  listener.pointee.repeat_info = { _, _, _, _ in }
   return listener
 }()
 

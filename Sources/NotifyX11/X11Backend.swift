@@ -34,7 +34,9 @@ public final class X11Backend: PopupBackend {
   static let spinRate = 30.0
   /// xcb's event codes: `XCB_BUTTON_PRESS`, `XCB_MOTION_NOTIFY`, `XCB_ENTER_NOTIFY`,
   /// `XCB_LEAVE_NOTIFY`, `XCB_EXPOSE`.
+  private static let keyPress: UInt8 = 2
   private static let buttonPress: UInt8 = 4
+  private static let focusOut: UInt8 = 10
   private static let motionNotify: UInt8 = 6
   private static let enterNotify: UInt8 = 7
   private static let leaveNotify: UInt8 = 8
@@ -95,6 +97,16 @@ public final class X11Backend: PopupBackend {
       _ = connection.flush()
     }
     return !connection.hasError
+  }
+
+  /// The notice whose window has the keyboard (its reply field was clicked).
+  private var keyboardOwner: Int?
+
+  public func setKeyboardFocus(on id: Int?) {
+    guard let connection, id != keyboardOwner else { return }
+    keyboardOwner = id
+    connection.focusKeyboard(on: id.flatMap { popups[$0]?.window } ?? 0)
+    flush()
   }
 
   public func phaseChanged(of id: Int) {
@@ -208,6 +220,7 @@ public final class X11Backend: PopupBackend {
   }
 
   public func disconnect() {
+    keyboardOwner = nil
     spinTimer?.cancel()
     spinTimer = nil
     guard let connection else { return }
@@ -254,6 +267,22 @@ public final class X11Backend: PopupBackend {
       }
       let action = display.press(button, on: popup, x: Double(press.event_x), y: Double(press.event_y))
       display.carryOut(action, on: popup.id)
+      return false
+    case Self.keyPress:
+      let key = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_key_press_event_t.self).pointee
+      guard keyboardOwner != nil, let keysym = connection.keysym(of: key.detail, state: key.state),
+        let input = KeyInput(keysym: keysym)
+      else { return false }
+      display.keyPressed(input)
+      return false
+    case Self.focusOut:
+      let focus = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_focus_out_event_t.self).pointee
+      // NotifyNormal, and a detail from Ancestor to NonlinearVirtual: the focus went elsewhere for
+      // good (not a grab's coming and going, nor the pointer's own focus events).
+      if let owner = keyboardOwner, popups[owner]?.window == focus.event, focus.mode == 0, focus.detail <= 4 {
+        keyboardOwner = nil
+        display.keyboardLeft()
+      }
       return false
     case Self.motionNotify, Self.enterNotify:
       // The two events share their layout up to the coordinates.

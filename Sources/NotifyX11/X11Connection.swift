@@ -111,6 +111,46 @@ final class X11Connection {
   /// The next event already read, if any (the caller frees it).
   func nextEvent() -> UnsafeMutablePointer<xcb_generic_event_t>? { xcb_poll_for_event(connection) }
 
+  // MARK: - Keyboard
+
+  /// The core keyboard mapping, read when the reply field first takes the keyboard: each key
+  /// code's keysyms, unshifted first.
+  private var keysyms: (first: UInt8, perCode: Int, symbols: [xcb_keysym_t])?
+
+  /// The keysym key `code` gives with `state`'s modifiers (Shift, Lock): the core protocol's rule
+  /// for the first two of a key's keysyms.
+  func keysym(of code: UInt8, state: UInt16) -> UInt32? {
+    if keysyms == nil { readKeyboardMapping() }
+    guard let keysyms, code >= keysyms.first else { return nil }
+    let base = Int(code - keysyms.first) * keysyms.perCode
+    guard base + 1 < keysyms.symbols.count else { return nil }
+    let lower = keysyms.symbols[base]
+    let upper = keysyms.symbols[base + 1] != 0 ? keysyms.symbols[base + 1] : lower
+    let shift = state & UInt16(XCB_MOD_MASK_SHIFT.rawValue) != 0
+    let lock = state & UInt16(XCB_MOD_MASK_LOCK.rawValue) != 0
+    // Lock capitalizes letters only.
+    let letter = (0x61...0x7a).contains(lower)
+    return shift != (lock && letter) ? upper : lower
+  }
+
+  private func readKeyboardMapping() {
+    let setup = xcb_get_setup(connection)!.pointee
+    let count = UInt8(Int(setup.max_keycode) - Int(setup.min_keycode) + 1)
+    let cookie = xcb_get_keyboard_mapping(connection, setup.min_keycode, count)
+    guard let reply = xcb_get_keyboard_mapping_reply(connection, cookie, nil) else { return }
+    defer { free(reply) }
+    let length = Int(xcb_get_keyboard_mapping_keysyms_length(reply))
+    let symbols = Array(UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(reply), count: length))
+    keysyms = (setup.min_keycode, Int(reply.pointee.keysyms_per_keycode), symbols)
+  }
+
+  /// Gives the keyboard to `window`, or (0) back to whatever the pointer is over.
+  func focusKeyboard(on window: xcb_window_t) {
+    let target = window == 0 ? xcb_window_t(XCB_INPUT_FOCUS_POINTER_ROOT.rawValue) : window
+    xcb_set_input_focus(
+      connection, UInt8(XCB_INPUT_FOCUS_POINTER_ROOT.rawValue), target, xcb_timestamp_t(XCB_CURRENT_TIME))
+  }
+
   /// Frees what the connection made and closes it.
   func disconnect() {
     if !hasError {

@@ -41,7 +41,8 @@ final class X11Popup: PopupSurface {
     values.event_mask =
       XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
       | XCB_EVENT_MASK_POINTER_MOTION.rawValue | XCB_EVENT_MASK_ENTER_WINDOW.rawValue
-      | XCB_EVENT_MASK_LEAVE_WINDOW.rawValue
+      | XCB_EVENT_MASK_LEAVE_WINDOW.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue
+      | XCB_EVENT_MASK_FOCUS_CHANGE.rawValue
     values.colormap = connection.colormap
     var mask =
       XCB_CW_BACK_PIXEL.rawValue | XCB_CW_BORDER_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue

@@ -245,6 +245,10 @@ struct CommandParserTests {
     (["dismiss", "--all"], .dismiss(.all)),
     (["dismiss", "--app", "slack*"], .dismiss(.app("slack*"))),
     (["menu"], .menu(id: nil, picker: nil)),
+    (["reply", "4", "on my way"], .reply(ReplyParameters(id: 4, text: "on my way"))),
+    (
+      ["show", "Ada", "--reply", "Answer"], .show(ShowParameters(title: "Ada", reply: "Answer"), wait: false)
+    ),
     (["menu", "7", "--picker", "rofi -dmenu -i"], .menu(id: 7, picker: "rofi -dmenu -i")),
   ])
   func invokeDismissAndMenu_actOnTheNewestVisibleNotice_withoutAnId(words: [String], expected: Command) throws
@@ -254,7 +258,8 @@ struct CommandParserTests {
 
   @Test(arguments: [
     ["invoke", "9", "open", "extra"], ["dismiss", "3", "--all"], ["dismiss", "--app", "x", "--all"],
-    ["dismiss", "--app", ""], ["menu", "x"], ["menu", "--picker", " "], ["menu", "1", "2"],
+    ["dismiss", "--app", ""], ["menu", "x"], ["menu", "--picker", " "], ["menu", "1", "2"], ["reply", "4"],
+    ["reply", "x", "text"],
   ])
   func invokeDismissAndMenu_refuseWhatTheyCannotMean(words: [String]) throws {
     #expect(try usageError(words) != nil)

@@ -196,3 +196,71 @@ struct PointerHoldTests {
     #expect(d.phase(second) == .holding)
   }
 }
+
+/// `Reply` on the machine (issue 32): a notice that offers a reply field is answered with text, and
+/// holds while a person types into it.
+@Suite("QueueMachine: replies")
+struct ReplyTests {
+  private func shown(_ d: inout MachineDriver, reply: String? = "Reply", hold: Double = 2) throws -> Int {
+    let id = try d.perform { m, i in
+      try m.show(
+        ShowParameters(
+          title: "Ada", fadeIn: 1, hold: hold, fadeOut: 1, easeIn: .linear, easeOut: .linear, reply: reply),
+        at: i)
+    }
+    d.advance(to: 1.5)
+    return id
+  }
+
+  @Test func aReply_isKept_publishedAsReplied_andTheNoticeFadesOutCompleted() throws {
+    var d = IdleTests.driver()
+    let id = try shown(&d)
+    let notice = try d.perform { m, i in try m.reply(ReplyParameters(id: id, text: "on my way"), at: i) }
+    #expect(notice.replied == "on my way" && notice.phase == .fadingOut)
+    #expect(d.lifecycle(of: id).contains("replied"))
+    d.advance(to: 3)
+    #expect(d.outcome(id) == .completed)
+    #expect(d.machine.notice(id, at: d.now)?.replied == "on my way")
+  }
+
+  @Test func aReply_isRefused_withoutAField_whenNotVisible_orTooLong() throws {
+    var d = IdleTests.driver()
+    let plain = try shown(&d, reply: nil)
+    #expect(throws: QueueError.self) {
+      try d.perform { m, i in try m.reply(ReplyParameters(id: plain, text: "x"), at: i) }
+    }
+    let long = String(repeating: "a", count: RequestLimits.maximumReplyLength + 1)
+    let field = try shown(&d)
+    #expect(throws: QueueError.self) {
+      try d.perform { m, i in try m.reply(ReplyParameters(id: field, text: long), at: i) }
+    }
+    let later = try d.perform { m, i in
+      try m.show(ShowParameters(title: "later", delay: 60, reply: "Reply"), at: i)
+    }
+    #expect(throws: QueueError.self) {
+      try d.perform { m, i in try m.reply(ReplyParameters(id: later, text: "x"), at: i) }
+    }
+  }
+
+  @Test func whileAPersonTypes_theHoldStandsStill() throws {
+    var d = IdleTests.driver()
+    let id = try shown(&d)
+    d.perform { m, i in m.typing(in: id, at: i) }
+    d.advance(to: 60)
+    #expect(d.phase(id) == .holding)
+    d.perform { m, i in m.typing(in: nil, at: i) }
+    #expect(d.armed == 61.5)  // the 1.5 s it had left
+  }
+
+  @Test func aReplyTypedAtTheDesk_comesBackWithItsAnswer_withinTheBound() throws {
+    var d = IdleTests.driver()
+    let id = try shown(&d)
+    let closed = d.perform { m, i in m.answer(id, outcome: .completed, invoked: nil, replied: "on my way", at: i) }
+    #expect(closed)
+    #expect(d.machine.notice(id, at: d.now)?.replied == "on my way")
+    let other = try shown(&d)
+    let long = String(repeating: "é", count: RequestLimits.maximumReplyLength)  // twice the bytes
+    _ = d.perform { m, i in m.answer(other, outcome: .completed, invoked: nil, replied: long, at: i) }
+    #expect(d.machine.notice(other, at: d.now)?.replied == nil)
+  }
+}

@@ -144,11 +144,11 @@ struct DBusNotificationTests {
   @Test func capabilities_sayOnlyWhatIsDone() {
     #expect(
       DBusNames.capabilities(popups: false, sound: false) == [
-        "actions", "body", "body-markup", "persistence",
+        "actions", "body", "body-markup", "inline-reply", "persistence",
       ])
     #expect(
       DBusNames.capabilities(popups: true, sound: true)
-        == ["actions", "body", "body-markup", "icon-static", "persistence", "sound"])
+        == ["actions", "body", "body-markup", "icon-static", "inline-reply", "persistence", "sound"])
   }
 
   @Test func forwarding_aNoticeThatHoldsUntilEnded_neverExpires() {
@@ -183,5 +183,21 @@ struct DBusNotificationTests {
     // A person chose: reason 2, as dunst, mako and GNOME send, though it ends `completed`.
     let invoked = Notice(id: 1, kind: .notice, title: "t", invoked: "open", outcome: .completed)
     #expect(DBusNotificationServer.closeReason(invoked) == .dismissed)
+  }
+
+  @Test func anInlineReplyAction_isAField_withThePlaceholderTheClientGives() {
+    let kde = DBusNotification(
+      appName: "chat", summary: "s", actions: ["default", "", "inline-reply", "Reply", "later", "Later"],
+      hints: ["x-kde-reply-placeholder-text": .string("Answer Ada")])
+    #expect(kde.actionPairs.map(\.key) == ["default", "later"])
+    #expect(kde.replyPlaceholder == "Answer Ada")
+    let labelled = DBusNotification(
+      appName: "chat", summary: "s", actions: ["inline-reply", "Say something"])
+    #expect(labelled.replyPlaceholder == "Say something")
+    #expect(
+      DBusNotification(appName: "chat", summary: "s", actions: ["inline-reply", ""]).replyPlaceholder
+        == "Reply")
+    #expect(
+      DBusNotification(appName: "chat", summary: "s", actions: ["later", "Later"]).replyPlaceholder == nil)
   }
 }

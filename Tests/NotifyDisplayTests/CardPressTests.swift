@@ -1,3 +1,4 @@
+import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 import Testing
@@ -47,5 +48,35 @@ struct CardPressTests {
     let shown = card(actions: [Self.open, Self.show, Action(key: "later", label: "Later")])
     #expect(shown.buttons.map(\.key) == ["open", "later"])
     #expect(shown.hasDefaultAction)
+  }
+}
+
+/// The reply field: where it is, and what a key does.
+@Suite("Reply field")
+struct ReplyFieldTests {
+  @Test func theField_isAboveTheButtons_andALeftClickOnItTakesTheKeyboard() {
+    var settings = DisplaySettings()
+    settings.font = "DejaVu Sans 11"
+    let painter = CardPainter(settings: settings)
+    let card = Card(
+      Notice(
+        id: 1, kind: .notice, title: "Ada", actions: [Action(key: "later", label: "Later")], reply: "Reply"))
+    let height = painter.height(of: card)
+    let field = try! #require(painter.field(of: card, height: height))
+    let button = painter.buttons(of: card, height: height)[0]
+    #expect(field.y + field.height <= button.y)
+    #expect(painter.target(of: card, height: height, x: field.x + 20, y: field.y + 5) == .field)
+    #expect(CardPress(.left, on: .field, of: card, binding: .default) == .focusField)
+    #expect(CardPress(.right, on: .field, of: card, binding: .dismiss) == .dismiss)
+    #expect(painter.field(of: Card(Notice(id: 2, kind: .notice, title: "t")), height: 100) == nil)
+  }
+
+  @Test(arguments: [
+    (0xff0d as UInt32, KeyInput?.some(.enter)), (0xff1b, .escape), (0xff08, .backspace), (0x61, .text("a")),
+    (0x41, .text("A")), (0x20ac, .text("€")), (0x00e9, .text("é")), (0xffe1, nil),  // Shift_L
+    (0xff09, nil),  // Tab
+  ])
+  func aKeysym_typesItsText_orActsOnTheField(keysym: UInt32, input: KeyInput?) {
+    #expect(KeyInput(keysym: keysym) == input)
   }
 }

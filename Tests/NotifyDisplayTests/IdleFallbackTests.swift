@@ -36,6 +36,7 @@ private final class StandInBackend: PopupBackend {
   func disconnect() {}
   func watchIdle(after seconds: Double) -> IdleWatch { idle }
   func secondsSinceInput() -> Double? { nil }
+  func setKeyboardFocus(on id: Int?) {}
 }
 
 /// Records what the display asks of its fallback idle source.

@@ -26,7 +26,7 @@ struct NoticeFieldsTests {
     invoked: "open", count: 3, foldedInto: 39,
     origin: NoticeOrigin(host: "srv", store: "s1", id: 9, sent: 100),
     phase: .finished, opacity: 0, outcome: .completed, message: "done", created: 1000, shown: 1001,
-    finished: 1010)
+    finished: 1010, reply: "Answer", replied: "on my way")
 
   /// The members of an IDL type (`type Notice (…)`) or a method's parameters (`method Show(…)`).
   static func idlMembers(_ declaration: String) throws -> Set<String> {
@@ -106,7 +106,7 @@ struct NoticeFieldsTests {
     title: "t", body: "b", app: "a", urgency: .low, style: .blur, icon: "/i.png", hints: Hints(category: "c"),
     tag: "g", key: "k", delay: 1, fadeIn: 2, hold: 3, fadeOut: 4, easeIn: .linear, easeOut: .easeInOut,
     after: 5,
-    actions: [Action(key: "a", label: "A")])
+    actions: [Action(key: "a", label: "A")], reply: "r")
 
   /// What a client encodes with `Codable`, every parameter set, the daemon reads back whole.
   @Test func theDaemonsReaders_readEveryDeclaredParameter() throws {

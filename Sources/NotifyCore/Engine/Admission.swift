@@ -25,6 +25,10 @@ enum Admission {
     try checked { () throws(InvalidField) in try RequestLimits.check(title: title, body: body, field: field) }
   }
 
+  static func validate(reply text: String) throws(QueueError) {
+    try checked { () throws(InvalidField) in try RequestLimits.check(reply: text) }
+  }
+
   static func validate(duration: Double, field: String) throws(QueueError) {
     try checked { () throws(InvalidField) in try RequestLimits.check(duration: duration, field: field) }
   }
@@ -48,7 +52,7 @@ enum Admission {
       hints: Hints.nonEmpty(request.hints), tag: request.tag, key: request.key, delay: resolution.delay,
       fadeIn: resolution.fadeIn, hold: resolution.hold,
       fadeOut: resolution.fadeOut, easeIn: resolution.easeIn, easeOut: resolution.easeOut,
-      after: request.after, actions: request.actions, phase: .waiting, created: created)
+      after: request.after, actions: request.actions, phase: .waiting, created: created, reply: request.reply)
   }
 
   /// The notice a `Progress` request becomes, with its timing resolved.

@@ -64,6 +64,7 @@ struct NoticeRecord {
     let rawValue: UInt8
     static let away = Pauses(rawValue: 1)
     static let pointer = Pauses(rawValue: 2)
+    static let typing = Pauses(rawValue: 4)
   }
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }

@@ -103,13 +103,19 @@ extension QueueMachine {
   }
 
   /// The desk notice `id` was relayed to answered (DESIGN §10): it closes here with `outcome` (a
-  /// shown one fades out), with the action chosen there. Answers whether it did: one already
+  /// shown one fades out), with the action chosen there, or the reply typed there. Answers whether it did: one already
   /// closing or finished keeps its own outcome, the first answer wins.
-  public mutating func answer(_ id: Int, outcome: Outcome, invoked: String?, at instant: Instant) -> Bool {
+  public mutating func answer(
+    _ id: Int, outcome: Outcome, invoked: String?, replied: String? = nil, at instant: Instant
+  ) -> Bool {
     advance(to: instant)
     defer { settle(at: instant) }
     guard let record = notices[id], !record.isClosing else { return false }
     if let invoked { notices.modify(id) { $0.notice.invoked = invoked } }
+    // A reply typed at the desk, for a notice that offered a field, within the bound a reply here has.
+    if let replied, record.notice.reply != nil, replied.utf8.count <= RequestLimits.maximumReplyLength {
+      notices.modify(id) { $0.notice.replied = replied }
+    }
     close(id, outcome, immediately: false, at: instant)
     return true
   }
@@ -133,6 +139,28 @@ extension QueueMachine {
       if record.notice.hints?.isResident != true { _ = record.end(hold: nil, at: instant.now) }
     }
     changed(request.id, at: instant, kind: .invoked, activationToken: request.activationToken)
+    return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
+  }
+
+  /// Answers a shown notice that offers a reply field with `text` (a person typed it into the
+  /// card, or a client sent it); it then fades out with outcome `completed`, as when an action is
+  /// chosen (a resident one stays), and is published as `replied`.
+  public mutating func reply(_ request: ReplyParameters, at instant: Instant) throws(QueueError) -> Notice {
+    try Admission.validate(reply: request.text)
+    advance(to: instant)
+    defer { settle(at: instant) }
+    let record = try unfinished(request.id)
+    guard record.notice.reply != nil else {
+      throw .invalidArgument(field: "id", reason: "notice \(request.id) offers no reply")
+    }
+    guard record.isShown, !record.isClosing else {
+      throw .invalidArgument(field: "id", reason: "notice \(request.id) is not visible")
+    }
+    notices.modify(request.id) { record in
+      record.notice.replied = request.text
+      if record.notice.hints?.isResident != true { _ = record.end(hold: nil, at: instant.now) }
+    }
+    changed(request.id, at: instant, kind: .replied)
     return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
   }
 
@@ -165,15 +193,32 @@ extension QueueMachine {
   public mutating func pointer(over id: Int?, at instant: Instant) {
     advance(to: instant)
     defer { settle(at: instant) }
-    guard id != pointerOver else { return }
-    if let left = pointerOver, notices[left] != nil {
-      notices.modify(left) { $0.resumeHold(.pointer, atLeast: Self.holdAfterPointer, at: instant.now) }
-      step(left, at: instant)
-    }
+    movePause(.pointer, from: pointerOver, to: id, at: instant)
     pointerOver = id
-    if let id, notices[id]?.hoverPauses == true {
-      notices.modify(id) { $0.pauseHold(.pointer, at: instant.now) }
-      step(id, at: instant)
+  }
+
+  /// A person is typing into the reply field of notice `id` (`nil`: into none): its hold stands
+  /// still until the field gives up the keyboard, as under the pointer.
+  public mutating func typing(in id: Int?, at instant: Instant) {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    movePause(.typing, from: typingIn, to: id, at: instant)
+    typingIn = id
+  }
+
+  /// Moves the pause `reason` from notice `old` (its hold goes on, at least `holdAfterPointer`) to
+  /// notice `new` (its hold stands still).
+  private mutating func movePause(
+    _ reason: NoticeRecord.Pauses, from old: Int?, to new: Int?, at instant: Instant
+  ) {
+    guard new != old else { return }
+    if let old, notices[old] != nil {
+      notices.modify(old) { $0.resumeHold(reason, atLeast: Self.holdAfterPointer, at: instant.now) }
+      step(old, at: instant)
+    }
+    if let new, notices[new]?.hoverPauses == true {
+      notices.modify(new) { $0.pauseHold(reason, at: instant.now) }
+      step(new, at: instant)
     }
   }
 }

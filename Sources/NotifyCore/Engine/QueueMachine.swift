@@ -40,6 +40,8 @@ public struct QueueMachine {
   public internal(set) var idle: IdleState?
   /// The notice whose card the pointer is over (`[Display] HoverHolds=`).
   public internal(set) var pointerOver: Int?
+  /// The notice whose reply field has the keyboard.
+  public internal(set) var typingIn: Int?
   /// How many unfinished notices are in each phase, kept as they move.
   var phaseCounts: [Phase: Int] = [:]
   /// The deadline the owner's timer is armed for.
