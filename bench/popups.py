@@ -10,12 +10,16 @@ same probe in the same run.
   run of its own): the time from a callback to the frame it asked for, and the frame intervals;
 - RSS with 10 popups visible, against mako with the same 10;
 - on X11 (Xvfb + picom): first pixels against `notify-send` → dunst (import polls the region),
-  wakeups while 1 popup holds, RSS with 10 popups against dunst's with 10.
+  wakeups while 1 popup holds, RSS with 10 popups against dunst's with 10;
+- a click (issue 32): a virtual pointer clicks notifyd's button "Approve" and mako's popup (its
+  default action), each on a notice `notify-send -A` sent on its own bus: the time from the
+  click to the `ActionInvoked` notify-send hears (it prints the key); and notifyd's wakeups while
+  the pointer rests on a holding card, beside those while nothing is over it.
 
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
 (tests/test_popups_wayland.py has the harness); on X11 everything runs as root
 (tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
-Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,x11]
+Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,x11]
 """
 
 import argparse
@@ -36,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import conftest  # noqa: E402
 import test_popups_wayland as harness  # noqa: E402
 import test_popups_x11 as x11_harness  # noqa: E402
-from popup_helpers import private_bus  # noqa: E402
+from popup_helpers import button_centres, private_bus  # noqa: E402
+from wayland_pointer import VirtualPointer  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
 
@@ -168,13 +173,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="first,holding,fading,x11", help="some of first, holding, fading, x11")
+    parser.add_argument("--only", default="first,holding,fading,click,x11",
+                        help="some of first, holding, fading, click, x11")
     options = parser.parse_args()
     only = set(options.only.split(","))
     conftest.BIN = Path(options.bin)
     harness.BIN = Path(options.bin)
     rows = Rows()
-    if only & {"first", "holding", "fading"}:
+    if only & {"first", "holding", "fading", "click"}:
         wayland(options, only, rows)
     if "x11" in only:
         x11(options, rows)
@@ -337,6 +343,9 @@ def wayland(options, only, rows):
             rows.add("frame intervals while 10 fade: deviation from 1/60 s (the compositor's timing included)",
                      f"p50 {statistics.median(errors):.2f} ms, p99 {percentile(errors, 0.99):.2f} ms (n={len(errors)})",
                      "", "", "", "")
+
+        if "click" in only:
+            click_figures(options, rows, sway, user, directory, user_env, make_daemon, bus_context, runs)
     finally:
         stop_all(daemons, processes)
         bus_context.close()
@@ -344,6 +353,74 @@ def wayland(options, only, rows):
         subprocess.run(["pkill", "-KILL", "-u", user.pw_name], check=False)
         shutil.rmtree(directory, ignore_errors=True)
         shutil.rmtree(binaries, ignore_errors=True)
+
+
+def click_figures(options, rows, sway, user, directory, user_env, make_daemon, bus_context, runs):
+    """Click → ActionInvoked for notifyd's button and mako's default action; wakeups under a still
+    pointer. mako already serves `user_env`'s bus; notifyd serves a bus of its own."""
+    log("== popups: a click, and the pointer resting on a card")
+    output = (1280, 720)
+    parked = (5, output[1] - 5)
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*parked, *output)
+    bus_directory = directory / "notifyd-bus"
+    bus_directory.mkdir(mode=0o711)
+    own_bus = bus_context.enter_context(private_bus(bus_directory))
+    ours_env = {**user_env, "DBUS_SESSION_BUS_ADDRESS": own_bus}
+    daemon = make_daemon("click", "[DBus]\nMode=server\n", env={"DBUS_SESSION_BUS_ADDRESS": own_bus})
+    conftest.wait_for(lambda: "dbus: serving" in daemon.stderr(), what="notifyd to serve its bus")
+
+    def clicked(env, actions, point_of):
+        """Seconds from the click to notify-send printing the key it heard."""
+        sender = subprocess.Popen(harness.as_user(user) + ["notify-send", *actions, "Deploy 42?"], env=env,
+                                  stdout=subprocess.PIPE, text=True)
+        image = conftest.wait_for(lambda: (lambda i: i if i.box() and i.box()[3] - i.box()[1] > 40 else None)(
+            sway.screenshot(region=(640, 0, 1280, 360))), what="the popup")
+        time.sleep(1.2)  # past the built-in fade-in: the card is still when clicked
+        point = point_of(sway.screenshot(region=(640, 0, 1280, 360)).box())
+        pointer.move_to(*point, *output)
+        began = time.monotonic()
+        pointer.click()
+        line = sender.stdout.readline()
+        elapsed = time.monotonic() - began
+        sender.wait(timeout=10)
+        pointer.move_to(*parked, *output)
+        if not line.strip():
+            raise RuntimeError("notify-send heard no action")
+        conftest.wait_for(lambda: sway.screenshot(region=(640, 0, 1280, 360)).box() is None, timeout=10,
+                          what="the popup to go")
+        return elapsed
+
+    ours, theirs = [], []
+    for round_ in range(runs + 2):
+        ours_ms = clicked(ours_env, ["-A", "approve=Approve", "-A", "reject=Reject"],
+                          lambda box: button_centres(box, 2)[0])
+        theirs_ms = clicked(user_env, ["-A", "default=Open"],
+                            lambda box: ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2))
+        if round_ >= 2:
+            ours.append(ours_ms)
+            theirs.append(theirs_ms)
+    median, peer = statistics.median(ours), statistics.median(theirs)
+    rows.add(f"click → ActionInvoked heard by notify-send -A, median of {runs}",
+             f"{median * 1000:.1f} ms (p99 {percentile(ours, 0.99) * 1000:.1f}; notifyd's button, with an activation token first)",
+             "≤ mako's", f"mako's default action {peer * 1000:.1f} ms (p99 {percentile(theirs, 0.99) * 1000:.1f})",
+             f"{median / peer:.2f}×", "met" if median <= peer else "missed")
+
+    # The pointer resting on a holding card: no more wakeups than with nothing over it.
+    seconds = 5 if options.quick else 10
+    daemon.show("Holding", "--fade-in", "0", "--hold", "300s")
+    box = conftest.wait_for(lambda: sway.screenshot(region=(640, 0, 1280, 360)).box(), what="the card")
+    time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
+    away = wakeups_per_second(daemon.process.pid, seconds)
+    pointer.move_to((box[0] + box[2]) // 2, box[1] + 10, *output)
+    time.sleep(8)
+    resting = wakeups_per_second(daemon.process.pid, seconds)
+    pointer.move_to(*parked, *output)
+    pointer.close()
+    rows.add("wakeups/s while the pointer rests on a holding card (context switches, all threads)",
+             f"{resting:.1f}", "no more than with nothing over it", f"nothing over it: {away:.1f}/s", "",
+             "met" if resting <= away else "missed")
+    daemon.stop()
 
 
 X11_REGION = (1200, 40, 1208, 48)  # inside a top-right card of notifyd (360 wide, margin 16) and of dunst (300, 10x30)

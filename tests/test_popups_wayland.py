@@ -901,3 +901,31 @@ def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(
     finally:
         keyboard.close()
         pointer.close()
+
+
+def test_with_the_action_icons_hint_the_buttons_show_the_icons_their_keys_name(session, bus):
+    sway, make_daemon = session
+    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
+    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
+                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+    try:
+        with notification_signals(bus, sway.directory) as closed:
+            sender = subprocess.Popen(
+                as_user(daemon.user) + ["notify-send", "--print-id", "-h", "boolean:action-icons:true", "-A",
+                                        "edit-delete=Delete", "-A", "mail-send=Send", "Draft", "Send it?"],
+                env=environment, stdout=subprocess.PIPE, text=True)
+            image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with icon buttons")
+            box = image.box()
+            sway.save(SCREENSHOTS / "notifyd-action-icons.png")
+            # An icon is drawn in each button: Adwaita's greys, far from the card's colours and the
+            # white of a label.
+            for centre in button_centres(box, 2):
+                colours = {image.pixel(centre[0] + dx, centre[1] - 2 + dy) for dx in range(-8, 9) for dy in range(-6, 7)}
+                assert any(max(c) - min(c) < 40 and max(c) < 200 for c in colours), colours
+            click_at(pointer, button_centres(box, 2)[0])
+            output, _ = sender.communicate(timeout=15)
+            bus_id, key = output.split()
+            assert key == "edit-delete"
+            closed(int(bus_id), 2)
+    finally:
+        pointer.close()

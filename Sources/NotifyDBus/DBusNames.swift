@@ -58,6 +58,8 @@ enum DBusNames {
     static let replyPlaceholder = "x-kde-reply-placeholder-text"
     /// Boolean: play no sound.
     static let suppressSound = "suppress-sound"
+    /// Boolean: the action keys are icon names.
+    static let actionIcons = "action-icons"
     /// Int32: where the server should point the popup; notifyd places its popups itself.
     static let x = "x"
     static let y = "y"
@@ -71,7 +73,7 @@ enum DBusNames {
   static func capabilities(popups: Bool, sound: Bool) -> [String] {
     // A reply, like an action, can be given without popups: `notifyctl reply`.
     var capabilities = ["actions", "body", "body-markup"]
-    if popups { capabilities.append("icon-static") }
+    if popups { capabilities += ["action-icons", "icon-static"] }
     capabilities.append(inlineReply)
     capabilities.append("persistence")
     if sound { capabilities.append("sound") }

@@ -85,7 +85,7 @@ struct DBusNotification: Equatable {
 
   /// The hints notifyd keeps with the notice: `category`, `desktop-entry` (`.desktop` dropped),
   /// `transient`, `resident`, `sound-file` (a path or `file://` URI), `sound-name`,
-  /// `suppress-sound`. A hint of the wrong type is ignored, as an unknown one is.
+  /// `suppress-sound`, `action-icons`. A hint of the wrong type is ignored, as an unknown one is.
   var desktopHints: Hints? {
     func string(_ name: String) -> String? {
       guard let value = hints[name]?.stringValue, !value.isEmpty else { return nil }
@@ -99,7 +99,8 @@ struct DBusNotification: Equatable {
         category: string(DBusNames.Hint.category), desktopEntry: entry,
         transient: flag(DBusNames.Hint.transient), resident: flag(DBusNames.Hint.resident),
         soundFile: string(DBusNames.Hint.soundFile).flatMap(Self.filePath),
-        soundName: string(DBusNames.Hint.soundName), silent: flag(DBusNames.Hint.suppressSound)))
+        soundName: string(DBusNames.Hint.soundName), silent: flag(DBusNames.Hint.suppressSound),
+        actionIcons: flag(DBusNames.Hint.actionIcons)))
   }
 
   /// The notice's icon as a file, by the specification's order: `image-data` (kept as a PNG file
@@ -193,7 +194,7 @@ struct DBusNotification: Equatable {
       for case (let name, let value?) in strings { hints[name] = .string(value) }
       let flags = [
         (DBusNames.Hint.transient, kept.isTransient), (DBusNames.Hint.resident, kept.isResident),
-        (DBusNames.Hint.suppressSound, kept.isSilent),
+        (DBusNames.Hint.suppressSound, kept.isSilent), (DBusNames.Hint.actionIcons, kept.hasActionIcons),
       ]
       for (name, set) in flags where set { hints[name] = .boolean(true) }
     }

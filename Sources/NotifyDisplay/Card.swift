@@ -20,6 +20,8 @@ public struct Card: Sendable, Equatable {
   public var buttons: [Action]
   /// The button under the pointer, drawn highlighted (`PopupDisplay` sets it).
   public var highlighted: CardTarget?
+  /// Whether the buttons show the icons their action keys name (the `action-icons` hint).
+  public var actionIcons: Bool
   /// With a reply field: its placeholder, shown until something is typed.
   public var reply: String?
   /// What is typed into the reply field while it has the keyboard (`PopupDisplay` sets it); `nil`
@@ -39,6 +41,7 @@ public struct Card: Sendable, Equatable {
     hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false
     buttons = notice.actions?.filter { $0.key != Card.defaultActionKey } ?? []
     reply = notice.reply
+    actionIcons = notice.hints?.hasActionIcons ?? false
   }
 
   /// The action a left click invokes (DESIGN §9).

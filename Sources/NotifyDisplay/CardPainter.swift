@@ -2,6 +2,7 @@ import CPangoCairo
 import Foundation
 import NotifyConfig
 import NotifyCore
+import NotifyIcons
 import NotifyProtocol
 
 /// Draws cards with cairo and pango: measures a card for a width, renders it at full opacity into
@@ -23,6 +24,10 @@ public final class CardPainter {
   private let measuringContext: OpaquePointer
   /// Icons read lately, by path, with the file's identity when read (nil surface: not an image).
   private var icons: [String: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
+  /// Where the icons a button shows (`action-icons`) are found by name.
+  private let buttonIconTheme: IconTheme
+  /// Buttons' icons read lately, by name, at the button's size (nil surface: none found).
+  private var buttonIcons: [String: OpaquePointer?] = [:]
   /// The most icons kept read (48×48 pixels each).
   static let iconsKept = 16
 
@@ -42,8 +47,10 @@ public final class CardPainter {
   /// A button's height: a line of the font and its padding, measured once.
   public let buttonHeight: Double
 
-  public init(settings: DisplaySettings) {
+  public init(settings: DisplaySettings, environment: [String: String] = ProcessInfo.processInfo.environment)
+  {
     self.settings = settings
+    buttonIconTheme = IconTheme(theme: settings.iconTheme, environment: environment, size: 24)
     font = pango_font_description_from_string(settings.font)
     titleFont = pango_font_description_copy(font)
     pango_font_description_set_weight(titleFont, PANGO_WEIGHT_BOLD)
@@ -69,6 +76,7 @@ public final class CardPainter {
     cairo_destroy(measuringContext)
     cairo_surface_destroy(measuringSurface)
     for entry in icons.values { entry.surface.map { cairo_surface_destroy($0) } }
+    for case let surface?? in buttonIcons.values { cairo_surface_destroy(surface) }
   }
 
   /// The card's height in pixels at the configured width.
@@ -123,7 +131,9 @@ public final class CardPainter {
       y += block.height
     }
     for button in buttons(of: card, height: height) {
-      drawButton(context, button, colours: colours, highlighted: card.highlighted == button.target)
+      drawButton(
+        context, button, icon: card.actionIcons ? buttonIcon(for: button.target) : nil, colours: colours,
+        highlighted: card.highlighted == button.target)
     }
     if let field = field(of: card, height: height) { drawField(context, field, card: card, colours: colours) }
     if card.kind == .progress {
@@ -328,13 +338,36 @@ public final class CardPainter {
     cairo_fill(context)
   }
 
-  private func drawButton(_ context: OpaquePointer, _ button: Button, colours: CardColours, highlighted: Bool)
-  {
+  /// The icon the action key of `target` names, fitting a button (`action-icons`); `nil` for "…"
+  /// or a key no theme has an icon for (its label is drawn then). At most `iconsKept` are kept.
+  private func buttonIcon(for target: CardTarget) -> OpaquePointer? {
+    guard case .action(let key) = target else { return nil }
+    if let kept = buttonIcons[key] { return kept }
+    if buttonIcons.count >= Self.iconsKept, let victim = buttonIcons.keys.first {
+      if case let surface?? = buttonIcons.removeValue(forKey: victim) { cairo_surface_destroy(surface) }
+    }
+    let size = Int(buttonHeight - 2 * Self.buttonPadding + 4)
+    let surface = buttonIconTheme.path(forName: key).flatMap { IconImage.load(path: $0, fitting: size) }
+    buttonIcons[key] = surface
+    return surface
+  }
+
+  private func drawButton(
+    _ context: OpaquePointer, _ button: Button, icon: OpaquePointer?, colours: CardColours, highlighted: Bool
+  ) {
     roundedRectangle(context, x: button.x, y: button.y, width: button.width, height: button.height, radius: 5)
     var fill = highlighted ? colours.border : colours.foreground
     fill.alpha *= highlighted ? 0.6 : 0.14
     setSource(context, fill)
     cairo_fill(context)
+    if let icon {
+      // The icon in the middle; the label is what assistive tools would read, and is not drawn.
+      let x = button.x + (button.width - Double(cairo_image_surface_get_width(icon))) / 2
+      let y = button.y + (button.height - Double(cairo_image_surface_get_height(icon))) / 2
+      cairo_set_source_surface(context, icon, x.rounded(.down), y.rounded(.down))
+      cairo_paint(context)
+      return
+    }
     let layout = pango_cairo_create_layout(context)!
     defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
     pango_layout_set_font_description(layout, font)

@@ -118,11 +118,11 @@ extension Posix {
     }
     posix_spawnattr_setflags(&attributes, Int16(flags))
 
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = options.environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+    let argv = arguments.map(cString) + [nil]
+    let envp = options.environment.map { $0.map { cString("\($0.key)=\($0.value)") } + [nil] }
     defer {
-      for pointer in argv { free(pointer) }
-      for pointer in envp ?? [] { free(pointer) }
+      for pointer in argv { pointer?.deallocate() }
+      for pointer in envp ?? [] { pointer?.deallocate() }
     }
     var pid: pid_t = 0
     let result: Int32
@@ -142,6 +142,15 @@ extension Posix {
         options.searchesPath ? "posix_spawnp \(arguments[0])" : "posix_spawn \(arguments[0])", errno: result)
     }
     return pid
+  }
+
+  /// A NUL-terminated copy of `text` for an argv or envp, freed with `deallocate()`. (Not
+  /// `strdup`: its memory and the sanitizers' `free` need not agree.)
+  private static func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
+    let bytes = Array(text.utf8CString)
+    let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+    copy.initialize(from: bytes, count: bytes.count)
+    return copy
   }
 
   /// How child `pid` ended, if it has: `waitpid(2)` with `WNOHANG`; `nil` while it runs.

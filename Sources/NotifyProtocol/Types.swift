@@ -107,4 +107,5 @@ extension Hints {
   public var isTransient: Bool { transient ?? false }
   public var isResident: Bool { resident ?? false }
   public var isSilent: Bool { silent ?? false }
+  public var hasActionIcons: Bool { actionIcons ?? false }
 }

@@ -255,7 +255,9 @@ struct ReplyTests {
   @Test func aReplyTypedAtTheDesk_comesBackWithItsAnswer_withinTheBound() throws {
     var d = IdleTests.driver()
     let id = try shown(&d)
-    let closed = d.perform { m, i in m.answer(id, outcome: .completed, invoked: nil, replied: "on my way", at: i) }
+    let closed = d.perform { m, i in
+      m.answer(id, outcome: .completed, invoked: nil, replied: "on my way", at: i)
+    }
     #expect(closed)
     #expect(d.machine.notice(id, at: d.now)?.replied == "on my way")
     let other = try shown(&d)

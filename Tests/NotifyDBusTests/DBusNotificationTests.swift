@@ -148,7 +148,10 @@ struct DBusNotificationTests {
       ])
     #expect(
       DBusNames.capabilities(popups: true, sound: true)
-        == ["actions", "body", "body-markup", "icon-static", "inline-reply", "persistence", "sound"])
+        == [
+          "actions", "body", "body-markup", "action-icons", "icon-static", "inline-reply", "persistence",
+          "sound",
+        ])
   }
 
   @Test func forwarding_aNoticeThatHoldsUntilEnded_neverExpires() {
@@ -199,5 +202,14 @@ struct DBusNotificationTests {
         == "Reply")
     #expect(
       DBusNotification(appName: "chat", summary: "s", actions: ["later", "Later"]).replyPlaceholder == nil)
+  }
+
+  @Test func theActionIconsHint_isKept_andPassedOnWhenForwarding() {
+    let call = DBusNotification(appName: "a", summary: "s", hints: ["action-icons": .boolean(true)])
+    #expect(call.desktopHints?.hasActionIcons == true)
+    let notice = Notice(id: 1, kind: .notice, title: "t", hints: Hints(actionIcons: true))
+    let forwarded = DBusNotification(
+      forwarding: notice, replacesID: 0, firstShowing: true, serverReadsMarkup: true)
+    #expect(forwarded.hints["action-icons"] == .boolean(true))
   }
 }

@@ -19,7 +19,7 @@ struct NoticeFieldsTests {
     style: .blur, icon: "/i.png",
     hints: Hints(
       category: "transfer", desktopEntry: "restic", transient: false, resident: true, soundFile: "/s.oga",
-      soundName: "bell", silent: false),
+      soundName: "bell", silent: false, actionIcons: true),
     tag: "backups", key: "backup-home", value: 64, delay: 0.5, fadeIn: 0.25, hold: 7, fadeOut: 2,
     easeIn: .linear, easeOut: .easeInOut, timeout: 30, after: 40,
     actions: [Action(key: "open", label: "Open")],
@@ -139,7 +139,7 @@ struct NoticeFieldsTests {
     try roundTrip(
       Hints(
         category: "c", desktopEntry: "d", transient: true, resident: false, soundFile: "/f", soundName: "n",
-        silent: true))
+        silent: true, actionIcons: true))
     try roundTrip(Self.everyField.origin!)
   }
 
