@@ -406,6 +406,8 @@ def click_figures(options, rows, sway, user, directory, user_env, make_daemon, b
         pointer.move_to(*parked, *output)
         conftest.wait_for(lambda: sway.screenshot(region=(640, 0, 1280, 360)).box() is None, timeout=10,
                           what="the popup to go")
+        if os.environ.get("NOTIFYD_BENCH_DEBUG"):
+            log(f"click at {began:.6f}, ActionInvoked heard at {heard:.6f}")
         return heard - began
 
     ours_listener, theirs_listener = listen(own_bus), listen(user_env["DBUS_SESSION_BUS_ADDRESS"])
