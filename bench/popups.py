@@ -394,6 +394,10 @@ def click_figures(options, rows, sway, user, directory, user_env, make_daemon, b
         time.sleep(1.2)  # past the built-in fade-in: the card is still when clicked
         point = point_of(sway.screenshot(region=(640, 0, 1280, 360)).box())
         pointer.move_to(*point, *output)
+        # A person's click comes a few hundred milliseconds after the pointer arrives; by then
+        # notifyd has drawn the button lit (a millisecond or two of painting the card on the
+        # display's thread, which a click right behind the move would wait for).
+        time.sleep(0.25)
         while not lines.empty():
             lines.get()
         began = time.monotonic()
