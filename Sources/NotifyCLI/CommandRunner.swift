@@ -49,7 +49,7 @@ public struct CommandRunner {
 
     case .invoke(let id, let action):
       let client = try connect()
-      guard let id = try id ?? newestVisible(on: client) else { return ExitStatus.failure.rawValue }
+      guard let id = try id ?? newestVisible(on: client)?.id else { return ExitStatus.failure.rawValue }
       _ = try client.call(.invoke, InvokeParameters(id: id, action: action), returning: NoticeReply.self)
 
     case .reply(let parameters):
@@ -132,7 +132,7 @@ public struct CommandRunner {
     case .all: requests = [DismissParameters(all: true)]
     case .ids(let ids): requests = ids.map { DismissParameters(id: $0) }
     case .newest:
-      guard let id = try newestVisible(on: client) else { return .failure }
+      guard let id = try newestVisible(on: client)?.id else { return .failure }
       requests = [DismissParameters(id: id)]
     case .app(let pattern):
       // Every unfinished notice of the apps it matches: those still queued would show next.
@@ -307,22 +307,25 @@ public struct CommandRunner {
 
   /// The newest notice on screen, by when it was shown: fading in or holding (one fading out is
   /// going); `nil`, said on standard error, when none is.
-  private func newestVisible(on client: VarlinkClient) throws -> Int? {
+  private func newestVisible(on client: VarlinkClient) throws -> Notice? {
     let notices = try client.call(.list, ListParameters(), returning: NoticesReply.self).notices
     let visible = notices.filter { $0.phase == .fadingIn || $0.phase == .holding }
     guard let newest = visible.max(by: { ($0.shown ?? 0, $0.id) < ($1.shown ?? 0, $1.id) }) else {
       console.printError("notifyctl: no notice is visible")
       return nil
     }
-    return newest.id
+    return newest
   }
 
   /// `menu`: the notice's actions to the picker, the chosen one invoked. Exits 9 when nothing was
   /// chosen, 1 when the notice has no actions or no picker can be found or started.
   private func menu(_ id: Int?, picker: String?) throws -> ExitStatus {
     let client = try connect()
-    guard let id = try id ?? newestVisible(on: client) else { return .failure }
-    let notice = try client.call(.get, IDParameters(id: id), returning: NoticeReply.self).notice
+    let chosen = try id.map {
+      try client.call(.get, IDParameters(id: $0), returning: NoticeReply.self).notice
+    }
+    guard let notice = try chosen ?? newestVisible(on: client) else { return .failure }
+    let id = notice.id
     guard let actions = notice.actions, !actions.isEmpty else {
       console.printError("notifyctl: notice \(id) has no actions")
       return .failure

@@ -142,22 +142,20 @@ struct DBusNotification: Equatable {
   /// The actions as pairs; a trailing key without a label, empty keys, and `inline-reply` (a field,
   /// not a button: `replyPlaceholder`) are dropped.
   var actionPairs: [Action] {
-    stride(from: 0, to: actions.count - 1, by: 2).compactMap { index in
-      let key = actions[index]
-      return key.isEmpty || key == DBusNames.inlineReply ? nil : Action(key: key, label: actions[index + 1])
-    }
+    keysAndLabels.filter { !$0.key.isEmpty && $0.key != DBusNames.inlineReply }
+  }
+
+  /// The `actions` array read as key and label pairs; a trailing key without a label is dropped.
+  private var keysAndLabels: [Action] {
+    stride(from: 0, to: actions.count - 1, by: 2).map { Action(key: actions[$0], label: actions[$0 + 1]) }
   }
 
   /// With an `inline-reply` action, the reply field's placeholder: the
   /// `x-kde-reply-placeholder-text` hint, else the action's label, else "Reply"; `nil` without.
   var replyPlaceholder: String? {
-    guard
-      let index = stride(from: 0, to: actions.count - 1, by: 2).first(where: {
-        actions[$0] == DBusNames.inlineReply
-      })
-    else { return nil }
+    guard let field = keysAndLabels.first(where: { $0.key == DBusNames.inlineReply }) else { return nil }
     if let hint = hints[DBusNames.Hint.replyPlaceholder]?.stringValue, !hint.isEmpty { return hint }
-    return actions[index + 1].isEmpty ? "Reply" : actions[index + 1]
+    return field.label.isEmpty ? "Reply" : field.label
   }
 
   /// The hold `expireTimeout` asks for: `nil` (the configured default) for -1, 0 (until ended)

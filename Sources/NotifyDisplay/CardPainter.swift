@@ -291,8 +291,8 @@ public final class CardPainter {
 
   /// The pixels the reply field and the row of buttons add at the card's foot.
   private func footHeight(_ card: Card) -> Double {
-    guard card.reply != nil || hasButtons(card) else { return 0 }
     let rows = (card.reply != nil ? 1.0 : 0) + (hasButtons(card) ? 1 : 0)
+    guard rows > 0 else { return 0 }
     return Self.buttonGap + rows * buttonHeight + (rows - 1) * Self.buttonSpacing
   }
 

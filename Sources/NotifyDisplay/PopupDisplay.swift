@@ -570,10 +570,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func disconnect() {
     guard connected else { return }
-    if editing != nil {
-      editing = nil
-      engine.typing(in: nil)
-    }
+    if editing != nil { stopEditing() }
     stopIdleWatch()
     connected = false
     // The descriptor closes with the connection: only once the read source has let go of it.

@@ -63,7 +63,7 @@ public final class WaylandBackend: PopupBackend {
       connection.disconnect()
       throw PopupDisplayFailure("the compositor offers no wlr-layer-shell; popups need it")
     }
-    connection.pointerDelegate = self
+    connection.seatDelegate = self
     connection.outputsChanged = { [weak self] in
       guard let self else { return }
       closedByCompositor.removeAll()
@@ -199,7 +199,7 @@ extension WaylandBackend: PopupOwner {
   }
 }
 
-extension WaylandBackend: PointerDelegate {
+extension WaylandBackend: SeatDelegate {
   func keyPressed(_ key: KeyInput) {
     display.keyPressed(key)
   }

@@ -5,7 +5,7 @@ import NotifyPosix
 
 /// What a connection reports from the seat: its pointer, in the surface's own coordinates, and its
 /// keyboard while one of our surfaces has it.
-protocol PointerDelegate: AnyObject {
+protocol SeatDelegate: AnyObject {
   /// A key went down on the surface that has the keyboard.
   func keyPressed(_ key: KeyInput)
   /// The surface that had the keyboard lost it.
@@ -75,7 +75,7 @@ final class WaylandConnection {
   private var idleNotificationIsKDE = false
   /// Called with `true` when the person has given no input for the timeout, `false` when they do.
   var idleChanged: (Bool) -> Void = { _ in }
-  weak var pointerDelegate: PointerDelegate?
+  weak var seatDelegate: SeatDelegate?
   /// Called when outputs come or go, or one is renamed or resized.
   var outputsChanged: () -> Void = {}
 
@@ -300,18 +300,18 @@ final class WaylandConnection {
     pointerX = wl_fixed_to_double(x)
     pointerY = wl_fixed_to_double(y)
     guard let pointerSurface else { return }
-    pointerDelegate?.pointerMoved(on: pointerSurface, x: pointerX, y: pointerY)
+    seatDelegate?.pointerMoved(on: pointerSurface, x: pointerX, y: pointerY)
   }
 
   fileprivate func pointerLeft() {
     pointerSurface = nil
-    pointerDelegate?.pointerLeft()
+    seatDelegate?.pointerLeft()
   }
 
   fileprivate func pointerButton(_ button: UInt32, serial: UInt32, state: UInt32) {
     guard state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue, let pointerSurface else { return }
     buttonSerial = serial
-    pointerDelegate?.pointerPressed(button, on: pointerSurface, x: pointerX, y: pointerY)
+    seatDelegate?.pointerPressed(button, on: pointerSurface, x: pointerX, y: pointerY)
   }
 
   // MARK: - Keyboard
@@ -326,14 +326,14 @@ final class WaylandConnection {
 
   fileprivate func key(_ code: UInt32, state: UInt32) {
     guard state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue, let input = keys?.pressed(code) else { return }
-    pointerDelegate?.keyPressed(input)
+    seatDelegate?.keyPressed(input)
   }
 
   fileprivate func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
     keys?.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group)
   }
 
-  fileprivate func keyboardLeft() { pointerDelegate?.keyboardLeft() }
+  fileprivate func keyboardLeft() { seatDelegate?.keyboardLeft() }
 
   // MARK: - Activation
 

@@ -237,6 +237,11 @@ public final class X11Backend: PopupBackend {
 
   // MARK: - Events
 
+  /// The popup whose window an event names.
+  private func popup(for window: xcb_window_t) -> X11Popup? {
+    popups.values.first { $0.window == window }
+  }
+
   /// Handles one event; answers whether the popups must be reconciled (monitors or the
   /// compositing manager changed).
   private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool
@@ -256,7 +261,7 @@ public final class X11Backend: PopupBackend {
     case Self.buttonPress:
       let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self)
         .pointee
-      guard let popup = popups.values.first(where: { $0.window == press.event }) else { return false }
+      guard let popup = popup(for: press.event) else { return false }
       // Core buttons: 1 left, 2 middle, 3 right.
       let button: PopupButton
       switch press.detail {
@@ -288,17 +293,17 @@ public final class X11Backend: PopupBackend {
       // The two events share their layout up to the coordinates.
       let motion = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_motion_notify_event_t.self)
         .pointee
-      guard let popup = popups.values.first(where: { $0.window == motion.event }) else { return false }
+      guard let popup = popup(for: motion.event) else { return false }
       display.pointerMoved(over: popup, x: Double(motion.event_x), y: Double(motion.event_y))
       return false
     case Self.leaveNotify:
       let leave = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_leave_notify_event_t.self)
         .pointee
-      if popups.values.contains(where: { $0.window == leave.event }) { display.pointerLeft() }
+      if popup(for: leave.event) != nil { display.pointerLeft() }
       return false
     case Self.expose:
       let expose = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_expose_event_t.self).pointee
-      popups.values.first { $0.window == expose.window }?.dirty = true
+      popup(for: expose.window)?.dirty = true
       return false
     default:
       if let base = connection.randrEvents, type == base || type == base + 1 {

@@ -142,9 +142,10 @@ struct NoticeRecord {
       && (timeline == nil || [.fadingIn, .holding].contains(notice.phase))
   }
 
-  /// Whether the pointer over its card stops its hold: a shown plain notice with a hold that
-  /// nothing has decided to end — one fading out because its hold ran out comes back.
-  var hoverPauses: Bool {
+  /// Whether a person's input on its card (the pointer over it, typing into its reply field) stops
+  /// its hold: a shown plain notice with a hold that nothing has decided to end — one fading out
+  /// because its hold ran out comes back.
+  var inputPauses: Bool {
     isShown && notice.kind == .notice && hold != nil && !isClosing
   }
 

@@ -216,7 +216,7 @@ extension QueueMachine {
       notices.modify(old) { $0.resumeHold(reason, atLeast: Self.holdAfterPointer, at: instant.now) }
       step(old, at: instant)
     }
-    if let new, notices[new]?.hoverPauses == true {
+    if let new, notices[new]?.inputPauses == true {
       notices.modify(new) { $0.pauseHold(reason, at: instant.now) }
       step(new, at: instant)
     }
