@@ -47,6 +47,10 @@ public struct Card: Sendable, Equatable {
   /// The action a left click invokes (DESIGN §9).
   public static let defaultActionKey = "default"
 
+  /// Whether a person acts on it where it shows (buttons, a reply field): such a card keeps its
+  /// rendered image while it holds, so that lighting a button or typing paints that part alone.
+  public var isActionable: Bool { !buttons.isEmpty || reply != nil }
+
   /// Whether the card moves by itself while it holds: an indicator without a value spins.
   public var isAnimated: Bool { kind == .progress && value == nil }
 }

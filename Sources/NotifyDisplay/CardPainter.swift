@@ -95,18 +95,7 @@ public final class CardPainter {
     let context = cairo_create(surface)!
     defer { cairo_destroy(context) }
     let colours = settings.colours(for: card.urgency)
-    let inset = Self.borderWidth / 2
-    roundedRectangle(
-      context, x: inset, y: inset, width: Double(width) - 2 * inset, height: Double(height) - 2 * inset,
-      radius: Double(settings.cornerRadius))
-    var background = colours.background
-    if card.style == .blur { background.alpha *= 0.72 }
-    setSource(context, background)
-    cairo_fill_preserve(context)
-    if card.style == .blur { frost(context, height: Double(height)) }
-    setSource(context, colours.border)
-    cairo_set_line_width(context, Self.borderWidth)
-    cairo_stroke(context)
+    drawBackground(context, card, height: height, colours: colours)
 
     let icon = self.icon(card)
     if let icon {
@@ -147,6 +136,51 @@ public final class CardPainter {
     }
     cairo_surface_flush(surface)
     return surface
+  }
+
+  /// Draws again, into `image` (`old` rendered `height` pixels high), what differs in `new` when
+  /// only the lit button or the reply field's text changed: those parts alone, each over the card's
+  /// background drawn again under it, so the pixels are those `render(new)` gives. The pointer
+  /// moving onto a button then costs a button's painting, not the card's: a click right behind it
+  /// does not wait. Answers false, touching nothing, when anything else changed.
+  public func redrawInput(_ image: OpaquePointer, from old: Card, to new: Card, height: Int) -> Bool {
+    var same = old
+    same.highlighted = new.highlighted
+    same.typed = new.typed
+    guard same == new else { return false }
+    var parts = buttons(of: new, height: height).filter {
+      (old.highlighted == $0.target) != (new.highlighted == $0.target)
+    }
+    if old.typed != new.typed, let field = field(of: new, height: height) { parts.append(field) }
+    guard !parts.isEmpty else { return true }
+    let context = cairo_create(image)!
+    defer { cairo_destroy(context) }
+    let colours = settings.colours(for: new.urgency)
+    for part in parts {
+      cairo_save(context)
+      // Whole pixels around the part and its antialiased edge: inside them nothing else is drawn.
+      let left = (part.x - 1).rounded(.down)
+      let top = (part.y - 1).rounded(.down)
+      cairo_rectangle(
+        context, left, top, (part.x + part.width + 1).rounded(.up) - left,
+        (part.y + part.height + 1).rounded(.up) - top)
+      cairo_clip(context)
+      cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
+      cairo_set_source_rgba(context, 0, 0, 0, 0)
+      cairo_paint(context)
+      cairo_set_operator(context, CAIRO_OPERATOR_OVER)
+      drawBackground(context, new, height: height, colours: colours)
+      if part.target == .field {
+        drawField(context, part, card: new, colours: colours)
+      } else {
+        drawButton(
+          context, part, icon: new.actionIcons ? buttonIcon(for: part.target) : nil, colours: colours,
+          highlighted: new.highlighted == part.target)
+      }
+      cairo_restore(context)
+    }
+    cairo_surface_flush(image)
+    return true
   }
 
   /// Copies `image` of `card` into `target` (same size, premultiplied ARGB) at `opacity`: the
@@ -488,6 +522,24 @@ public final class CardPainter {
   }
 
   /// A frosted look for `style=blur`: a soft light sheen over the (more translucent) card.
+  /// The card's rounded rectangle, `height` pixels high: filled (frosted with `Style=blur`) and
+  /// bordered.
+  private func drawBackground(_ context: OpaquePointer, _ card: Card, height: Int, colours: CardColours) {
+    let inset = Self.borderWidth / 2
+    roundedRectangle(
+      context, x: inset, y: inset, width: Double(settings.width) - 2 * inset,
+      height: Double(height) - 2 * inset,
+      radius: Double(settings.cornerRadius))
+    var background = colours.background
+    if card.style == .blur { background.alpha *= 0.72 }
+    setSource(context, background)
+    cairo_fill_preserve(context)
+    if card.style == .blur { frost(context, height: Double(height)) }
+    setSource(context, colours.border)
+    cairo_set_line_width(context, Self.borderWidth)
+    cairo_stroke(context)
+  }
+
   private func frost(_ context: OpaquePointer, height: Double) {
     let gradient = cairo_pattern_create_linear(0, 0, 0, height)!
     defer { cairo_pattern_destroy(gradient) }

@@ -289,6 +289,7 @@ public final class PopupDisplay: @unchecked Sendable {
     switch press {
     case .invoke(let key):
       _ = try? engine.invoke(InvokeParameters(id: id, action: key, activationToken: activationToken))
+
     case .dismiss:
       _ = try? engine.dismiss(DismissParameters(id: id))
     case .dismissAll:
@@ -388,9 +389,16 @@ public final class PopupDisplay: @unchecked Sendable {
       if let editing, editing.id == id { card.typed = editing.text }
       if let popup = popups[id] {
         if popup.card != card {
-          popup.card = card
-          popup.height = painter.height(of: card)
-          popup.discardImages()
+          // The pointer lighting a button, or a key typed: only that part is painted again.
+          if let image = popup.image,
+            painter.redrawInput(image, from: popup.card, to: card, height: popup.height)
+          {
+            popup.card = card
+          } else {
+            popup.card = card
+            popup.height = painter.height(of: card)
+            popup.discardImages()
+          }
           popup.dirty = true
         }
         shown.append(popup)

@@ -198,4 +198,47 @@ struct CardButtonTests {
     #expect(lit.red > plain.red + 80)  // the border's red under the pointer
     #expect(look(shown, buttons[1]).red < plain.red + 10)
   }
+  @Test func lightingAButton_orTyping_paintsOnlyThatPart_withTheFullRendersPixels() {
+    let painter = painter()
+    var before = card(["approve", "reject"])
+    before.reply = "Reply…"
+    before.style = .blur
+    let height = painter.height(of: before)
+    /// Pixels of `to` reached from `from` by `redrawInput`, and of `to` rendered whole.
+    func reached(_ from: Card, _ to: Card) -> (patched: [UInt8], whole: [UInt8])? {
+      let image = painter.render(from, height: height)
+      defer { cairo_surface_destroy(image) }
+      guard painter.redrawInput(image, from: from, to: to, height: height) else { return nil }
+      let whole = painter.render(to, height: height)
+      defer { cairo_surface_destroy(whole) }
+      return (Self.pixels(image), Self.pixels(whole))
+    }
+    var lit = before
+    lit.highlighted = .action("reject")
+    var moved = lit
+    moved.highlighted = .action("approve")
+    var typed = moved
+    typed.typed = "on my way"
+    for (from, to) in [(before, lit), (lit, moved), (moved, before), (moved, typed), (typed, lit)] {
+      let result = reached(from, to)
+      #expect(result != nil)
+      guard let result else { continue }
+      #expect(result.patched != Self.pixels(painter.render(from, height: height)))  // something changed
+      #expect(result.patched == result.whole)
+    }
+    // Anything else changed: nothing is touched, the card is rendered again.
+    var retitled = lit
+    retitled.title = "Deploy 43?"
+    let image = painter.render(before, height: height)
+    defer { cairo_surface_destroy(image) }
+    let untouched = Self.pixels(image)
+    #expect(!painter.redrawInput(image, from: before, to: retitled, height: height))
+    #expect(Self.pixels(image) == untouched)
+  }
+
+  private static func pixels(_ image: OpaquePointer) -> [UInt8] {
+    cairo_surface_flush(image)
+    let count = Int(cairo_image_surface_get_stride(image)) * Int(cairo_image_surface_get_height(image))
+    return Array(UnsafeBufferPointer(start: cairo_image_surface_get_data(image)!, count: count))
+  }
 }
