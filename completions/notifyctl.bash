@@ -1,13 +1,13 @@
 # bash completion for notifyctl(1): commands, options, their values, and the ids of the notices
 # the daemon has now. Needs nothing but bash; uses bash-completion's helpers when they are loaded.
 
-_notifyctl_commands='show progress update end cancel dismiss invoke reply menu suspend resume reload status
-list history get wait watch run call help'
+_notifyctl_commands='show progress update end cancel dismiss invoke reply menu read restore forget suspend resume
+reload status list history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
 _notifyctl_value_options='--socket --relay --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
---outcome --since --format --fps --allow --held --folded-into --reply --picker'
+--outcome --since --format --fps --allow --held --folded-into --reply --picker --last'
 
 # The options of one command, besides --socket and --help.
 _notifyctl_options_of() {
@@ -20,10 +20,13 @@ _notifyctl_options_of() {
         cancel) echo '--tag --all --now' ;;
         dismiss) echo '--all --app' ;;
         menu) echo '--picker' ;;
+        read) echo '--all' ;;
+        restore) echo '--last' ;;
+        forget) echo '--app --all' ;;
         suspend) echo '--for --allow' ;;
         status | get) echo '--json' ;;
         list) echo '--json --held' ;;
-        history) echo '--json --limit -n --app --outcome --since --folded-into' ;;
+        history) echo '--json --limit -n --app --outcome --since --folded-into --unread' ;;
         watch) echo '--json --format --frames --fps' ;;
         run) echo '--title --timeout' ;;
         call) echo '--more' ;;
@@ -35,6 +38,13 @@ _notifyctl_ids() {
     local -a socket_args=()
     [[ -n $1 ]] && socket_args=(--socket "$1")
     command notifyctl "${socket_args[@]}" list 2>/dev/null | sed -n 's/^#\([0-9][0-9]*\).*/\1/p'
+}
+
+# The ids of the finished notices, from `notifyctl history` (`#12  completed ...`, `#13*` unread).
+_notifyctl_finished_ids() {
+    local -a socket_args=()
+    [[ -n $1 ]] && socket_args=(--socket "$1")
+    command notifyctl "${socket_args[@]}" history 2>/dev/null | sed -n 's/^#\([0-9][0-9]*\).*/\1/p'
 }
 
 # The keys of a notice's actions, from the `actions: yes=Yes, no=No` line of `notifyctl get`.
@@ -142,6 +152,8 @@ _notifyctl() {
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         cancel | dismiss)
             COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
+        read | restore | forget)
+            COMPREPLY=($(compgen -W "$(_notifyctl_finished_ids "$socket")" -- "$cur")) ;;
         reply | menu)
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         invoke)
@@ -154,7 +166,8 @@ _notifyctl() {
             ((position == 0)) && COMPREPLY=($(compgen -W "$_notifyctl_commands" -- "$cur")) ;;
         call)
             ((position == 0)) && COMPREPLY=($(compgen -W 'Show Progress Update End Cancel Invoke Reply Suspend
-                Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo
+                Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget
+                org.varlink.service.GetInfo
                 org.varlink.service.GetInterfaceDescription' -- "$cur")) ;;
         run)
             COMPREPLY=($(compgen -c -- "$cur")) ;;

@@ -74,6 +74,12 @@ function __notifyctl_ids
         | string replace -rf '^#(\d+)\s+(.*)$' '$1\t$2' | string replace -ra ' +' ' '
 end
 
+function __notifyctl_finished_ids
+    command -q notifyctl; or return
+    command notifyctl (__notifyctl_socket_args)[-2..-1] history 2>/dev/null \
+        | string replace -rf '^#(\d+)\*?\s+(.*)$' '$1\t$2' | string replace -ra ' +' ' '
+end
+
 # The action keys of the notice named by the last argument, from `notifyctl get ID`.
 function __notifyctl_actions
     command -q notifyctl; or return
@@ -106,6 +112,9 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a dismiss -d 'Close notic
 complete -c notifyctl -n __notifyctl_needs_command -f -a invoke -d "Choose one of a visible notice's actions"
 complete -c notifyctl -n __notifyctl_needs_command -f -a reply -d "Answer a visible notice's reply field"
 complete -c notifyctl -n __notifyctl_needs_command -f -a menu -d "Hand a notice's actions to a picker"
+complete -c notifyctl -n __notifyctl_needs_command -f -a read -d 'Mark finished notices read'
+complete -c notifyctl -n __notifyctl_needs_command -f -a restore -d 'Show finished notices again, as new notices'
+complete -c notifyctl -n __notifyctl_needs_command -f -a forget -d 'Remove finished notices from history and the store'
 complete -c notifyctl -n __notifyctl_needs_command -f -a suspend -d 'Hold back new notices (do not disturb)'
 complete -c notifyctl -n __notifyctl_needs_command -f -a resume -d 'Show held-back notices again'
 complete -c notifyctl -n __notifyctl_needs_command -f -a reload -d 'Make the daemon re-read its config'
@@ -154,6 +163,13 @@ complete -c notifyctl -n '__notifyctl_using cancel' -l tag -x -d 'Cancel every n
 complete -c notifyctl -n '__notifyctl_using cancel' -l all -d 'Cancel every unfinished notice'
 complete -c notifyctl -n '__notifyctl_using cancel' -l now -d 'Vanish at once instead of fading out'
 
+# History: what was missed.
+complete -c notifyctl -n '__notifyctl_using read restore forget' -f -a '(__notifyctl_finished_ids)'
+complete -c notifyctl -n '__notifyctl_using read' -l all -d 'Mark every finished notice read'
+complete -c notifyctl -n '__notifyctl_using restore' -l last -x -d 'The N notices that finished last'
+complete -c notifyctl -n '__notifyctl_using forget' -l app -x -d 'Forget every finished notice of the apps GLOB matches'
+complete -c notifyctl -n '__notifyctl_using forget' -l all -d 'Forget the whole history'
+
 # The queue, and looking at it.
 complete -c notifyctl -n '__notifyctl_using suspend resume reload status list history watch call help' -f
 complete -c notifyctl -n '__notifyctl_using suspend' -l for -x -d 'Resume by itself after D'
@@ -165,6 +181,7 @@ complete -c notifyctl -n '__notifyctl_using history' -s n -l limit -x -d 'Show a
 complete -c notifyctl -n '__notifyctl_using history' -l app -x -d 'Only notices from app NAME'
 complete -c notifyctl -n '__notifyctl_using history' -l outcome -x -a 'completed cancelled timedOut replaced dismissed folded missed' -d 'Only notices that ended so'
 complete -c notifyctl -n '__notifyctl_using history' -l since -x -d 'Only notices finished since WHEN (2h, or epoch seconds)'
+complete -c notifyctl -n '__notifyctl_using history' -l unread -d 'Only notices nobody saw'
 complete -c notifyctl -n '__notifyctl_using watch' -l json -d 'Print each event as one JSON object per line'
 complete -c notifyctl -n '__notifyctl_using watch' -l format -x -a 'auto lines json waybar i3bar' -d 'How to print events'
 complete -c notifyctl -n '__notifyctl_using watch' -l frames -d 'Also report fades frame by frame'
@@ -176,5 +193,5 @@ complete -c notifyctl -n '__notifyctl_using -p 0 run' -l timeout -x -d 'Time the
 complete -c notifyctl -n '__notifyctl_using -p 0 run' -f -a '(__fish_complete_command)'
 complete -c notifyctl -n 'not __notifyctl_using -p 0 run; and __notifyctl_using run' -f -a '(__notifyctl_run_command)'
 complete -c notifyctl -n '__notifyctl_using call' -l more -d 'Ask for several replies'
-complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
-complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke reply menu suspend resume reload status list history get wait watch run call help'
+complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
+complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke reply menu read restore forget suspend resume reload status list history get wait watch run call help'

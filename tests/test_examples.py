@@ -293,7 +293,8 @@ def test_waybar_module_prints_what_the_bar_shows(fast_daemon):
         assert "critical" in shown["class"] and "all green" in shown["tooltip"]
         assert 0 <= shown["percentage"] <= 100
         back = json.loads(reader.until(lambda line: "idle" in line, "the bar idle again"))
-        assert back["text"] == ""
+        # Drawn nowhere (this daemon has no display), it went unread: the bar counts it.
+        assert back["text"] == "1" and "unread" in back["class"] and back["alt"] == "unread"
     finally:
         stop(bar)
 
@@ -317,7 +318,7 @@ def test_waybar_module_click_toggles_do_not_disturb(fast_daemon):
 def test_waybar_style_names_only_classes_the_module_sets():
     css = re.sub(r"/\*.*?\*/", "", (EXAMPLES / "waybar" / "style.css").read_text(), flags=re.S)
     known = {"idle", "low", "normal", "critical", "waiting", "queued", "fadingIn", "holding", "fadingOut",
-             "progress", "suspended", "disconnected"}
+             "progress", "suspended", "dnd", "quiet-hours", "unread", "disconnected"}
     used = set(re.findall(r"#custom-notifyd\.([A-Za-z]+)", css))
     assert used and used <= known, used - known
 

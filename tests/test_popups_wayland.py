@@ -286,6 +286,8 @@ def test_a_popup_is_gone_after_its_fade_out(session):
     result = daemon.notifyctl("wait", str(notice), timeout=10)
     assert result.returncode == 0, result.stderr
     wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
+    # Drawn while nobody was away: seen, so not unread.
+    assert "unread" not in daemon.get(notice) and daemon_status(daemon)["unread"] == 0
 
 
 def test_two_notices_stack_newest_at_the_anchor_with_the_configured_gap(session):
@@ -446,6 +448,14 @@ def test_away_from_sway_a_popup_outlasts_its_hold_and_once_the_pointer_moves_hol
     finally:
         pointer.close()
     wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
+    assert "unread" not in daemon.get(notice)  # seen once the person was back
+    # Away again: a notice its sender ends before the person is back was drawn for nobody.
+    wait_for(lambda: daemon_status(daemon).get("idle", {}).get("idle"), timeout=15, what="the seat idle again")
+    missed = daemon.show("Ended while away", "--fade-in", "0", "--hold", "60s", "--fade-out", "0")
+    wait_for(lambda: sway.screenshot().box(), what="its popup")
+    daemon.notifyctl("end", str(missed), check=True)
+    wait_for(lambda: daemon.get(missed).get("outcome") == "completed", what="it to end")
+    assert daemon.get(missed)["unread"] is True and daemon_status(daemon)["unread"] == 1
 
 
 def test_a_right_click_dismisses_even_with_a_default_action(session):

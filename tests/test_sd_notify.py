@@ -196,6 +196,17 @@ def test_status_follows_the_queue_through_suspend_show_and_resume(start, notify)
     assert daemon.stop() == 0
 
 
+def test_status_counts_what_nobody_saw_until_it_is_read(start, notify):
+    # This daemon draws nowhere: a notice that runs its course goes unread.
+    daemon = start()
+    ready(daemon, notify)
+    shown = queue_call(daemon, "Show", title="unseen", fadeIn=0, hold=0.1, fadeOut=0)["id"]
+    notify.next(status_is("0 queued, 0 visible, 1 unread"), what="STATUS=… 1 unread")
+    assert queue_call(daemon, "Read", all=True)["read"] == [shown]
+    notify.next(status_is("0 queued, 0 visible"), what="STATUS once read")
+    assert daemon.stop() == 0
+
+
 def test_status_names_the_local_time_a_timed_suspend_ends(start, notify):
     # A half-hour zone shows that the time is local, not UTC.
     zone = "Asia/Kolkata" if Path("/usr/share/zoneinfo/Asia/Kolkata").exists() else "UTC"

@@ -24,6 +24,12 @@ public enum Command: Sendable, Equatable {
   /// `menu`: hands a notice's actions to a picker and invokes the chosen one (`id` nil: the newest
   /// visible notice's; `picker` nil: the first found for the display in use).
   case menu(id: Int?, picker: String?)
+  /// `read`: marks finished notices read (ids, or all of them).
+  case read(ReadParameters)
+  /// `restore`: shows finished notices again as new notices (ids, or the last ones to finish).
+  case restore(RestoreParameters)
+  /// `forget`: removes finished notices from history and the store (ids, an app glob, or all).
+  case forget(ForgetParameters)
   /// `suspend`: holds back new notices, for a while or until `resume`.
   case suspend(SuspendParameters)
   /// `resume`: lets held notices through again.

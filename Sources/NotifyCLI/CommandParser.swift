@@ -168,6 +168,52 @@ extension CommandParser {
     return .dismiss(ids.isEmpty ? .newest : .ids(ids))
   }
 
+  /// `read [ID...] | --all`: no id reads them all.
+  static func read(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    let ids = try noticeIDs(arguments)
+    guard ids.isEmpty || !arguments.flag("all") else {
+      throw .invalidCombination(verb: arguments.verb, reason: "give only one of ID... and --all")
+    }
+    return .read(ids.isEmpty ? ReadParameters(all: true) : ReadParameters(ids: ids))
+  }
+
+  /// `restore [ID...] | --last N`: no id restores the last notice to finish.
+  static func restore(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    let ids = try noticeIDs(arguments)
+    let last = try arguments.integer("last", minimum: 1)
+    guard ids.isEmpty || last == nil else {
+      throw .invalidCombination(verb: arguments.verb, reason: "give only one of ID... and --last")
+    }
+    return .restore(ids.isEmpty ? RestoreParameters(last: last ?? 1) : RestoreParameters(ids: ids))
+  }
+
+  /// `forget ID... | --app GLOB | --all`: exactly one.
+  static func forget(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    let ids = try noticeIDs(arguments)
+    let app = arguments.string("app")
+    let all = arguments.flag("all")
+    let given = [!ids.isEmpty, app != nil, all].filter { $0 }.count
+    guard given == 1 else {
+      let reason =
+        given == 0
+        ? "say which notices: ID..., --app GLOB or --all" : "give only one of ID..., --app and --all"
+      throw .invalidCombination(verb: arguments.verb, reason: reason)
+    }
+    if let app {
+      guard !app.isEmpty else {
+        throw .invalidValue(option: "--app", value: app, reason: "a pattern is needed, such as 'slack*'")
+      }
+      return .forget(ForgetParameters(app: app))
+    }
+    return .forget(all ? ForgetParameters(all: true) : ForgetParameters(ids: ids))
+  }
+
+  private static func noticeIDs(_ arguments: ParsedArguments) throws(UsageError) -> [Int] {
+    var ids: [Int] = []
+    for text in arguments.positionals { ids.append(try ValueParser.noticeID(text, option: "ID")) }
+    return ids
+  }
+
   /// `invoke [ID] [ACTION]`: a first word of digits is the id.
   static func invoke(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: ["ID", "ACTION"])
@@ -241,6 +287,7 @@ extension CommandParser {
     if let since = arguments.values["since"]?.last {
       options.since = try ValueParser.timeReference(since.value, option: since.spelling)
     }
+    if arguments.flag("unread") { options.unread = true }
     return .history(options, json: arguments.flag("json"))
   }
 

@@ -58,6 +58,19 @@ public struct CommandRunner {
     case .menu(let id, let picker):
       return try menu(id, picker: picker).rawValue
 
+    case .read(let parameters):
+      try connect().call(.read, parameters, returning: ReadReply.self).read.forEach { console.print("\($0)") }
+
+    case .restore(let parameters):
+      try connect().call(.restore, parameters, returning: RestoreReply.self).restored.forEach {
+        console.print("\($0)")
+      }
+
+    case .forget(let parameters):
+      try connect().call(.forget, parameters, returning: ForgetReply.self).forgotten.forEach {
+        console.print("\($0)")
+      }
+
     case .suspend(let parameters):
       _ = try connect().call(.suspend, parameters, returning: SuspendReply.self)
 

@@ -10,9 +10,10 @@ public struct HistoryOptions: Sendable, Equatable {
 
   public init(
     limit: Int? = nil, app: String? = nil, outcome: Outcome? = nil, since: TimeReference? = nil,
-    foldedInto: Int? = nil
+    foldedInto: Int? = nil, unread: Bool? = nil
   ) {
-    filter = HistoryParameters(limit: limit, app: app, outcome: outcome, foldedInto: foldedInto)
+    filter = HistoryParameters(
+      limit: limit, app: app, outcome: outcome, foldedInto: foldedInto, unread: unread)
     self.since = since
   }
 

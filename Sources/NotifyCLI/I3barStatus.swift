@@ -3,7 +3,8 @@ import NotifyProtocol
 /// The status line `watch --format i3bar` prints for i3bar and swaybar: the blocks of one update.
 ///
 /// The protocol is a header line, `{"version":1}`, then an endless JSON array whose elements are
-/// status lines, each an array of blocks (i3bar-protocol(7)). Idle, the line is empty; otherwise
+/// status lines, each an array of blocks (i3bar-protocol(7)). Idle, the line is empty but for
+/// "notifications suspended" and "N unread" when they are so; otherwise
 /// one block shows the most important visible notice (with `(+N)` for the others), coloured by its
 /// urgency at its opacity over the bar's background, and urgent when it is critical.
 struct I3barStatus: Sendable, Equatable {
@@ -39,14 +40,16 @@ struct I3barStatus: Sendable, Equatable {
   init(_ tracker: NoticeTracker, palette: WatchPalette) {
     let visible = tracker.visible
     guard let top = visible.first else {
+      var words = tracker.suspended ? ["notifications suspended"] : []
+      if tracker.unread > 0 { words.append("\(tracker.unread) unread") }
       blocks =
-        tracker.suspended
-        ? [
+        words.isEmpty
+        ? []
+        : [
           Block(
-            fullText: "notifications suspended",
+            fullText: words.joined(separator: ", "),
             color: palette.muted.composited(over: palette.background, opacity: 1).hex)
         ]
-        : []
       return
     }
     var title = TextFormat.sanitized(top.displayTitle)

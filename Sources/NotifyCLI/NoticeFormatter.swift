@@ -20,14 +20,16 @@ enum NoticeFormatter {
     }
   }
 
-  /// One line per finished notice: id, outcome, urgency, when it finished, title.
+  /// One line per finished notice: id (`*` after it when unread), outcome, urgency, when it
+  /// finished, title.
   static func historyLines(_ notices: [Notice], now: Double) -> [String] {
-    let width = idWidth(notices)
+    let width = idWidth(notices) + 1
     return notices.map { notice in
       let finished = notice.finished.map { TextFormat.dateTime($0, now: now) } ?? "-"
       return [
-        pad("#\(notice.id)", width), pad(notice.outcome?.rawValue ?? notice.phase.rawValue, 9),
-        pad(notice.urgency.rawValue, 8), finished, titleWithValue(notice),
+        pad("#\(notice.id)\(notice.unread == true ? "*" : "")", width),
+        pad(notice.outcome?.rawValue ?? notice.phase.rawValue, 9), pad(notice.urgency.rawValue, 8), finished,
+        titleWithValue(notice),
       ].joined(separator: "  ")
     }
   }
@@ -56,6 +58,8 @@ enum NoticeFormatter {
       ("replied", notice.replied.map(TextFormat.sanitized)),
       ("count", notice.count.map { "×\($0) (equal notices merged into it)" }),
       ("folded into", notice.foldedInto.map { "#\($0)" }),
+      ("unread", notice.unread == true ? "yes (nobody saw it)" : nil),
+      ("restored from", notice.restoredFrom.map { "#\($0)" }),
     ]
     let actions = (notice.actions ?? []).map {
       "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))"
@@ -103,7 +107,7 @@ enum NoticeFormatter {
     var lines = [
       "State:    \(state)",
       "Notices:  \(status.waiting) waiting, \(status.queued) queued, \(status.visible) visible, "
-        + "\(status.finished) finished",
+        + "\(status.finished) finished" + (status.unread > 0 ? " (\(status.unread) unread)" : ""),
     ]
     if let display = status.display {
       let drawn =
@@ -156,6 +160,9 @@ enum NoticeFormatter {
       return ["\(prefix) by \(dnd.reason.rawValue)\(until), allow \(dnd.allow.rawValue)"]
     case .resumed:
       return [prefix]
+    case .read, .forgotten:
+      let unread = event.unread.map { ", \($0) unread" } ?? ""
+      return ["\(prefix) #\(id.map(String.init) ?? "?")\(title.isEmpty ? "" : " " + title)\(unread)"]
     case .finished:
       let outcome = notice?.outcome?.rawValue ?? "finished"
       return ["\(prefix) #\(id.map(String.init) ?? "?") \(outcome) \(title)"]

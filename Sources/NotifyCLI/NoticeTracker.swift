@@ -1,6 +1,7 @@
 import NotifyProtocol
 
-/// The unfinished notices and the suspended state as a watcher sees them, rebuilt from `Watch` events.
+/// The unfinished notices, the suspended state and the unread count as a watcher sees them, rebuilt
+/// from `Watch` events.
 ///
 /// The first event is a snapshot; every later one changes one notice (or the suspended state),
 /// so applying the events in order keeps this a faithful copy of the daemon's queue.
@@ -11,6 +12,8 @@ public struct NoticeTracker: Sendable, Equatable {
   public private(set) var suspended = false
   /// While suspended: why, what passes, until when.
   public private(set) var doNotDisturb: DoNotDisturb?
+  /// Finished notices nobody saw, as the last event that told says.
+  public private(set) var unread = 0
 
   public init() {}
 
@@ -19,6 +22,7 @@ public struct NoticeTracker: Sendable, Equatable {
 
   /// Applies one event.
   public mutating func apply(_ event: Event) {
+    if let unread = event.unread { self.unread = unread }
     switch event.kind {
     case .snapshot:
       notices = Dictionary((event.notices ?? []).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
@@ -51,6 +55,8 @@ public struct NoticeTracker: Sendable, Equatable {
     case .resumed:
       suspended = event.suspended ?? false
       doNotDisturb = nil
+    case .read, .forgotten:
+      break  // history, not the queue: only the count above
     }
   }
 

@@ -67,7 +67,7 @@ struct TerminalRenderer: Sendable {
     colorMode == .monochrome ? TextStyle(faint: true) : TextStyle(foreground: palette.muted)
   }
 
-  /// `notifyd · running · 1 visible · 0 queued · 2 waiting`, the quit hint at the right.
+  /// `notifyd · running · 1 visible · 0 queued · 2 waiting · 3 unread`, the quit hint at the right.
   private func statusLine(_ model: WatchModel, columns: Int) -> StyledLine {
     let strong = TextStyle(foreground: colorMode == .monochrome ? nil : palette.title, bold: true)
     let warning = TextStyle(foreground: colorMode == .monochrome ? nil : palette.warning, bold: true)
@@ -82,6 +82,7 @@ struct TerminalRenderer: Sendable {
       let backlog = model.backlog
       let counts = "\(model.visible.count) visible · \(backlog.queued) queued · \(backlog.waiting) waiting"
       parts.append((" · " + counts, mutedStyle))
+      if model.unread > 0 { parts.append((" · \(model.unread) unread", strong)) }
     }
     let left = parts.map(\.0).joined()
     let hint = quitHint

@@ -65,6 +65,24 @@ extension Verb {
       options: [.value("picker", "CMD", "the picker: reads labels, one a line, and prints the chosen one")],
       build: CommandParser.menu),
     Verb(
+      name: "read", synopsis: "[ID...] | --all",
+      summary: "mark finished notices read and print the ids that were unread; no ID: all of them",
+      options: [.flag("all", "mark every finished notice read")],
+      build: CommandParser.read),
+    Verb(
+      name: "restore", synopsis: "[ID...] | --last N",
+      summary: "show finished notices again, as new notices, and print their ids; no ID: the last one",
+      options: [.value("last", "N", "the N notices that finished last")],
+      build: CommandParser.restore),
+    Verb(
+      name: "forget", synopsis: "ID... | --app GLOB | --all",
+      summary: "remove finished notices from history and the store and print their ids",
+      options: [
+        .value("app", "GLOB", "forget every finished notice of the apps GLOB matches"),
+        .flag("all", "forget the whole history"),
+      ],
+      build: CommandParser.forget),
+    Verb(
       name: "suspend", synopsis: "", summary: "hold back new notices (do not disturb)",
       options: [
         .value("for", "D", "resume by itself after D"),
@@ -92,6 +110,7 @@ extension Verb {
         .value("outcome", "O", "only notices that ended so: completed, cancelled, timedOut, ..."),
         .value("since", "WHEN", "only notices finished since WHEN: a duration ago (2h) or epoch seconds"),
         .value("folded-into", "ID", "only notices folded into summary notice ID"),
+        .flag("unread", "only notices nobody saw (expired while away, held back, folded, drawn nowhere)"),
       ],
       build: CommandParser.history),
     Verb(

@@ -58,7 +58,7 @@ struct WatchModel: Sendable, Equatable {
       }
     case .finished:
       if let id = event.id ?? event.notice?.id { phaseStarts[id] = nil }
-    case .added, .invoked, .replied, .suspended, .resumed:
+    case .added, .invoked, .replied, .suspended, .resumed, .read, .forgotten:
       break
     }
   }
@@ -75,6 +75,9 @@ struct WatchModel: Sendable, Equatable {
 
   /// Whether the queue is suspended.
   var suspended: Bool { tracker.suspended }
+
+  /// Finished notices nobody saw.
+  var unread: Int { tracker.unread }
 
   /// How many notices wait for their delay or for another notice, and how many wait for a slot.
   var backlog: (waiting: Int, queued: Int) {

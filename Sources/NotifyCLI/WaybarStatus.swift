@@ -2,22 +2,27 @@ import NotifyProtocol
 
 /// The object a Waybar `custom` module with `"return-type": "json"` reads, one per line.
 ///
-/// Text is the most important visible notice's title (with `(+N)` for the others), the tooltip
-/// lists every visible notice, the classes say its urgency and phase (and `progress`, `suspended`,
-/// `idle`, `disconnected`), and the percentage is a progress value or the opacity × 100.
+/// Text is the most important visible notice's title (with `(+N)` for the others), or with none
+/// visible the number of unread notices (empty with none); the tooltip lists every visible notice
+/// (or says how many are unread); the classes say its urgency and phase (and `progress`,
+/// `suspended` and `dnd`, `quiet-hours`, `unread`, `idle`, `disconnected`); `alt` is one of
+/// `none`, `unread`, `dnd-none`, `dnd-unread` for a module's `format-icons` (a bell, with a dot,
+/// struck through); the percentage is a progress value or the opacity × 100.
 public struct WaybarStatus: Encodable, Sendable, Equatable {
   public var text: String
+  public var alt: String
   public var tooltip: String
   public var classes: [String]
   public var percentage: Int
 
   private enum CodingKeys: String, CodingKey {
-    case text, tooltip, percentage
+    case text, alt, tooltip, percentage
     case classes = "class"
   }
 
-  public init(text: String, tooltip: String, classes: [String], percentage: Int) {
+  public init(text: String, alt: String = "none", tooltip: String, classes: [String], percentage: Int) {
     self.text = text
+    self.alt = alt
     self.tooltip = tooltip
     self.classes = classes
     self.percentage = percentage
@@ -26,13 +31,19 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
   /// What the bar should show for the queue as `tracker` knows it.
   public init(_ tracker: NoticeTracker) {
     let visible = tracker.visible
-    var suspendedClass = tracker.suspended ? ["suspended"] : []
+    var suspendedClass = tracker.suspended ? ["suspended", "dnd"] : []
     if tracker.doNotDisturb?.reason == .schedule { suspendedClass.append("quiet-hours") }
+    if tracker.unread > 0 { suspendedClass.append("unread") }
+    let alt = (tracker.suspended ? "dnd-" : "") + (tracker.unread > 0 ? "unread" : "none")
     guard let top = visible.first else {
+      var tooltip = tracker.suspended ? [Self.suspendedTooltip(tracker.doNotDisturb)] : []
+      if tracker.unread > 0 {
+        tooltip.append("\(tracker.unread) unread notice\(tracker.unread == 1 ? "" : "s") (notifyctl restore)")
+      }
       self.init(
-        text: "", tooltip: tracker.suspended ? Self.suspendedTooltip(tracker.doNotDisturb) : "",
-        classes: ["idle"] + suspendedClass,
-        percentage: 0)
+        text: tracker.unread > 0 ? "\(tracker.unread)" : "", alt: alt,
+        tooltip: tooltip.joined(separator: "\n"),
+        classes: ["idle"] + suspendedClass, percentage: 0)
       return
     }
     let title = TextFormat.sanitized(top.displayTitle)
@@ -50,7 +61,8 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
     } else {
       percentage = Int((min(max(top.opacity, 0), 1) * 100).rounded())
     }
-    self.init(text: text, tooltip: tooltip, classes: classes + suspendedClass, percentage: percentage)
+    self.init(
+      text: text, alt: alt, tooltip: tooltip, classes: classes + suspendedClass, percentage: percentage)
   }
 
   /// "Notifications suspended by quiet hours until 07:00; critical ones show".

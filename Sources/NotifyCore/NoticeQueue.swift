@@ -227,6 +227,26 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// Marks finished notices read (`QueueMachine.read`). Answers those that were unread.
+  public func read(_ request: ReadParameters) throws(QueueError) -> [Int] {
+    try mutate { machine, instant throws(QueueError) in try machine.read(request, at: instant) }
+  }
+
+  /// Shows finished notices again as new notices (`QueueMachine.restore`). Answers the new ids.
+  public func restore(_ request: RestoreParameters) throws(QueueError) -> [Int] {
+    try mutate { machine, instant throws(QueueError) in try machine.restore(request, at: instant) }
+  }
+
+  /// Removes finished notices from history and the store (`QueueMachine.forget`). Answers the ids.
+  public func forget(_ request: ForgetParameters) throws(QueueError) -> [Int] {
+    try mutate { machine, instant throws(QueueError) in try machine.forget(request, at: instant) }
+  }
+
+  /// `presenter` shows visible notices to a person, or no longer (`QueueMachine.setPresenter`).
+  public func setPresenter(_ presenter: Presenter, _ on: Bool) {
+    mutate { machine, instant in machine.setPresenter(presenter, on, at: instant) }
+  }
+
   /// A person closes a notice, or every visible one (`QueueMachine.dismiss`). Answers the ids.
   public func dismiss(_ request: DismissParameters) throws(QueueError) -> [Int] {
     try mutate { machine, instant throws(QueueError) in try machine.dismiss(request, at: instant) }

@@ -159,6 +159,8 @@ public final class Daemon: @unchecked Sendable {
     self.bridge = bridge
     let currentPopups = currentPopups
     bridge.onForwardingChanged = { forwarding in
+      // The server forwarded to shows what is visible: a person sees it there.
+      queue.setPresenter(.forwarded, forwarding)
       currentPopups.withLock { $0 }?.setSuppressed(forwarding)
     }
     logindIdle = LogindIdle(engine: queue, log: log)
@@ -476,8 +478,8 @@ public final class Daemon: @unchecked Sendable {
 
   // MARK: - systemd status and watchdog
 
-  /// A status line such as "2 queued, 1 visible", "suspended until 14:05, 3 queued" or "quiet hours
-  /// until 07:00 (nothing passes), 1 queued".
+  /// A status line such as "2 queued, 1 visible", "suspended until 14:05, 3 queued, 0 visible, 2
+  /// unread" or "quiet hours until 07:00 (nothing passes), 1 queued".
   func statusText(_ status: StatusReply) -> String {
     func clock(_ wall: Double) -> String {
       var calendar = Calendar.current
@@ -503,6 +505,7 @@ public final class Daemon: @unchecked Sendable {
     if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
     parts.append("\(status.queued) queued")
     parts.append("\(status.visible) visible")
+    if status.unread > 0 { parts.append("\(status.unread) unread") }
     return parts.joined(separator: ", ")
   }
 

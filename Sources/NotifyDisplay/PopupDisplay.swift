@@ -133,7 +133,7 @@ public struct PopupStack: Sendable {
       phases[id] = nil
       visible.removeAll { $0 == id }
       return (true, nil)
-    case .frame, .invoked, .replied, .suspended, .resumed:
+    case .frame, .invoked, .replied, .suspended, .resumed, .read, .forgotten:
       return (false, nil)
     }
   }
@@ -241,7 +241,10 @@ public final class PopupDisplay: @unchecked Sendable {
       log(
         suppressed
           ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
-      if connected { backend.reconcile() }
+      if connected {
+        engine.setPresenter(.popups, !suppressed)
+        backend.reconcile()
+      }
     }
   }
 
@@ -564,6 +567,7 @@ public final class PopupDisplay: @unchecked Sendable {
     failureLogged = false
     log("display: drawing popups on \(description)")
     engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
+    engine.setPresenter(.popups, !isSuppressed)
     onDrawable?(true)
     startIdleWatch()
     backend.reconcile()
@@ -581,6 +585,7 @@ public final class PopupDisplay: @unchecked Sendable {
     if editing != nil { stopEditing() }
     stopIdleWatch()
     connected = false
+    engine.setPresenter(.popups, false)
     // The descriptor closes with the connection: only once the read source has let go of it.
     let backend = backend
     if let readSource {

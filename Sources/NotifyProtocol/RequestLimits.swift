@@ -36,6 +36,9 @@ public enum RequestLimits {
     try check(name: request.reply, field: "reply")
   }
 
+  /// The most ids one `Read`, `Restore` or `Forget` names.
+  public static let maximumIDs = 10_000
+
   /// The most bytes of UTF-8 in a reply typed or sent to a notice (`Reply`).
   public static let maximumReplyLength = 4096
 

@@ -84,6 +84,10 @@ public enum RelayConnection: String, Codable, Sendable, CaseIterable {
 /// What a `Watch` event reports.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
   case snapshot, added, phase, frame, updated, invoked, replied, finished, suspended, resumed
+  /// A finished notice was read (`Read`, `Restore`): `unread` is the new count.
+  case read
+  /// A finished notice left history (`Forget`).
+  case forgotten
 }
 
 extension Notice {

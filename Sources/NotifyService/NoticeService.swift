@@ -145,6 +145,26 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.dismiss(request) }, done: done)
   }
 
+  /// Marks finished notices read (`notifyctl read`).
+  public func read(_ request: ReadParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void)
+  {
+    commit({ () throws(QueueError) in try queue.read(request) }, done: done)
+  }
+
+  /// Shows finished notices again as new notices (`notifyctl restore`); answers the new ids.
+  public func restore(
+    _ request: RestoreParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.restore(request) }, done: done)
+  }
+
+  /// Removes finished notices from history and the store (`notifyctl forget`).
+  public func forget(
+    _ request: ForgetParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.forget(request) }, done: done)
+  }
+
   /// Suspends for a duration or until resumed, letting through what `allow` says.
   public func suspend(
     _ request: SuspendParameters, done: @escaping @Sendable (Result<Bool, ServiceError>) -> Void

@@ -180,13 +180,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     ALTER TABLE notices ADD COLUMN reply TEXT;
     ALTER TABLE notices ADD COLUMN replied TEXT;
     """,
+    // 8: whether a finished notice went unread, and the notice a restored one came from (issue 33).
+    """
+    ALTER TABLE notices ADD COLUMN unread INTEGER;
+    ALTER TABLE notices ADD COLUMN restored_from INTEGER;
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
     + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints, count, folded_into, origin, reply, replied"
+    + "hints, count, folded_into, origin, reply, replied, unread, restored_from"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -195,7 +200,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...32).map { "?\($0)" }.joined(separator: ", ")
+    let placeholders = (1...34).map { "?\($0)" }.joined(separator: ", ")
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -323,7 +328,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - Rows
 
-  /// Binds `notice` to `upsert`'s 32 columns.
+  /// Binds `notice` to `upsert`'s 34 columns.
   private func bind(_ notice: Notice) {
     let row = upsert
     row.reset()
@@ -359,6 +364,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(30, notice.origin.map(Self.encode))
     row.bind(31, notice.reply)
     row.bind(32, notice.replied)
+    row.bind(33, notice.unread == true ? 1 : nil)
+    row.bind(34, notice.restoredFrom)
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -381,7 +388,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       phase: outcome == nil ? .waiting : .finished, opacity: 0,
       outcome: outcome, message: row.text(22),
       created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25), reply: row.text(30),
-      replied: row.text(31))
+      replied: row.text(31), unread: row.optionalInteger(32) == 1 ? true : nil,
+      restoredFrom: row.optionalInteger(33))
   }
 
   /// The `actions` column: a JSON array of `{"key":…,"label":…}`, as the IDL spells them.

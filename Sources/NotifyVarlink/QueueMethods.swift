@@ -49,6 +49,15 @@ public enum QueueMethods {
     bind(.reply, ReplyParameters.self) { request, call in
       service.reply(request) { call.answer($0.map(NoticeReply.init(notice:))) }
     }
+    bind(.read, ReadParameters.self) { request, call in
+      service.read(request) { call.answer($0.map(ReadReply.init(read:))) }
+    }
+    bind(.restore, RestoreParameters.self) { request, call in
+      service.restore(request) { call.answer($0.map(RestoreReply.init(restored:))) }
+    }
+    bind(.forget, ForgetParameters.self) { request, call in
+      service.forget(request) { call.answer($0.map(ForgetReply.init(forgotten:))) }
+    }
     bind(.suspend, SuspendParameters.self) { request, call in
       service.suspend(request) { call.answer($0.map(SuspendReply.init(suspended:))) }
     }

@@ -266,6 +266,30 @@ struct CommandParserTests {
   }
 
   @Test(arguments: [
+    (["read"], Command.read(ReadParameters(all: true))),
+    (["read", "--all"], .read(ReadParameters(all: true))),
+    (["read", "3", "4"], .read(ReadParameters(ids: [3, 4]))),
+    (["restore"], .restore(RestoreParameters(last: 1))),
+    (["restore", "--last", "5"], .restore(RestoreParameters(last: 5))),
+    (["restore", "7"], .restore(RestoreParameters(ids: [7]))),
+    (["forget", "2", "9"], .forget(ForgetParameters(ids: [2, 9]))),
+    (["forget", "--app", "bank*"], .forget(ForgetParameters(app: "bank*"))),
+    (["forget", "--all"], .forget(ForgetParameters(all: true))),
+    (["history", "--unread"], .history(HistoryOptions(unread: true), json: false)),
+  ])
+  func readRestoreAndForget_nameFinishedNotices(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [
+    ["read", "3", "--all"], ["read", "x"], ["restore", "3", "--last", "2"], ["restore", "--last", "0"],
+    ["forget"], ["forget", "3", "--all"], ["forget", "--app", ""], ["forget", "--app", "a", "--all"],
+  ])
+  func readRestoreAndForget_refuseWhatTheyCannotMean(words: [String]) throws {
+    #expect(try usageError(words) != nil)
+  }
+
+  @Test(arguments: [
     (["suspend"], Command.suspend(SuspendParameters())),
     (["suspend", "--for", "1h"], .suspend(SuspendParameters(duration: 3600))),
     (["resume"], .resume),

@@ -106,28 +106,37 @@ struct CommandRunnerTests {
 
   @Test func statusJson_printsTheReplyWithSortedKeys() throws {
     let status = StatusReply(
-      version: "0.1.0", suspended: false, suspendedUntil: nil, waiting: 0, queued: 1, visible: 2, finished: 3)
+      version: "0.1.0", suspended: false, suspendedUntil: nil, waiting: 0, queued: 1, visible: 2, finished: 3,
+      unread: 1)
     let result = try notifyctl(["status", "--json"]) { _ in [reply(status)] }
     #expect(
       result.output.joined().filter { !$0.isWhitespace }
-        == #"{"finished":3,"queued":1,"suspended":false,"version":"0.1.0","visible":2,"waiting":0}"#)
+        == #"{"finished":3,"queued":1,"suspended":false,"unread":1,"version":"0.1.0","visible":2,"waiting":0}"#
+    )
   }
 
   @Test func status_printsStateAndCounts() throws {
     let status = StatusReply(
-      version: "0.1.0", suspended: true, suspendedUntil: nil, waiting: 2, queued: 1, visible: 0, finished: 7)
+      version: "0.1.0", suspended: true, suspendedUntil: nil, waiting: 2, queued: 1, visible: 0, finished: 7,
+      unread: 0)
     let result = try notifyctl(["status"]) { _ in [reply(status)] }
     #expect(
       result.output == [
         "State:    suspended", "Notices:  2 waiting, 1 queued, 0 visible, 7 finished", "Version:  0.1.0",
       ])
+    var counted = status
+    counted.unread = 3
+    let missed = counted
+    #expect(
+      try notifyctl(["status"]) { _ in [reply(missed)] }.output[1]
+        == "Notices:  2 waiting, 1 queued, 0 visible, 7 finished (3 unread)")
   }
 
   @Test func status_saysWhatDrawsThePopups_andWhetherThePersonIsAway() throws {
     func lines(idle: IdleState?, display: DisplayState) throws -> [String] {
       let status = StatusReply(
         version: "0.1.0", suspended: false, suspendedUntil: nil, idle: idle, display: display, waiting: 0,
-        queued: 0, visible: 1, finished: 0)
+        queued: 0, visible: 1, finished: 0, unread: 0)
       return try notifyctl(["status"]) { _ in [reply(status)] }.output
     }
     let away = try lines(
@@ -184,9 +193,9 @@ struct CommandRunnerTests {
     #expect(result.calls.first?.more == true)
     #expect(
       result.output == [
-        #"{"class":["idle"],"percentage":0,"text":"","tooltip":""}"#,
-        #"{"class":["normal","holding"],"percentage":100,"text":"Hi","tooltip":"Hi"}"#,
-        #"{"class":["disconnected"],"percentage":0,"text":"","tooltip":"notifyd is not running"}"#,
+        #"{"alt":"none","class":["idle"],"percentage":0,"text":"","tooltip":""}"#,
+        #"{"alt":"none","class":["normal","holding"],"percentage":100,"text":"Hi","tooltip":"Hi"}"#,
+        #"{"alt":"none","class":["disconnected"],"percentage":0,"text":"","tooltip":"notifyd is not running"}"#,
       ])
   }
 

@@ -93,7 +93,7 @@ struct WaybarStatusTests {
       Event(kind: .suspended, at: 1, suspended: true),
       Event(kind: .resumed, at: 2, suspended: false),
     ])
-    #expect(objects.map(\.classes) == [["idle"], ["idle", "suspended"], ["idle"]])
+    #expect(objects.map(\.classes) == [["idle"], ["idle", "suspended", "dnd"], ["idle"]])
   }
 
   @Test func phaseFinished_removesTheNotice_evenWithoutAFinishedEvent() {
@@ -108,7 +108,7 @@ struct WaybarStatusTests {
     let status = WaybarStatus(text: "t", tooltip: "tip", classes: ["normal", "holding"], percentage: 100)
     #expect(
       JSONText.encode(status, pretty: false)
-        == #"{"class":["normal","holding"],"percentage":100,"text":"t","tooltip":"tip"}"#)
+        == #"{"alt":"none","class":["normal","holding"],"percentage":100,"text":"t","tooltip":"tip"}"#)
   }
 
   @Test func titlesWithControlCharacters_areSanitizedForTheBar() {

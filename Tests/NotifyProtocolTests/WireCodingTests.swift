@@ -39,7 +39,7 @@ struct WireCodingTests {
     let status = StatusReply(
       version: "1", suspended: true, suspendedUntil: nil,
       relay: RelayState(state: .reconnecting, detail: "disconnected", outbox: 12, dropped: 1), waiting: 1,
-      queued: 2, visible: 3, finished: 4)
+      queued: 2, visible: 3, finished: 4, unread: 5)
     #expect(try decode(StatusReply.self, VarlinkReplyFrame.encode(status)) == status)
     #expect(
       try decode(CancelReply.self, VarlinkReplyFrame.encode(CancelReply(cancelled: [1, -2, 3]))).cancelled

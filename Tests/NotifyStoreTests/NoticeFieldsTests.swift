@@ -26,7 +26,7 @@ struct NoticeFieldsTests {
     invoked: "open", count: 3, foldedInto: 39,
     origin: NoticeOrigin(host: "srv", store: "s1", id: 9, sent: 100),
     phase: .finished, opacity: 0, outcome: .completed, message: "done", created: 1000, shown: 1001,
-    finished: 1010, reply: "Answer", replied: "on my way")
+    finished: 1010, reply: "Answer", replied: "on my way", unread: true, restoredFrom: 38)
 
   /// The members of an IDL type (`type Notice (…)`) or a method's parameters (`method Show(…)`).
   static func idlMembers(_ declaration: String) throws -> Set<String> {
@@ -67,6 +67,8 @@ struct NoticeFieldsTests {
       ("method Suspend", SuspendParameters()), ("method History", HistoryParameters()),
       ("method Watch", WatchParameters()), ("method Dismiss", DismissParameters()),
       ("method List", ListParameters()), ("method Get", IDParameters(id: 1)),
+      ("method Read", ReadParameters()), ("method Restore", RestoreParameters()),
+      ("method Forget", ForgetParameters()),
     ]
     for (declaration, value) in pairs {
       #expect(try Self.idlMembers(declaration) == Self.wireMembers(value), "\(declaration)")
@@ -89,7 +91,8 @@ struct NoticeFieldsTests {
       Event(
         kind: .suspended, at: 5, id: 1, notice: Self.everyField, phase: .holding, opacity: 0.5,
         notices: [Self.everyField], suspended: true,
-        doNotDisturb: DoNotDisturb(reason: .duration, allow: .nothing, until: 9), activationToken: "t"))
+        doNotDisturb: DoNotDisturb(reason: .duration, allow: .nothing, until: 9), activationToken: "t",
+        unread: 2))
     try roundTrip(
       StatusReply(
         version: "1", suspended: true, suspendedUntil: 5,
@@ -97,7 +100,7 @@ struct NoticeFieldsTests {
         idle: IdleState(idle: true, source: "s"),
         display: DisplayState(backend: "x11", drawing: true, detail: "d"),
         relay: RelayState(state: .connected, detail: "d", outbox: 1, dropped: 2), waiting: 1, queued: 2,
-        visible: 3, finished: 4))
+        visible: 3, finished: 4, unread: 5))
     try roundTrip(Self.everyShow)
   }
 
@@ -134,7 +137,11 @@ struct NoticeFieldsTests {
     try roundTrip(SuspendParameters(duration: 5, allow: .nothing))
     try roundTrip(ListParameters(held: true))
     try roundTrip(IDParameters(id: 3))
-    try roundTrip(HistoryParameters(limit: 1, app: "a", outcome: .folded, since: 2, foldedInto: 3))
+    try roundTrip(
+      HistoryParameters(limit: 1, app: "a", outcome: .folded, since: 2, foldedInto: 3, unread: true))
+    try roundTrip(ReadParameters(ids: [1, 2], all: true))
+    try roundTrip(RestoreParameters(ids: [3], last: 2))
+    try roundTrip(ForgetParameters(ids: [4], app: "a*", all: false))
     try roundTrip(WatchParameters(frames: true, fps: 30))
     try roundTrip(
       Hints(

@@ -1,10 +1,16 @@
 import NotifyProtocol
 
-/// Finished notices, at most `limit`, oldest first; trimming forgets the oldest.
+/// Finished notices, at most `limit`, oldest first; trimming forgets the oldest. Keeps how many
+/// are unread, and lets one be changed (read) or removed (forgotten) by id.
 struct NoticeHistory {
   private var notices: [Int: Notice] = [:]
+  /// Ids in the order they finished, from `start`; a removed one stays until passed or compacted.
   private var order: [Int] = []
   private var start = 0
+  /// Removed ids still in `order`.
+  private var stale = 0
+  /// Finished notices a person has not seen (`Notice.unread`).
+  private(set) var unreadCount = 0
 
   var count: Int { notices.count }
 
@@ -13,25 +19,62 @@ struct NoticeHistory {
   mutating func append(_ notice: Notice) {
     notices[notice.id] = notice
     order.append(notice.id)
+    if notice.unread == true { unreadCount += 1 }
+  }
+
+  /// Marks notice `id` read; answers it changed, or `nil` if it is not here or was read.
+  mutating func markRead(_ id: Int) -> Notice? {
+    guard notices[id]?.unread == true else { return nil }
+    notices[id]!.unread = nil
+    unreadCount -= 1
+    return notices[id]
+  }
+
+  /// Takes notice `id` out; answers it, or `nil` if it is not here.
+  mutating func remove(_ id: Int) -> Notice? {
+    guard let notice = notices.removeValue(forKey: id) else { return nil }
+    if notice.unread == true { unreadCount -= 1 }
+    stale += 1
+    compact()
+    return notice
   }
 
   /// Forgets the oldest notices beyond `limit`; answers the ids forgotten.
   mutating func trim(to limit: Int) -> [Int] {
     var forgotten: [Int] = []
-    while order.count - start > max(limit, 0) {
+    while notices.count > max(limit, 0), start < order.count {
       let id = order[start]
-      if notices.removeValue(forKey: id) != nil { forgotten.append(id) }
+      if let notice = notices.removeValue(forKey: id) {
+        forgotten.append(id)
+        if notice.unread == true { unreadCount -= 1 }
+      } else {
+        stale -= 1
+      }
       start += 1
     }
+    compact()
+    return forgotten
+  }
+
+  /// Drops passed and removed ids from `order` once they are most of it: it stays within twice the
+  /// notices kept (and a little).
+  private mutating func compact() {
     if start > 1024 && start * 2 > order.count {
       order.removeFirst(start)
       start = 0
     }
-    return forgotten
+    if stale > 1024 && stale * 2 > order.count - start {
+      order = order[start...].filter { notices[$0] != nil }
+      start = 0
+      stale = 0
+    }
   }
 
   /// Newest first.
   var newestFirst: some Sequence<Notice> {
     order[start...].reversed().lazy.compactMap { notices[$0] }
   }
+
+  /// How many ids `order` holds, removed ones included (for tests of its bound).
+  var orderSize: Int { order.count - start }
 }

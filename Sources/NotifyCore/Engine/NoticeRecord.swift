@@ -52,6 +52,8 @@ struct NoticeRecord {
   var passesDoNotDisturb = false
   /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
   var duplicateKey: DuplicateKey?
+  /// Whether a person saw it: shown while something showed it (`Presenter`) and they were not away.
+  var seen = false
   /// What stops its hold while shown: the person away (`[Idle] After=`), the pointer over its card
   /// (`[Display] HoverHolds=`).
   var pauses: Pauses = []

@@ -133,9 +133,12 @@ extension QueueMachine {
     notice.origin = origin
     if let old = existing.notice.key, old != notice.key, keys[old] == id { keys.removeValue(forKey: old) }
     if let key = notice.key { keys[key] = id }
+    let hold = Admission.hold(of: notice, settings)
+    let seen = presenting  // the new content is seen from now, if anything shows it
     notices.modify(id) { record in
-      record.replace(with: notice, hold: Admission.hold(of: notice, settings), at: instant.now)
+      record.replace(with: notice, hold: hold, at: instant.now)
       record.passesDoNotDisturb = passes
+      record.seen = seen
     }
     changed(id, at: instant)
   }

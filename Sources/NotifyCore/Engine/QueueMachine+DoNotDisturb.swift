@@ -39,6 +39,7 @@ extension QueueMachine {
     idle = state
     let away = state?.idle == true
     guard away != wasAway else { return }
+    markShownSeen()
     let changing = notices.records.filter { $0.isShown && (away ? $0.idlePauses : $0.pausedByIdle) }
     for id in changing.map(\.notice.id) {
       notices.modify(id) { record in

@@ -10,7 +10,7 @@ extension QueueMachine {
     let id = hub.addWatcher(frames: frames, interval: interval, now: instant.now)
     let snapshot = Event(
       kind: .snapshot, at: instant.wall, notices: unfinishedNotices(at: instant.now), suspended: suspended,
-      doNotDisturb: doNotDisturb)
+      doNotDisturb: doNotDisturb, unread: history.unreadCount)
     effects.append(.snapshot(snapshot, watcher: id))
     return id
   }
@@ -71,6 +71,7 @@ extension QueueMachine {
       if let outcome = request.outcome, notice.outcome != outcome { continue }
       if let since = request.since, (notice.finished ?? 0) < since { continue }
       if let foldedInto = request.foldedInto, notice.foldedInto != foldedInto { continue }
+      if let unread = request.unread, (notice.unread == true) != unread { continue }
       result.append(notice)
     }
     return result
@@ -84,7 +85,8 @@ extension QueueMachine {
     return StatusReply(
       version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
       doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, idle: idle, waiting: phaseCounts[.waiting] ?? 0,
-      queued: phaseCounts[.queued] ?? 0, visible: visible, finished: history.count)
+      queued: phaseCounts[.queued] ?? 0, visible: visible, finished: history.count,
+      unread: history.unreadCount)
   }
 
   /// `status` once the state has caught up with `instant`.

@@ -38,6 +38,8 @@ public struct QueueMachine {
   public internal(set) var nextID = 1
   /// Whether the person is away, as a source says (`[Idle] After=`); `nil` with none.
   public internal(set) var idle: IdleState?
+  /// What shows visible notices to a person now (`setPresenter`).
+  public internal(set) var presenters: Set<Presenter> = []
   /// The notice whose card the pointer is over (`[Display] HoverHolds=`).
   public internal(set) var pointerOver: Int?
   /// The notice whose reply field has the keyboard.
@@ -183,6 +185,7 @@ public struct QueueMachine {
     defer { settle(at: instant) }
     guard let record = notices[id], record.place == .granted else { return }
     let away = idle?.idle == true
+    let seen = presenting
     notices.modify(id) { record in
       record.place = .running
       if away && record.idlePauses {
@@ -193,6 +196,7 @@ public struct QueueMachine {
       record.startedAt = instant.now
       record.generation += 1
       record.notice.shown = instant.wall
+      record.seen = seen
     }
     indexDuplicate(id)
     step(id, at: instant)
@@ -303,6 +307,10 @@ public struct QueueMachine {
     record.notice.opacity = 0
     record.notice.outcome = outcome
     record.notice.finished = instant.wall
+    // Transient notices are not kept, so not counted as unread either.
+    if Self.isUnread(record, finishing: outcome), record.notice.hints?.isTransient != true {
+      record.notice.unread = true
+    }
     let notice = record.notice
     boundaries.setFading(id, false)
     duplicates.remove(id, under: record.duplicateKey)
@@ -325,7 +333,11 @@ public struct QueueMachine {
       trimHistory()
       effects.append(.journal(.finished(notice)))
     }
-    effects.append(.publish(Event(kind: .finished, at: instant.wall, id: id, notice: notice)))
+    effects.append(
+      .publish(
+        Event(
+          kind: .finished, at: instant.wall, id: id, notice: notice,
+          unread: notice.unread == true ? history.unreadCount : nil)))
     let waiters = hub.takeWaiters(of: id)
     if !waiters.isEmpty { effects.append(.answer(waiters: waiters, notice)) }
     for waiting in due.release(id) { makeReady(waiting, at: instant) }
