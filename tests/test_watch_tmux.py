@@ -383,7 +383,7 @@ def test_waybar_objects_follow_the_notice(daemon):
     lines = watch_lines(daemon, "--format", "waybar", count=2,
                         action=lambda: daemon.notifyctl("show", "bar", "--urgency", "critical", check=True))
     first, second = (json.loads(line) for line in lines)
-    assert first == {"class": ["idle"], "percentage": 0, "text": "", "tooltip": ""}
+    assert first == {"alt": "none", "class": ["idle"], "percentage": 0, "text": "", "tooltip": ""}
     assert second["text"] == "bar" and second["class"][0] == "critical"
 
 
