@@ -132,10 +132,7 @@ extension CommandParser {
   }
 
   static func cancel(_ arguments: ParsedArguments) throws(UsageError) -> Command {
-    var ids: [Int] = []
-    for text in arguments.positionals {
-      ids.append(try ValueParser.noticeID(text, option: "ID"))
-    }
+    let ids = try noticeIDs(arguments)
     let tag = arguments.string("tag")
     let all = arguments.flag("all")
     let given = [!ids.isEmpty, tag != nil, all].filter { $0 }.count
@@ -149,22 +146,14 @@ extension CommandParser {
   }
 
   static func dismiss(_ arguments: ParsedArguments) throws(UsageError) -> Command {
-    var ids: [Int] = []
-    for text in arguments.positionals {
-      ids.append(try ValueParser.noticeID(text, option: "ID"))
-    }
+    let ids = try noticeIDs(arguments)
     let all = arguments.flag("all")
     let app = arguments.string("app")
     guard [!ids.isEmpty, all, app != nil].filter({ $0 }).count <= 1 else {
       throw .invalidCombination(verb: arguments.verb, reason: "give only one of ID..., --app and --all")
     }
     if all { return .dismiss(.all) }
-    if let app {
-      guard !app.isEmpty else {
-        throw .invalidValue(option: "--app", value: app, reason: "a pattern is needed, such as 'slack*'")
-      }
-      return .dismiss(.app(app))
-    }
+    if let app { return .dismiss(.app(try appPattern(app))) }
     return .dismiss(ids.isEmpty ? .newest : .ids(ids))
   }
 
@@ -199,19 +188,23 @@ extension CommandParser {
         ? "say which notices: ID..., --app GLOB or --all" : "give only one of ID..., --app and --all"
       throw .invalidCombination(verb: arguments.verb, reason: reason)
     }
-    if let app {
-      guard !app.isEmpty else {
-        throw .invalidValue(option: "--app", value: app, reason: "a pattern is needed, such as 'slack*'")
-      }
-      return .forget(ForgetParameters(app: app))
-    }
+    if let app { return .forget(ForgetParameters(app: try appPattern(app))) }
     return .forget(all ? ForgetParameters(all: true) : ForgetParameters(ids: ids))
   }
 
+  /// The positional arguments, each a notice id.
   private static func noticeIDs(_ arguments: ParsedArguments) throws(UsageError) -> [Int] {
     var ids: [Int] = []
     for text in arguments.positionals { ids.append(try ValueParser.noticeID(text, option: "ID")) }
     return ids
+  }
+
+  /// `--app`'s glob, which must not be empty.
+  private static func appPattern(_ app: String) throws(UsageError) -> String {
+    guard !app.isEmpty else {
+      throw .invalidValue(option: "--app", value: app, reason: "a pattern is needed, such as 'slack*'")
+    }
+    return app
   }
 
   /// `invoke [ID] [ACTION]`: a first word of digits is the id.

@@ -31,9 +31,9 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
   /// What the bar should show for the queue as `tracker` knows it.
   public init(_ tracker: NoticeTracker) {
     let visible = tracker.visible
-    var suspendedClass = tracker.suspended ? ["suspended", "dnd"] : []
-    if tracker.doNotDisturb?.reason == .schedule { suspendedClass.append("quiet-hours") }
-    if tracker.unread > 0 { suspendedClass.append("unread") }
+    var stateClasses = tracker.suspended ? ["suspended", "dnd"] : []
+    if tracker.doNotDisturb?.reason == .schedule { stateClasses.append("quiet-hours") }
+    if tracker.unread > 0 { stateClasses.append("unread") }
     let alt = (tracker.suspended ? "dnd-" : "") + (tracker.unread > 0 ? "unread" : "none")
     guard let top = visible.first else {
       var tooltip = tracker.suspended ? [Self.suspendedTooltip(tracker.doNotDisturb)] : []
@@ -43,7 +43,7 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
       self.init(
         text: tracker.unread > 0 ? "\(tracker.unread)" : "", alt: alt,
         tooltip: tooltip.joined(separator: "\n"),
-        classes: ["idle"] + suspendedClass, percentage: 0)
+        classes: ["idle"] + stateClasses, percentage: 0)
       return
     }
     let title = TextFormat.sanitized(top.displayTitle)
@@ -62,7 +62,7 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
       percentage = Int((min(max(top.opacity, 0), 1) * 100).rounded())
     }
     self.init(
-      text: text, alt: alt, tooltip: tooltip, classes: classes + suspendedClass, percentage: percentage)
+      text: text, alt: alt, tooltip: tooltip, classes: classes + stateClasses, percentage: percentage)
   }
 
   /// "Notifications suspended by quiet hours until 07:00; critical ones show".

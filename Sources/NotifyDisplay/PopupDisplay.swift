@@ -88,6 +88,15 @@ public protocol PopupSurface: AnyObject {
   func discardImages()
 }
 
+extension PopupSurface {
+  /// A frame was drawn: a card that holds still lets its rendered pixels go (it is drawn again only
+  /// when it changes), but a card a person acts on keeps them, so that lighting a button or typing
+  /// paints that part alone (`CardPainter.redrawInput`).
+  public func drawn(moving: Bool) {
+    if !moving && !card.isActionable { discardImages() }
+  }
+}
+
 /// Why a backend could not connect: said once in the log, then retried with a backoff.
 public struct PopupDisplayFailure: Error, Sendable {
   public var reason: String
@@ -393,15 +402,14 @@ public final class PopupDisplay: @unchecked Sendable {
       if let popup = popups[id] {
         if popup.card != card {
           // The pointer lighting a button, or a key typed: only that part is painted again.
-          if let image = popup.image,
-            painter.redrawInput(image, from: popup.card, to: card, height: popup.height)
-          {
-            popup.card = card
-          } else {
-            popup.card = card
+          let redrawn = popup.image.map {
+            painter.redrawInput($0, from: popup.card, to: card, height: popup.height)
+          }
+          if redrawn != true {
             popup.height = painter.height(of: card)
             popup.discardImages()
           }
+          popup.card = card
           popup.dirty = true
         }
         shown.append(popup)

@@ -160,10 +160,9 @@ public final class WaylandBackend: PopupBackend {
     popup.dirty = false
     wl_surface_commit(popup.surface)
     // A card that holds is drawn again only when it changes or starts to fade out: until then it
-    // keeps the one buffer on screen, and its image is rendered again when needed (but for a card
-    // a person acts on, whose button the pointer lights).
+    // keeps the one buffer on screen.
     popup.still = !moving
-    if !moving && !popup.card.isActionable { popup.discardImages() }
+    popup.drawn(moving: moving)
   }
 
   private func flush() {

@@ -169,10 +169,8 @@ public final class X11Backend: PopupBackend {
     popup.put(frame, connection)
     popup.dirty = false
     // A card that holds is drawn again only when it changes, is exposed or starts to fade out:
-    // until then the server keeps its pixels and we keep nothing (but for a card a person acts on,
-    // whose button the pointer lights).
-    let moving = (connection.fades && appearance.phase.isFading) || popup.card.isAnimated
-    if !moving && !popup.card.isActionable { popup.discardImages() }
+    // until then the server keeps its pixels.
+    popup.drawn(moving: (connection.fades && appearance.phase.isFading) || popup.card.isAnimated)
   }
 
   /// Draws the shown cards that were exposed or changed.

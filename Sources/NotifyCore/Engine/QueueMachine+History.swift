@@ -145,7 +145,7 @@ extension QueueMachine {
     guard chosen == 1 else {
       throw .invalidArgument(field: "ids", reason: "give exactly one of ids, app and all")
     }
-    var ids: [Int]
+    let ids: [Int]
     if let app = request.app {
       guard let glob = Glob(app) else { throw .invalidArgument(field: "app", reason: "not a valid glob") }
       ids = history.newestFirst.filter { glob.matches($0.app ?? "") }.map(\.id)
@@ -154,8 +154,8 @@ extension QueueMachine {
     }
     advance(to: instant)
     defer { settle(at: instant) }
-    ids = ids.filter { history.remove($0) != nil }
     for id in ids {
+      _ = history.remove(id)  // every id chosen is in history
       effects.append(.journal(.forgotten(id: id)))
       effects.append(.publish(Event(kind: .forgotten, at: instant.wall, id: id, unread: history.unreadCount)))
     }
