@@ -108,7 +108,7 @@ let package = Package(
     // The popups on Wayland: layer-shell surfaces, shared-memory buffers, frame callbacks, the pointer.
     .target(
       name: "NotifyWayland",
-      dependencies: ["NotifyDisplay", "NotifyCore", "NotifyPosix", "CWayland", "CPangoCairo"]),
+      dependencies: ["NotifyDisplay", "NotifyConfig", "NotifyCore", "NotifyPosix", "CWayland", "CPangoCairo"]),
     // libxcb with RandR, XFixes and Shape through a module map.
     .systemLibrary(
       name: "CXcb", pkgConfig: "xcb",

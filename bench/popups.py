@@ -15,11 +15,15 @@ same probe in the same run.
   default action), each on a notice `notify-send -A` sent on its own bus: the time from the
   click to `ActionInvoked` on that bus (dbus-monitor, which flushes each message); and notifyd's wakeups while
   the pointer rests on a holding card, beside those while nothing is over it.
+- the center (issue 33), with 10,000 notices in history: `Center open` → the panel's first frame
+  committed (from the times libwayland logs with WAYLAND_DEBUG=client), CPU per frame while a
+  touchpad scrolls it, RSS open beside closed, wakeups while closed. No peer runs here: SwayNC
+  (GTK) is not in Debian 12, and publishes no such figures.
 
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
 (tests/test_popups_wayland.py has the harness); on X11 everything runs as root
 (tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
-Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,x11]
+Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,x11]
 """
 
 import argparse
@@ -175,14 +179,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="first,holding,fading,click,x11",
-                        help="some of first, holding, fading, click, x11")
+    parser.add_argument("--only", default="first,holding,fading,click,center,x11",
+                        help="some of first, holding, fading, click, center, x11")
     options = parser.parse_args()
     only = set(options.only.split(","))
     conftest.BIN = Path(options.bin)
     harness.BIN = Path(options.bin)
     rows = Rows()
-    if only & {"first", "holding", "fading", "click"}:
+    if only & {"first", "holding", "fading", "click", "center"}:
         wayland(options, only, rows)
     if "x11" in only:
         x11(options, rows)
@@ -348,6 +352,9 @@ def wayland(options, only, rows):
 
         if "click" in only:
             click_figures(options, rows, sway, user, directory, user_env, make_daemon, bus_context, runs)
+
+        if "center" in only:
+            center_figures(options, rows, sway, make_daemon, runs)
     finally:
         stop_all(daemons, processes)
         bus_context.close()
@@ -449,6 +456,169 @@ def click_figures(options, rows, sway, user, directory, user_env, make_daemon, b
              f"{resting:.1f}", "no more than with nothing over it", f"nothing over it: {away:.1f}/s", "",
              "met" if resting <= away else "missed")
     daemon.stop()
+
+
+def wayland_log(text):
+    """libwayland's WAYLAND_DEBUG lines: (when, whether a request, interface, object, message,
+    arguments); `when` is the wall clock in microseconds modulo 2^32, as libwayland prints it."""
+    for line in text.splitlines():
+        match = re.search(r"\[\s*(\d+)\.(\d+)\]\s*(->)?\s*(\w+)@(\d+)\.(\w+)\((.*)\)", line)
+        if match:
+            ms, us, request, interface, number, message, arguments = match.groups()
+            yield int(ms) * 1000 + int(us), bool(request), interface, number, message, arguments
+
+
+def wayland_clock():
+    """Now on libwayland's debug clock."""
+    return int(time.time() * 1_000_000) % (1 << 32)
+
+
+def center_frames(text, since):
+    """The center panel's frames in a WAYLAND_DEBUG log after `since` (libwayland's clock): when
+    each commit that carried a buffer was sent, for every surface made with namespace
+    notifyd-center."""
+    panels, attached, frames = set(), set(), []
+    for when, request, interface, number, message, arguments in wayland_log(text):
+        if interface == "zwlr_layer_shell_v1" and message == "get_layer_surface" and '"notifyd-center"' in arguments:
+            panels.add(re.search(r"wl_surface@(\d+)", arguments).group(1))
+        elif interface == "wl_surface" and number in panels and message == "attach":
+            attached.add(number)
+        elif interface == "wl_surface" and number in attached and message == "commit":
+            attached.discard(number)
+            if (when - since) % (1 << 32) < (1 << 31):
+                frames.append(when)
+    return frames
+
+
+# A Varlink client run as the daemon's user (notifyd serves its own uid only): each line of its
+# input is a JSON list of calls, sent at once; it answers a line with when they were sent (libwayland's
+# debug clock), the first errors, and the last reply.
+USER_CLIENT = r"""
+import json, socket, sys, time
+connection = socket.socket(socket.AF_UNIX)
+connection.connect(sys.argv[1])
+buffer = b""
+def receive():
+    global buffer
+    while b"\0" not in buffer:
+        buffer += connection.recv(1 << 20)
+    message, _, buffer = buffer.partition(b"\0")
+    return json.loads(message)
+for line in sys.stdin:
+    calls = json.loads(line)
+    sent = int(time.time() * 1_000_000) % (1 << 32)
+    connection.sendall(b"".join(json.dumps(call).encode() + b"\0" for call in calls))
+    replies = [receive() for _ in calls]
+    print(json.dumps({"sent": sent, "errors": [r for r in replies if "error" in r][:3], "last": replies[-1]}),
+          flush=True)
+"""
+
+
+class UserClient:
+    def __init__(self, daemon):
+        self.process = subprocess.Popen(harness.as_user(daemon.user) + [sys.executable, "-c", USER_CLIENT,
+                                                                        daemon.socket_path],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def call(self, *calls):
+        """Sends `calls` ((method, parameters) pairs) at once; answers when, and the last reply."""
+        self.process.stdin.write(json.dumps([{"method": "io.notifyd.Queue." + method, "parameters": parameters}
+                                             for method, parameters in calls]) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        if answer["errors"]:
+            raise RuntimeError(f"notifyd refused: {answer['errors']}")
+        return answer["sent"], answer["last"].get("parameters", {})
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+def center_figures(options, rows, sway, make_daemon, runs):
+    """The center with 10,000 notices in history: open → first frame, CPU per scrolling frame, RSS
+    open beside closed, wakeups while closed."""
+    log("== the center, 10,000 in history")
+    history = 10_000
+    daemon = make_daemon("center", f"[Queue]\nHistorySize={history}\nMaxVisible=10\n[Center]\nWidth=420\n",
+                         env={"WAYLAND_DEBUG": "client"})
+    client = UserClient(daemon)
+    # History without drawing 10,000 popups: shown with a delay, then cancelled (outcome cancelled).
+    for start in range(0, history, 100):
+        client.call(*[("Show", {"title": f"Job {n} finished", "body": f"build {n}: <b>all</b> tests passed in {n % 97} s",
+                                "app": f"ci-{n % 12}", "delay": 3600}) for n in range(start, start + 100)])
+    client.call(("Cancel", {"all": True, "now": True}))
+    conftest.wait_for(lambda: client.call(("Status", {}))[1]["finished"] >= history, timeout=60,
+                      what="10,000 in history")
+    # One popup drawn first: the fonts are loaded (fontconfig, pango's caches) as in any daemon that
+    # has shown a notice, so that what opening adds is the center's own.
+    _, shown = client.call(("Show", {"title": "Fonts", "body": "<b>loaded</b>", "app": "bench", "fadeIn": 0,
+                                     "hold": 0.5, "fadeOut": 0}))
+    conftest.wait_for(lambda: client.call(("Get", {"id": shown["id"]}))[1]["notice"].get("outcome"), timeout=10,
+                      what="the popup")
+    pid = daemon.process.pid
+    seconds = 5 if options.quick else 10
+    time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
+    closed_rss = conftest.rss_kib(pid)
+    if os.environ.get("NOTIFYD_BENCH_DEBUG"):
+        log(Path(f"/proc/{pid}/smaps_rollup").read_text())
+    closed_wakeups = wakeups_per_second(pid, seconds)
+
+    # Open → first frame, `runs` times.
+    latencies = []
+    for round_ in range(runs + 2):
+        since, reply = client.call(("Center", {"action": "open"}))
+        assert reply["open"]
+        # Not polled meanwhile: reading the growing log would compete with the daemon for the CPU.
+        time.sleep(0.3)
+        frames = conftest.wait_for(lambda: center_frames(daemon.stderr(), since), timeout=10, interval=0.1,
+                                   what="the panel's frame")
+        if round_ >= 2:
+            latencies.append(((frames[0] - since) % (1 << 32)) / 1000)
+        assert not client.call(("Center", {"action": "close"}))[1]["open"]
+        conftest.wait_for(lambda: sway.screenshot(region=(1100, 700, 1104, 704)).box() is None, what="closed")
+    p99 = percentile(latencies, 0.99)
+    rows.add(f"`Center open` → its first frame committed, 10,000 in history (median of {runs})",
+             f"{statistics.median(latencies):.1f} ms (p99 {p99:.1f})", "p99 ≤ 16 ms", "", "",
+             "met" if p99 <= 16 else "missed")
+
+    # Scrolling: a touchpad's 24-pixel steps every 16 ms over the panel, CPU per frame drawn.
+    assert client.call(("Center", {"action": "open"}))[1]["open"]
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(1100, 360, 1280, 720)
+    time.sleep(1)
+    since = wayland_clock()
+    cpu_before = conftest.cpu_seconds(pid)
+    steps = 120
+    for step in range(steps):
+        pointer.scroll(24 if step < steps // 2 else -24)
+        time.sleep(0.016)
+    time.sleep(0.2)
+    cpu = conftest.cpu_seconds(pid) - cpu_before
+    frames = len(center_frames(daemon.stderr(), since))
+    pointer.move_to(5, 715, 1280, 720)
+    pointer.close()
+    time.sleep(3)  # at rest: the buffers the compositor let go of are freed after a second
+    open_rss = conftest.rss_kib(pid)
+    per_frame = cpu / max(frames, 1) * 1000
+    rows.add(f"daemon CPU per frame while a touchpad scrolls the center ({steps} steps, {frames} frames)",
+             f"{per_frame:.2f} ms", "≤ 2 ms", "", "", "met" if per_frame <= 2 else "missed")
+    if os.environ.get("NOTIFYD_BENCH_DEBUG"):
+        log(Path(f"/proc/{pid}/smaps_rollup").read_text())
+    grown = (open_rss - closed_rss) / 1024
+    rows.add("RSS with the center open (scrolled, then at rest), 10,000 in history, beside closed",
+             f"+{grown:.1f} MiB ({closed_rss / 1024:.1f} → {open_rss / 1024:.1f} MiB)", "≤ +8 MiB", "", "",
+             "met" if grown <= 8 else "missed")
+    assert not client.call(("Center", {"action": "close"}))[1]["open"]
+    time.sleep(8)
+    after = wakeups_per_second(pid, seconds)
+    rows.add("wakeups/s with the center closed (context switches, all threads), after it was open",
+             f"{after:.1f}", "none (no timer while closed)", f"before it ever opened: {closed_wakeups:.1f}/s", "",
+             "met" if after <= max(closed_wakeups, 0.2) else "missed")
+    client.close()
+    daemon.stop()
+    if os.environ.get("NOTIFYD_BENCH_DEBUG"):
+        log("\n".join(line for line in daemon.stderr().splitlines() if "TIMING" in line))
 
 
 X11_REGION = (1200, 40, 1208, 48)  # inside a top-right card of notifyd (360 wide, margin 16) and of dunst (300, 10x30)

@@ -1,7 +1,7 @@
 # bash completion for notifyctl(1): commands, options, their values, and the ids of the notices
 # the daemon has now. Needs nothing but bash; uses bash-completion's helpers when they are loaded.
 
-_notifyctl_commands='show progress update end cancel dismiss invoke reply menu read restore forget suspend resume
+_notifyctl_commands='show progress update end cancel dismiss invoke reply menu read restore forget center suspend resume
 reload status list history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
@@ -154,6 +154,8 @@ _notifyctl() {
             COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         read | restore | forget)
             COMPREPLY=($(compgen -W "$(_notifyctl_finished_ids "$socket")" -- "$cur")) ;;
+        center)
+            ((position == 0)) && COMPREPLY=($(compgen -W 'open close toggle' -- "$cur")) ;;
         reply | menu)
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         invoke)
@@ -166,7 +168,7 @@ _notifyctl() {
             ((position == 0)) && COMPREPLY=($(compgen -W "$_notifyctl_commands" -- "$cur")) ;;
         call)
             ((position == 0)) && COMPREPLY=($(compgen -W 'Show Progress Update End Cancel Invoke Reply Suspend
-                Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget
+                Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget Center
                 org.varlink.service.GetInfo
                 org.varlink.service.GetInterfaceDescription' -- "$cur")) ;;
         run)

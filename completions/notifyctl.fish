@@ -115,6 +115,7 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a menu -d "Hand a notice'
 complete -c notifyctl -n __notifyctl_needs_command -f -a read -d 'Mark finished notices read'
 complete -c notifyctl -n __notifyctl_needs_command -f -a restore -d 'Show finished notices again, as new notices'
 complete -c notifyctl -n __notifyctl_needs_command -f -a forget -d 'Remove finished notices from history and the store'
+complete -c notifyctl -n __notifyctl_needs_command -f -a center -d 'Open or close the notification center'
 complete -c notifyctl -n __notifyctl_needs_command -f -a suspend -d 'Hold back new notices (do not disturb)'
 complete -c notifyctl -n __notifyctl_needs_command -f -a resume -d 'Show held-back notices again'
 complete -c notifyctl -n __notifyctl_needs_command -f -a reload -d 'Make the daemon re-read its config'
@@ -170,6 +171,9 @@ complete -c notifyctl -n '__notifyctl_using restore' -l last -x -d 'The N notice
 complete -c notifyctl -n '__notifyctl_using forget' -l app -x -d 'Forget every finished notice of the apps GLOB matches'
 complete -c notifyctl -n '__notifyctl_using forget' -l all -d 'Forget the whole history'
 
+# The notification center.
+complete -c notifyctl -n '__notifyctl_using center' -f -a 'open close toggle'
+
 # The queue, and looking at it.
 complete -c notifyctl -n '__notifyctl_using suspend resume reload status list history watch call help' -f
 complete -c notifyctl -n '__notifyctl_using suspend' -l for -x -d 'Resume by itself after D'
@@ -193,5 +197,5 @@ complete -c notifyctl -n '__notifyctl_using -p 0 run' -l timeout -x -d 'Time the
 complete -c notifyctl -n '__notifyctl_using -p 0 run' -f -a '(__fish_complete_command)'
 complete -c notifyctl -n 'not __notifyctl_using -p 0 run; and __notifyctl_using run' -f -a '(__notifyctl_run_command)'
 complete -c notifyctl -n '__notifyctl_using call' -l more -d 'Ask for several replies'
-complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
+complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget Center org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
 complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke reply menu read restore forget suspend resume reload status list history get wait watch run call help'

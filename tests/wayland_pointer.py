@@ -120,6 +120,14 @@ class VirtualPointer(WaylandClient):
         self.round_trip()
 
 
+    def scroll(self, pixels, wheel=False):
+        """Scrolls by `pixels` (down when positive): a touchpad's pixels, or a wheel's value."""
+        self._send(self.pointer, 5, struct.pack("<I", 0 if wheel else 1))  # axis_source
+        self._send(self.pointer, 3, struct.pack("<IIi", 0, 0, int(pixels * 256)))  # axis(time, vertical, fixed)
+        self._send(self.pointer, 4, b"")  # frame
+        self.round_trip()
+
+
 def _string(text):
     data = text.encode() + b"\0"
     return struct.pack("<I", len(data)) + data + b"\0" * (-len(data) % 4)
@@ -162,7 +170,8 @@ class VirtualKeyboard(WaylandClient):
     """A keyboard with the US layout: types lowercase letters, digits, space and a few keys by name."""
 
     # Linux input event codes (linux/input-event-codes.h).
-    KEYS = {"Escape": 1, "BackSpace": 14, "Return": 28, "space": 57}
+    KEYS = {"Escape": 1, "BackSpace": 14, "Return": 28, "space": 57, "slash": 53, "Up": 103, "Down": 108,
+            "Delete": 111}
     ROWS = {16: "qwertyuiop", 30: "asdfghjkl", 44: "zxcvbnm"}
 
     def __init__(self, runtime_dir, display_name):

@@ -30,6 +30,8 @@ public enum Command: Sendable, Equatable {
   case restore(RestoreParameters)
   /// `forget`: removes finished notices from history and the store (ids, an app glob, or all).
   case forget(ForgetParameters)
+  /// `center`: opens the notification center, closes it, or toggles it.
+  case center(CenterAction)
   /// `suspend`: holds back new notices, for a while or until `resume`.
   case suspend(SuspendParameters)
   /// `resume`: lets held notices through again.

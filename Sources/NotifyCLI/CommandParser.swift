@@ -240,6 +240,15 @@ extension CommandParser {
     return .menu(id: id, picker: picker)
   }
 
+  static func center(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 0, names: ["ACTION"])
+    guard let word = arguments.positionals.first else { return .center(.toggle) }
+    guard let action = CenterAction(rawValue: word) else {
+      throw .invalidCombination(verb: "center", reason: "'\(word)' is not one of open, close and toggle")
+    }
+    return .center(action)
+  }
+
   static func suspend(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: [])
     return .suspend(

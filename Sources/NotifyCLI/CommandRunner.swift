@@ -71,6 +71,9 @@ public struct CommandRunner {
         console.print("\($0)")
       }
 
+    case .center(let action):
+      _ = try connect().call(.center, CenterParameters(action: action), returning: CenterReply.self)
+
     case .suspend(let parameters):
       _ = try connect().call(.suspend, parameters, returning: SuspendReply.self)
 

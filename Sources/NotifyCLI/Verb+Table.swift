@@ -83,6 +83,10 @@ extension Verb {
       ],
       build: CommandParser.forget),
     Verb(
+      name: "center", synopsis: "[open|close|toggle]",
+      summary: "open or close the notification center notifyd draws (no argument: toggle)",
+      options: [], build: CommandParser.center),
+    Verb(
       name: "suspend", synopsis: "", summary: "hold back new notices (do not disturb)",
       options: [
         .value("for", "D", "resume by itself after D"),

@@ -9,7 +9,7 @@ public enum ConfigTable {
   /// The sections, in the order `--check-config` shows them.
   public static let sections: [ConfigSection] = [
     queue, doNotDisturb, limits, idle, timing, urgency, progress, rules, socket, store, dbus, sound, display,
-    displayColours, hooks, relay,
+    displayColours, center, hooks, relay,
   ]
 
   /// The section a header (`Queue`, `Urgency:low`, `Rule:backups`) belongs to, with what follows the
@@ -238,6 +238,13 @@ public enum ConfigTable {
       .choice("MiddleClick", \.middleClick, doc: "A middle click on a card."),
       .choice("RightClick", \.rightClick, doc: "A right click on a card."),
       .text("Picker", \.picker, doc: "Shows action labels, one a line, and prints the chosen one."),
+    ])
+
+  static let center = ConfigSection.single(
+    "Center", \.display.center, doc: "The notification center: `notifyctl center` opens it.",
+    [
+      .choice("Anchor", \.anchor, doc: "The output's edge it opens on: left or right."),
+      .integer("Width", \.width, in: 200...4_000, doc: "Pixels, its width; it is the output's full height."),
     ])
 
   static let displayColours = ConfigSection.perUrgency(

@@ -21,6 +21,22 @@ public enum FollowFocus: String, Sendable, CaseIterable {
   case mouse
 }
 
+/// The edge of the output the notification center opens on (`[Center] Anchor=`).
+public enum CenterAnchor: String, Sendable, CaseIterable {
+  case left
+  case right
+}
+
+/// The notification center's panel (`[Center]`, DESIGN §13): an edge of the output, full height.
+public struct CenterSettings: Sendable, Equatable {
+  /// The edge it opens on.
+  public var anchor = CenterAnchor.right
+  /// Pixels, its width.
+  public var width = 420
+
+  public init() {}
+}
+
 /// The corner or edge of the output the popups stack from (`[Display] Anchor=`).
 public enum PopupAnchor: String, Sendable, CaseIterable {
   case topLeft = "top-left"
@@ -154,6 +170,8 @@ public struct DisplaySettings: Sendable, Equatable {
   /// `Picker=`: the command a notice's action labels are handed to, one a line, for `menu`; `nil`:
   /// the first of `fuzzel --dmenu`, `wofi --dmenu` (Wayland), `rofi -dmenu`, `dmenu` (X11) found.
   public var picker: String?
+  /// The notification center (`[Center]`).
+  public var center = CenterSettings()
   /// Colours per urgency.
   public var colours: [Urgency: CardColours] = Dictionary(
     uniqueKeysWithValues: Urgency.allCases.map { ($0, CardColours.builtIn(for: $0)) })

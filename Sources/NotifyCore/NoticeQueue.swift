@@ -309,6 +309,14 @@ public final class NoticeQueue: Sendable {
     state.withLock { $0.machine.finishedNotices(request) }
   }
 
+  /// Hands `visit` every finished notice, newest first, under the engine's lock: a view of the
+  /// whole history keeps what it needs of each without an array of whole notices made on the way.
+  public func forEachFinished(_ visit: (Notice) -> Void) {
+    state.withLock { state in
+      state.machine.history.forEachNewestFirst(visit)
+    }
+  }
+
   /// Counts of notices in each state, do-not-disturb in force, idleness and the display.
   public func status() -> StatusReply {
     mutateState { state, instant in

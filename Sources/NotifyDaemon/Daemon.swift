@@ -167,7 +167,19 @@ public final class Daemon: @unchecked Sendable {
     startPopups(environment: environment)
     bridge.start()
     if config.relay.isEnabled { try startRelay(store: store, service: service, queue: queue) }
-    let table = QueueMethods.table(service: service) { [unowned self] in reload() }
+    let table = QueueMethods.table(
+      service: service, reload: { [unowned self] in reload() },
+      center: { [unowned self] action, done in
+        guard let popups else {
+          // Nothing is drawn, so nothing is open: closing is done.
+          done(
+            action == .close
+              ? .success(false)
+              : .failure(.noDisplay(queue.status().display?.detail ?? "no popups are drawn")))
+          return
+        }
+        popups.center(action) { done($0.mapError { .noDisplay($0.reason) }) }
+      })
     let reclaimer = memory!
     let server = VarlinkServer(
       socket: socket, table: table, loop: loop, log: log,

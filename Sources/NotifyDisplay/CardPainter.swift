@@ -16,12 +16,12 @@ import NotifyProtocol
 /// - Important: not thread-safe; one painter per display thread.
 public final class CardPainter {
   public let settings: DisplaySettings
-  private let font: OpaquePointer
-  private let titleFont: OpaquePointer
-  private let appFont: OpaquePointer
+  let font: OpaquePointer
+  let titleFont: OpaquePointer
+  let appFont: OpaquePointer
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
-  private let measuringContext: OpaquePointer
+  let measuringContext: OpaquePointer
   /// Icons read lately, by path, with the file's identity when read (nil surface: not an image).
   private var icons: [String: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
   /// Where the icons a button shows (`action-icons`) are found by name.
@@ -124,7 +124,9 @@ public final class CardPainter {
         context, button, icon: card.actionIcons ? buttonIcon(for: button.target) : nil, colours: colours,
         highlighted: card.highlighted == button.target)
     }
-    if let field = field(of: card, height: height) { drawField(context, field, card: card, colours: colours) }
+    if let field = field(of: card, height: height) {
+      drawField(context, field, typed: card.typed, colours: colours)
+    }
     if card.kind == .progress {
       let barY = barTop(of: card, height: height)
       drawTrack(context, y: barY, colours: colours)
@@ -171,7 +173,7 @@ public final class CardPainter {
       cairo_set_operator(context, CAIRO_OPERATOR_OVER)
       drawBackground(context, new, height: height, colours: colours)
       if part.target == .field {
-        drawField(context, part, card: new, colours: colours)
+        drawField(context, part, typed: new.typed, colours: colours)
       } else {
         drawButton(
           context, part, icon: new.actionIcons ? buttonIcon(for: part.target) : nil, colours: colours,
@@ -332,8 +334,8 @@ public final class CardPainter {
 
   /// The reply field: what is typed with a caret after it while it has the keyboard (its end, when
   /// longer than the field), else the placeholder, dimmed; its border lit while it has the keyboard.
-  private func drawField(_ context: OpaquePointer, _ field: Button, card: Card, colours: CardColours) {
-    let focused = card.typed != nil
+  func drawField(_ context: OpaquePointer, _ field: Button, typed: String?, colours: CardColours) {
+    let focused = typed != nil
     roundedRectangle(
       context, x: field.x + 0.5, y: field.y + 0.5, width: field.width - 1, height: field.height - 1, radius: 5
     )
@@ -352,7 +354,7 @@ public final class CardPainter {
     let inner = max(field.width - 2 * Self.buttonPadding - 2, 1)
     pango_layout_set_width(layout, Int32(inner * Double(PANGO_SCALE)))
     pango_layout_set_single_paragraph_mode(layout, 1)
-    let typed = card.typed ?? ""
+    let typed = typed ?? ""
     pango_layout_set_ellipsize(layout, typed.isEmpty ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_START)
     pango_layout_set_text(layout, Self.plain(typed.isEmpty ? field.label : typed), -1)
     var width: Int32 = 0
@@ -374,7 +376,7 @@ public final class CardPainter {
 
   /// The icon the action key of `target` names, fitting a button (`action-icons`); `nil` for "…"
   /// or a key no theme has an icon for (its label is drawn then). At most `iconsKept` are kept.
-  private func buttonIcon(for target: CardTarget) -> OpaquePointer? {
+  func buttonIcon(for target: CardTarget) -> OpaquePointer? {
     guard case .action(let key) = target else { return nil }
     if let kept = buttonIcons[key] { return kept }
     if buttonIcons.count >= Self.iconsKept, let victim = buttonIcons.keys.first {
@@ -386,7 +388,7 @@ public final class CardPainter {
     return surface
   }
 
-  private func drawButton(
+  func drawButton(
     _ context: OpaquePointer, _ button: Button, icon: OpaquePointer?, colours: CardColours, highlighted: Bool
   ) {
     roundedRectangle(context, x: button.x, y: button.y, width: button.width, height: button.height, radius: 5)
@@ -445,7 +447,12 @@ public final class CardPainter {
   /// The card's icon scaled to `IconImage.cardSize`, read again only when its file changed; nil
   /// when the card has none or its file is not a readable PNG within bounds.
   private func icon(_ card: Card) -> OpaquePointer? {
-    guard let path = card.icon, let stamp = FileStamp(path: path) else { return nil }
+    card.icon.flatMap(icon(path:))
+  }
+
+  /// The icon at `path` scaled to `IconImage.cardSize`, kept as `icon(_:)` keeps a card's.
+  func icon(path: String) -> OpaquePointer? {
+    guard let stamp = FileStamp(path: path) else { return nil }
     if let kept = icons[path], kept.stamp == stamp { return kept.surface }
     if let kept = icons.removeValue(forKey: path) { kept.surface.map { cairo_surface_destroy($0) } }
     if icons.count >= Self.iconsKept, let victim = icons.keys.first {
@@ -550,7 +557,7 @@ public final class CardPainter {
     cairo_fill_preserve(context)
   }
 
-  private func roundedRectangle(
+  func roundedRectangle(
     _ context: OpaquePointer, x: Double, y: Double, width: Double, height: Double, radius: Double
   ) {
     let radius = min(radius, width / 2, height / 2)
@@ -562,7 +569,7 @@ public final class CardPainter {
     cairo_close_path(context)
   }
 
-  private func setSource(_ context: OpaquePointer, _ colour: RGBA) {
+  func setSource(_ context: OpaquePointer, _ colour: RGBA) {
     cairo_set_source_rgba(context, colour.red, colour.green, colour.blue, colour.alpha)
   }
 }

@@ -1,7 +1,8 @@
 import CXkbcommon
 import Glibc
 
-/// What a key pressed while a card's reply field has the keyboard does to it.
+/// What a key pressed while a card's reply field, or the notification center, has the keyboard
+/// does to it.
 public enum KeyInput: Equatable, Sendable {
   /// Text typed.
   case text(String)
@@ -11,6 +12,14 @@ public enum KeyInput: Equatable, Sendable {
   case enter
   /// The field gives up the keyboard; nothing is sent.
   case escape
+  /// Keys that move through the center's list; a reply field ignores them.
+  case up
+  case down
+  case pageUp
+  case pageDown
+  case home
+  case end
+  case delete
 
   /// What the key whose keysym is `keysym` does: Return, Escape and BackSpace by name, else the
   /// text it types (libxkbcommon's `xkb_keysym_to_utf8`), else nothing (a modifier, an arrow).
@@ -19,6 +28,13 @@ public enum KeyInput: Equatable, Sendable {
     case 0xff0d, 0xff8d: self = .enter  // Return, KP_Enter
     case 0xff1b: self = .escape
     case 0xff08: self = .backspace
+    case 0xff52, 0xff97: self = .up  // Up, KP_Up
+    case 0xff54, 0xff99: self = .down
+    case 0xff55, 0xff9a: self = .pageUp
+    case 0xff56, 0xff9b: self = .pageDown
+    case 0xff50, 0xff95: self = .home
+    case 0xff57, 0xff9c: self = .end
+    case 0xffff, 0xff9f: self = .delete
     default:
       var buffer = [CChar](repeating: 0, count: 16)
       let length = xkb_keysym_to_utf8(keysym, &buffer, buffer.count)

@@ -41,6 +41,14 @@ public protocol PopupBackend: AnyObject {
   /// Gives the keyboard to the popup of notice `id`, whose reply field a person clicked; `nil`
   /// gives it back. Keys come to `PopupDisplay.keyPressed`.
   func setKeyboardFocus(on id: Int?)
+  /// Opens the notification center's panel (`[Center]`) with the keyboard; answers why it cannot,
+  /// or nil. Its size comes to `PopupDisplay.centerResized`, its frames from `paintCenter`, and the
+  /// pointer and keys over it to the display's `center…` methods.
+  func openCenter() -> String?
+  /// Takes the center's panel down.
+  func closeCenter()
+  /// The center changed: its next frame is drawn as soon as the display server takes one.
+  func redrawCenter()
 }
 
 /// How a backend tells that the person is away (`[Idle] After=`).
@@ -175,12 +183,18 @@ public final class PopupDisplay: @unchecked Sendable {
   /// A thread of its own: painting a card takes a millisecond or more, which the request path
   /// should not wait behind.
   public let queue = DispatchQueue(label: "notifyd.display", qos: .userInitiated)
-  private let backend: PopupBackend
-  private var painter: CardPainter!
+  let backend: PopupBackend
+  var painter: CardPainter!
   public private(set) var stack = PopupStack()
   private var subscription: NoticeQueue.Subscription?
 
-  private var connected = false
+  var connected = false
+  /// The notification center, while it is open (`PopupDisplay+Center.swift`).
+  var center: CenterSession?
+  /// The center's painter, made when it first opens.
+  var madeCenterPainter: CenterPainter?
+  /// What the connected backend draws on ("Wayland (HEADLESS-1)"), for `Status`.
+  var drawingOn = ""
   private var readSource: (any DispatchSourceRead)?
   private lazy var retryTimer = RetryTimer(queue: queue)
   private var stopped = false
@@ -247,6 +261,7 @@ public final class PopupDisplay: @unchecked Sendable {
     queue.async { [self] in
       guard suppressed != isSuppressed else { return }
       isSuppressed = suppressed
+      if suppressed, center != nil { closeCenter() }
       log(
         suppressed
           ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
@@ -328,6 +343,10 @@ public final class PopupDisplay: @unchecked Sendable {
   /// `RequestLimits.maximumReplyLength` bytes), Backspace takes the last character back, Enter
   /// sends what is typed (`Reply`), Escape gives up.
   public func keyPressed(_ key: KeyInput) {
+    if center != nil {
+      centerKeyPressed(key)
+      return
+    }
     guard var editing else { return }
     switch key {
     case .text(let text):
@@ -345,6 +364,8 @@ public final class PopupDisplay: @unchecked Sendable {
       stopEditing()
       _ = try? engine.reply(request)
       return
+    case .up, .down, .pageUp, .pageDown, .home, .end, .delete:
+      return
     }
     self.editing = editing
     reconcileSoon()
@@ -352,6 +373,10 @@ public final class PopupDisplay: @unchecked Sendable {
 
   /// The field lost the keyboard (the person clicked elsewhere): nothing is sent.
   public func keyboardLeft() {
+    guard center == nil else {
+      closeCenter()
+      return
+    }
     guard editing != nil else { return }
     stopEditing()
   }
@@ -388,7 +413,8 @@ public final class PopupDisplay: @unchecked Sendable {
     _ popups: inout [Int: Surface], allowed: (Int) -> Bool = { _ in true },
     make: (Int, Card, Int) -> Surface, destroy: (Surface) -> Void
   ) -> (shown: [Surface], appeared: Bool) {
-    let wanted = isSuppressed ? [] : stack.visible.filter(allowed)
+    // While the center is open it shows them: the popups stand aside.
+    let wanted = isSuppressed || center != nil ? [] : stack.visible.filter(allowed)
     for (id, popup) in popups where !wanted.contains(id) {
       destroy(popup)
       popups[id] = nil
@@ -449,6 +475,7 @@ public final class PopupDisplay: @unchecked Sendable {
       scheduleFrame()
       return
     }
+    if center != nil { centerEvent(event) }
     let (changed, phaseOf) = stack.apply(event)
     guard changed else { return }
     // The card whose field has the keyboard went: the keyboard goes back.
@@ -574,6 +601,7 @@ public final class PopupDisplay: @unchecked Sendable {
     retryTimer.reset()
     failureLogged = false
     log("display: drawing popups on \(description)")
+    drawingOn = description
     engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
     engine.setPresenter(.popups, !isSuppressed)
     onDrawable?(true)
@@ -590,6 +618,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func disconnect() {
     guard connected else { return }
+    if center != nil { closeCenter() }
     if editing != nil { stopEditing() }
     stopIdleWatch()
     connected = false

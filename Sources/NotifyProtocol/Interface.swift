@@ -14,6 +14,7 @@ public enum Interface {
     public static let invalidArgument = "io.notifyd.Queue.InvalidArgument"
     public static let queueFull = "io.notifyd.Queue.QueueFull"
     public static let storeFailed = "io.notifyd.Queue.StoreFailed"
+    public static let noDisplay = "io.notifyd.Queue.NoDisplay"
     public static let interfaceNotFound = "org.varlink.service.InterfaceNotFound"
     public static let methodNotFound = "org.varlink.service.MethodNotFound"
     public static let methodNotImplemented = "org.varlink.service.MethodNotImplemented"

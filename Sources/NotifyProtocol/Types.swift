@@ -63,6 +63,11 @@ public enum SuspendReason: String, Codable, Sendable, CaseIterable {
   case hand, duration, schedule
 }
 
+/// What `Center` does: opens the notification center, closes it, or the other of the two.
+public enum CenterAction: String, Codable, Sendable, CaseIterable {
+  case open, close, toggle
+}
+
 extension IdleState {
   /// No source can tell, for `reason`: the person counts as present.
   public init(noSourceBecause reason: String) {

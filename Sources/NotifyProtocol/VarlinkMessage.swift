@@ -26,6 +26,9 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
     if name == Interface.ErrorName.storeFailed, let reason = parameters["reason"]?.stringValue {
       return "\(shortName): the change was not stored: \(reason)"
     }
+    if name == Interface.ErrorName.noDisplay, let reason = parameters["reason"]?.stringValue {
+      return "\(shortName): nothing is drawn: \(reason)"
+    }
     if let parameter = parameters["parameter"]?.stringValue {
       return "\(shortName): invalid parameter '\(parameter)'"
     }
@@ -57,6 +60,10 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
 
   public static func storeFailed(_ reason: String) -> VarlinkError {
     VarlinkError(Interface.ErrorName.storeFailed, ["reason": .string(reason)])
+  }
+
+  public static func noDisplay(_ reason: String) -> VarlinkError {
+    VarlinkError(Interface.ErrorName.noDisplay, ["reason": .string(reason)])
   }
 
   public static func invalidParameter(_ parameter: String) -> VarlinkError {

@@ -6,10 +6,17 @@ import Synchronization
 /// The methods of `io.notifyd.Queue`, bound in a `MethodTable`: each reads its typed parameters,
 /// calls the service, and replies. Changes reply once committed (`NoticeService` owns that rule).
 public enum QueueMethods {
+  /// What `Center` asks of the popups: the action, and where the answer goes (whether the center
+  /// is open now, or why nothing is drawn).
+  public typealias CenterControl =
+    @Sendable (CenterAction, @escaping @Sendable (Result<Bool, VarlinkError>) -> Void) -> Void
+
   /// A table with `org.varlink.service` and every method of `io.notifyd.Queue` bound to `service`;
-  /// `reload` re-reads the configuration and answers once it is in force.
+  /// `reload` re-reads the configuration and answers once it is in force; `center` opens and closes
+  /// the notification center.
   public static func table(
-    service: NoticeService, reload: @escaping @Sendable () -> Result<Void, VarlinkError>
+    service: NoticeService, reload: @escaping @Sendable () -> Result<Void, VarlinkError>,
+    center: @escaping CenterControl = { _, done in done(.failure(.noDisplay("this server draws nothing"))) }
   ) -> MethodTable {
     var table = MethodTable(
       vendor: "notifyd", product: "notifyd", version: Interface.version,
@@ -107,6 +114,14 @@ public enum QueueMethods {
         call.onClose { subscription.cancel() }
       } catch {
         call.fail(Self.varlinkError(error))
+      }
+    }
+    bind(.center, CenterParameters.self, .eventual) { request, call in
+      center(request.action ?? .toggle) { result in
+        switch result {
+        case .success(let open): call.reply(CenterReply(open: open))
+        case .failure(let error): call.fail(error)
+        }
       }
     }
     bind(.reload, NoParameters.self) { _, call in

@@ -49,6 +49,70 @@ final class ShmBuffer {
   }
 }
 
+/// A surface's frames: the shared-memory buffers it draws into and the `wl_surface.frame` callback
+/// it waits on. A popup and the center's panel each have one.
+final class SurfaceFrames {
+  private let surface: OpaquePointer
+  /// The most buffers made at once.
+  private let most: Int
+  private var buffers: [ShmBuffer] = []
+  /// A `wl_surface.frame` asked for and not yet answered.
+  private(set) var callback: OpaquePointer?
+  /// Told when the compositor wants the next frame.
+  private let done: () -> Void
+  /// The surface rests (no next frame asked for): buffers the compositor lets go of are freed, so
+  /// that it keeps only what the compositor still reads.
+  var still = false {
+    didSet { if still { freeIdleBuffers() } }
+  }
+
+  init(surface: OpaquePointer, most: Int, done: @escaping () -> Void) {
+    self.surface = surface
+    self.most = most
+    self.done = done
+  }
+
+  /// Whether a frame was asked for and not yet answered.
+  var pending: Bool { callback != nil }
+
+  /// A buffer of `width` × `height` that the compositor is not reading, made if none is free; nil
+  /// when `most` are busy, or memory or descriptors ran out.
+  func freeBuffer(shm: OpaquePointer, width: Int, height: Int) -> ShmBuffer? {
+    buffers.removeAll { !$0.busy && ($0.width != width || $0.height != height) }
+    if let free = buffers.first(where: { !$0.busy }) { return free }
+    guard buffers.count < most, let buffer = ShmBuffer(shm: shm, width: width, height: height) else {
+      return nil
+    }
+    buffer.released = { [unowned self] in if still { freeIdleBuffers() } }
+    buffers.append(buffer)
+    return buffer
+  }
+
+  /// Asks for `done` when the compositor wants the next frame (with the next commit).
+  func request() {
+    guard callback == nil else { return }
+    callback = wl_surface_frame(surface)
+    wl_callback_add_listener(callback, frameListener, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  fileprivate func frameDone() {
+    if let callback { wl_callback_destroy(callback) }
+    callback = nil
+    done()
+  }
+
+  private func freeIdleBuffers() {
+    buffers.removeAll { !$0.busy }
+  }
+
+  /// Lets the callback and the buffers go.
+  func destroy() {
+    if let callback { wl_callback_destroy(callback) }
+    callback = nil
+    buffers.removeAll()
+  }
+}
+
 /// What a popup hears from the compositor.
 protocol PopupOwner: AnyObject {
   func popupConfigured(_ popup: Popup)
@@ -70,19 +134,13 @@ final class Popup: PopupSurface {
   private(set) var started = false
   /// The first `configure` came: buffers may be attached.
   var configured = false
-  /// A `wl_surface.frame` asked for and not yet answered.
-  var frameCallback: OpaquePointer?
   /// A frame should be drawn when the compositor is ready for one.
   var dirty = true
   var placement: PopupLayout.Placement?
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared = Posix.monotonicNow()
-  private var buffers: [ShmBuffer] = []
-  /// The last frame asked for no next one (the card holds): buffers the compositor lets go of are
-  /// freed, so that a card on screen keeps only what the compositor still reads.
-  var still = false {
-    didSet { if still { freeIdleBuffers() } }
-  }
+  /// Its buffers and frame callback; a card that holds rests (`still`).
+  private(set) var frames: SurfaceFrames!
 
   init(
     owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
@@ -97,6 +155,7 @@ final class Popup: PopupSurface {
     let layer = card.urgency == .critical ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY : ZWLR_LAYER_SHELL_V1_LAYER_TOP
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
       layerShell, surface, output, layer.rawValue, "notifyd")
+    frames = SurfaceFrames(surface: surface, most: 3) { [unowned self] in owner.popupFrameDone(self) }
   }
 
   /// Listens to the layer surface and commits the initial state; the buffer waits for `configure`.
@@ -115,19 +174,6 @@ final class Popup: PopupSurface {
     wl_surface_commit(surface)
   }
 
-  /// Asks for `done` when the compositor wants the next frame (with the next commit).
-  func requestFrame() {
-    guard frameCallback == nil else { return }
-    frameCallback = wl_surface_frame(surface)
-    wl_callback_add_listener(frameCallback, frameListener, Unmanaged.passUnretained(self).toOpaque())
-  }
-
-  fileprivate func frameDone() {
-    if let frameCallback { wl_callback_destroy(frameCallback) }
-    frameCallback = nil
-    owner.popupFrameDone(self)
-  }
-
   /// Moves the popup to `placement`; returns whether anything changed (a commit is then due).
   func place(_ placement: PopupLayout.Placement) -> Bool {
     guard placement != self.placement else { return false }
@@ -140,23 +186,6 @@ final class Popup: PopupSurface {
     return true
   }
 
-  /// A buffer of the popup's size that the compositor is not reading, made if none is free.
-  func freeBuffer(shm: OpaquePointer, width: Int) -> ShmBuffer? {
-    buffers.removeAll { !$0.busy && ($0.width != width || $0.height != height) }
-    if let free = buffers.first(where: { !$0.busy }) { return free }
-    guard buffers.count < 3, let buffer = ShmBuffer(shm: shm, width: width, height: height) else {
-      return nil
-    }
-    buffer.released = { [unowned self] in if still { freeIdleBuffers() } }
-    buffers.append(buffer)
-    return buffer
-  }
-
-  /// Frees the buffers the compositor is not reading.
-  private func freeIdleBuffers() {
-    buffers.removeAll { !$0.busy }
-  }
-
   /// Lets the rendered image go; it is rendered again when next drawn.
   func discardImages() {
     if let image { cairo_surface_destroy(image) }
@@ -165,11 +194,9 @@ final class Popup: PopupSurface {
 
   /// Destroys the surface, its callback and buffers.
   func destroy() {
-    if let frameCallback { wl_callback_destroy(frameCallback) }
-    frameCallback = nil
+    frames.destroy()
     zwlr_layer_surface_v1_destroy(layerSurface)
     wl_surface_destroy(surface)
-    buffers.removeAll()
     discardImages()
   }
 }
@@ -199,7 +226,9 @@ nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_
 nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
   let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
   listener.initialize(to: wl_callback_listener())
-  listener.pointee.done = { data, _, _ in popup(data).frameDone() }
+  listener.pointee.done = { data, _, _ in
+    Unmanaged<SurfaceFrames>.fromOpaque(data!).takeUnretainedValue().frameDone()
+  }
   return listener
 }()
 

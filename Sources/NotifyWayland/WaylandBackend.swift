@@ -1,5 +1,6 @@
 import CPangoCairo
 import CWayland
+import Dispatch
 import Glibc
 import NotifyCore
 import NotifyDisplay
@@ -21,6 +22,8 @@ public final class WaylandBackend: PopupBackend {
   /// Notices whose surface the compositor closed (its output went): made again only when the
   /// outputs change, so that a compositor closing every new surface cannot make us spin.
   private var closedByCompositor: Set<Int> = []
+  /// The notification center, while it is open.
+  private var center: CenterPanel?
 
   public init() {}
 
@@ -143,11 +146,12 @@ public final class WaylandBackend: PopupBackend {
   /// Draws `popup`'s next frame at the engine's opacity for now, unless the compositor has not
   /// shown the last one yet (then the frame callback draws it).
   private func draw(_ popup: Popup) {
-    guard popup.configured, popup.frameCallback == nil, let connection, let shm = connection.shm else {
+    guard popup.configured, !popup.frames.pending, let connection, let shm = connection.shm else {
       return
     }
     guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
-    guard let buffer = popup.freeBuffer(shm: shm, width: display.settings.width) else {
+    guard let buffer = popup.frames.freeBuffer(shm: shm, width: display.settings.width, height: popup.height)
+    else {
       // No buffer free: the next release or frame brings another try.
       return
     }
@@ -156,12 +160,12 @@ public final class WaylandBackend: PopupBackend {
     wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
     buffer.busy = true
     let moving = appearance.phase.isFading || popup.card.isAnimated
-    if moving { popup.requestFrame() }
+    if moving { popup.frames.request() }
     popup.dirty = false
     wl_surface_commit(popup.surface)
     // A card that holds is drawn again only when it changes or starts to fade out: until then it
     // keeps the one buffer on screen.
-    popup.still = !moving
+    popup.frames.still = !moving
     popup.drawn(moving: moving)
   }
 
@@ -170,7 +174,82 @@ public final class WaylandBackend: PopupBackend {
     if !connection.flush() { display.connectionBroken() }
   }
 
+  // MARK: - The center
+
+  public func openCenter() -> String? {
+    guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell,
+      let shm = connection.shm
+    else { return "not connected" }
+    guard !connection.outputs.isEmpty else { return "the compositor has no output" }
+    if center == nil {
+      center = CenterPanel(
+        owner: self, settings: display.settings.center, compositor: compositor, layerShell: layerShell,
+        shm: shm, viewporter: connection.viewporter,
+        output: connection.output(named: display.settings.output)?.proxy, exclusiveKeyboard: true)
+    }
+    flush()
+    return nil
+  }
+
+  public func closeCenter() {
+    restTimer?.cancel()
+    restTimer = nil
+    center?.destroy()
+    center = nil
+    flush()
+  }
+
+  public func redrawCenter() {
+    guard let center else { return }
+    center.dirty = true
+    draw(center)
+    flush()
+  }
+
+  /// Draws the center's next frame, unless the compositor has not shown the last one yet (then the
+  /// frame callback draws it).
+  private func draw(_ center: CenterPanel) {
+    guard center.dirty else {
+      // The compositor showed the last frame and nothing changed since: it rests, unless something
+      // changes within `restAfter` (a scroll's next step).
+      if !center.frames.pending { restCenter(center) }
+      return
+    }
+    guard center.width > 0, !center.frames.pending, let shm = connection?.shm,
+      let buffer = center.frames.freeBuffer(shm: shm, width: center.width, height: center.height)
+    else { return }
+    center.frames.still = false
+    display.paintCenter(into: buffer.image, width: buffer.width, height: buffer.height)
+    wl_surface_attach(center.surface, buffer.proxy, 0, 0)
+    wl_surface_damage_buffer(center.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
+    buffer.busy = true
+    // The next change waits for the compositor to show this one: scrolling draws once a frame.
+    center.frames.request()
+    center.dirty = false
+    wl_surface_commit(center.surface)
+  }
+
+  /// Seconds the center must go unchanged before its buffers are let go of.
+  static let restAfter = 1.0
+  private var restTimer: (any DispatchSourceTimer)?
+
+  private func restCenter(_ center: CenterPanel) {
+    restTimer?.cancel()
+    let timer = DispatchSource.makeTimerSource(queue: display.queue)
+    timer.schedule(deadline: .now() + Self.restAfter)
+    timer.setEventHandler { [weak self, weak center] in
+      self?.restTimer = nil
+      if let center, !center.dirty, !center.frames.pending { center.frames.still = true }
+    }
+    timer.resume()
+    restTimer = timer
+  }
+
   public func disconnect() {
+    restTimer?.cancel()
+    restTimer = nil
+    center?.destroy()
+    center = nil
     keyboardOwner = nil
     for popup in popups.values { popup.destroy() }
     popups.removeAll()
@@ -199,6 +278,21 @@ extension WaylandBackend: PopupOwner {
   }
 }
 
+extension WaylandBackend: CenterPanelOwner {
+  func centerConfigured(_ panel: CenterPanel) {
+    display.centerResized(width: panel.width, height: panel.height)
+    draw(panel)
+  }
+
+  func centerClosed(_ panel: CenterPanel) {
+    display.closeCenter()
+  }
+
+  func centerFrameDone(_ panel: CenterPanel) {
+    draw(panel)
+  }
+}
+
 extension WaylandBackend: SeatDelegate {
   func keyPressed(_ key: KeyInput) {
     display.keyPressed(key)
@@ -213,16 +307,29 @@ extension WaylandBackend: SeatDelegate {
   }
 
   func pointerMoved(on surface: OpaquePointer, x: Double, y: Double) {
+    if let center {
+      if surface == center.surface {
+        display.centerPointerMoved(x: x, y: y)
+      } else {
+        display.centerPointerLeft()
+      }
+      return
+    }
     guard let popup = popup(on: surface) else { return }
     display.pointerMoved(over: popup, x: x, y: y)
   }
 
   func pointerLeft() {
+    if center != nil { display.centerPointerLeft() }
     display.pointerLeft()
   }
 
+  func pointerScrolled(on surface: OpaquePointer, pixels: Double) {
+    guard let center, surface == center.surface else { return }
+    display.centerScrolled(by: pixels)
+  }
+
   func pointerPressed(_ button: UInt32, on surface: OpaquePointer, x: Double, y: Double) {
-    guard let popup = popup(on: surface) else { return }
     // BTN_LEFT, BTN_RIGHT and BTN_MIDDLE of linux/input-event-codes.h.
     let pressed: PopupButton
     switch button {
@@ -231,6 +338,15 @@ extension WaylandBackend: SeatDelegate {
     case 0x112: pressed = .middle
     default: return
     }
+    if let center {
+      if surface == center.surface {
+        display.centerPressed(pressed, x: x, y: y)
+      } else if surface == center.catcher {
+        display.closeCenter()
+      }
+      return
+    }
+    guard let popup = popup(on: surface) else { return }
     let press = display.press(pressed, on: popup, x: x, y: y)
     guard case .invoke = press else {
       display.carryOut(press, on: popup.id)

@@ -17,6 +17,8 @@ protocol SeatDelegate: AnyObject {
   /// A button went down at (`x`, `y`) of `surface` (linux input codes: 0x110 left, 0x111 right,
   /// 0x112 middle).
   func pointerPressed(_ button: UInt32, on surface: OpaquePointer, x: Double, y: Double)
+  /// The wheel or the touchpad scrolled on `surface` by `pixels` (down when positive).
+  func pointerScrolled(on surface: OpaquePointer, pixels: Double)
 }
 
 /// An output as the compositor describes it through xdg-output: its name and logical size.
@@ -47,6 +49,8 @@ final class WaylandConnection {
   private(set) var layerShell: OpaquePointer?
   private(set) var layerShellVersion: UInt32 = 0
   private var xdgOutputManager: OpaquePointer?
+  /// `wp_viewporter`, where offered: a surface shown larger than its buffer.
+  private(set) var viewporter: OpaquePointer?
   private var seat: OpaquePointer?
   private var seatName: UInt32 = 0
   private var pointer: OpaquePointer?
@@ -166,6 +170,8 @@ final class WaylandConnection {
     for request in tokenRequests { request.cancel() }
     tokenRequests.removeAll()
     if let activation { xdg_activation_v1_destroy(activation) }
+    if let viewporter { wp_viewporter_destroy(viewporter) }
+    viewporter = nil
     activation = nil
     if let pointer { wl_pointer_destroy(pointer) }
     if let keyboard { wl_keyboard_destroy(keyboard) }
@@ -214,6 +220,8 @@ final class WaylandConnection {
     case "zwlr_layer_shell_v1":
       layerShellVersion = min(version, 4)
       layerShell = bind(notifyd_layer_shell_interface(), 4)
+    case "wp_viewporter":
+      viewporter = bind(notifyd_viewporter_interface(), 1)
     case "xdg_activation_v1":
       activation = bind(notifyd_xdg_activation_interface(), 1)
     case "ext_idle_notifier_v1":
@@ -313,6 +321,22 @@ final class WaylandConnection {
     buttonSerial = serial
     seatDelegate?.pointerPressed(button, on: pointerSurface, x: pointerX, y: pointerY)
   }
+
+  /// Where the scroll being told comes from (`wl_pointer.axis_source`): a wheel's steps are made
+  /// longer than a touchpad's pixels.
+  private var axisSource: UInt32?
+  /// Pixels a wheel's step of 15 (its `axis` value, as libinput gives it) scrolls.
+  static let wheelFactor = 4.0
+
+  fileprivate func axis(_ axis: UInt32, value: wl_fixed_t) {
+    guard axis == WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue, let pointerSurface else { return }
+    let factor = axisSource == WL_POINTER_AXIS_SOURCE_WHEEL.rawValue ? Self.wheelFactor : 1
+    seatDelegate?.pointerScrolled(on: pointerSurface, pixels: wl_fixed_to_double(value) * factor)
+  }
+
+  fileprivate func axisSource(_ source: UInt32) { axisSource = source }
+
+  fileprivate func pointerFrame() { axisSource = nil }
 
   // MARK: - Keyboard
 
@@ -446,9 +470,9 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
   listener.pointee.button = { data, _, serial, _, button, state in
     connection(data).pointerButton(button, serial: serial, state: state)
   }
-  listener.pointee.axis = { _, _, _, _, _ in }
-  listener.pointee.frame = { _, _ in }
-  listener.pointee.axis_source = { _, _, _ in }
+  listener.pointee.axis = { data, _, _, axis, value in connection(data).axis(axis, value: value) }
+  listener.pointee.frame = { data, _ in connection(data).pointerFrame() }
+  listener.pointee.axis_source = { data, _, source in connection(data).axisSource(source) }
   listener.pointee.axis_stop = { _, _, _, _ in }
   listener.pointee.axis_discrete = { _, _, _, _ in }
   listener.pointee.axis_value120 = { _, _, _, _ in }

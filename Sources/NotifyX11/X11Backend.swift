@@ -27,6 +27,8 @@ public final class X11Backend: PopupBackend {
   private var monitor: X11Monitor?
   /// Draws the cards whose activity indicator spins, while one is shown and nothing fades.
   private var spinTimer: (any DispatchSourceTimer)?
+  /// The notification center, while it is open.
+  private var center: X11Center?
   /// Whether this connection's first X error was logged (the rest are not: one a frame would flood).
   private var errorLogged = false
 
@@ -218,7 +220,93 @@ public final class X11Backend: PopupBackend {
     if !connection.flush() { display.connectionBroken() }
   }
 
+  // MARK: - The center
+
+  /// Pixels a wheel's step (buttons 4 and 5) scrolls the center.
+  static let wheelStep = 60.0
+
+  public func openCenter() -> String? {
+    guard let connection else { return "not connected" }
+    if center == nil {
+      if connection.readMonitors() { logMonitors(connection) }
+      let monitor = connection.monitor(
+        named: display.settings.output, followFocus: display.settings.followFocus)
+      let center = X11Center(settings: display.settings.center, monitor: monitor, connection)
+      self.center = center
+      display.centerResized(width: center.width, height: center.height)
+    }
+    flush()
+    return nil
+  }
+
+  public func closeCenter() {
+    guard let connection, let center else { return }
+    center.destroy(connection)
+    self.center = nil
+    flush()
+  }
+
+  public func redrawCenter() {
+    guard let connection, let center else { return }
+    center.draw(connection) { display.paintCenter(into: $0, width: center.width, height: center.height) }
+    flush()
+  }
+
+  /// Handles an event while the center is open: every press (the pointer is grabbed), the pointer's
+  /// moves over it, keys, and its exposure. Answers whether the event was the center's.
+  private func handleCenter(
+    _ type: UInt8, _ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection
+  ) -> Bool {
+    guard let center else { return false }
+    let raw = UnsafeMutableRawPointer(event)
+    switch type {
+    case Self.buttonPress:
+      let press = raw.assumingMemoryBound(to: xcb_button_press_event_t.self).pointee
+      guard press.event == center.window, center.contains(x: Int(press.event_x), y: Int(press.event_y)) else {
+        // A click outside.
+        display.closeCenter()
+        return true
+      }
+      let x = Double(press.event_x)
+      let y = Double(press.event_y)
+      switch press.detail {
+      case 1: display.centerPressed(.left, x: x, y: y)
+      case 2: display.centerPressed(.middle, x: x, y: y)
+      case 3: display.centerPressed(.right, x: x, y: y)
+      case 4: display.centerScrolled(by: -Self.wheelStep)
+      case 5: display.centerScrolled(by: Self.wheelStep)
+      default: break
+      }
+      return true
+    case Self.motionNotify, Self.enterNotify:
+      let motion = raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee
+      if motion.event == center.window && center.contains(x: Int(motion.event_x), y: Int(motion.event_y)) {
+        display.centerPointerMoved(x: Double(motion.event_x), y: Double(motion.event_y))
+      } else {
+        display.centerPointerLeft()
+      }
+      return true
+    case Self.keyPress:
+      let key = raw.assumingMemoryBound(to: xcb_key_press_event_t.self).pointee
+      if let keysym = connection.keysym(of: key.detail, state: key.state),
+        let input = KeyInput(keysym: keysym)
+      {
+        display.keyPressed(input)
+      }
+      return true
+    case Self.expose:
+      let expose = raw.assumingMemoryBound(to: xcb_expose_event_t.self).pointee
+      guard expose.window == center.window else { return false }
+      redrawCenter()
+      return true
+    default:
+      return false
+    }
+  }
+
   public func disconnect() {
+    if let connection { center?.destroy(connection) }
+    center = nil
     keyboardOwner = nil
     spinTimer?.cancel()
     spinTimer = nil
@@ -246,6 +334,7 @@ public final class X11Backend: PopupBackend {
   private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool
   {
     let type = event.pointee.response_type & 0x7f
+    if handleCenter(type, event, connection) { return false }
     switch type {
     case 0:
       // An error: a request of ours the server refused. Logged once; the popups carry on.

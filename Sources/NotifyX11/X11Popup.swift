@@ -33,54 +33,7 @@ final class X11Popup: PopupSurface {
     self.card = card
     self.width = width
     self.height = height
-    window = xcb_generate_id(connection.connection)
-    var values = xcb_create_window_value_list_t()
-    values.background_pixel = 0
-    values.border_pixel = 0
-    values.override_redirect = 1
-    values.event_mask =
-      XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
-      | XCB_EVENT_MASK_POINTER_MOTION.rawValue | XCB_EVENT_MASK_ENTER_WINDOW.rawValue
-      | XCB_EVENT_MASK_LEAVE_WINDOW.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue
-      | XCB_EVENT_MASK_FOCUS_CHANGE.rawValue
-    values.colormap = connection.colormap
-    var mask =
-      XCB_CW_BACK_PIXEL.rawValue | XCB_CW_BORDER_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue
-      | XCB_CW_EVENT_MASK.rawValue
-    if connection.colormap != 0 { mask |= XCB_CW_COLORMAP.rawValue }
-    xcb_create_window_aux(
-      connection.connection, connection.depth, window, connection.root, 0, 0, UInt16(width), UInt16(height),
-      0,
-      UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), connection.visual, mask, &values)
-    let atoms = connection.atoms
-    setProperty(atoms.windowType, type: XCB_ATOM_ATOM.rawValue, atoms: [atoms.notification], connection)
-    setProperty(atoms.state, type: XCB_ATOM_ATOM.rawValue, atoms: [atoms.above], connection)
-    setText(atoms.name, type: atoms.utf8String, "notifyd", connection)
-    setText(XCB_ATOM_WM_NAME.rawValue, type: XCB_ATOM_STRING.rawValue, "notifyd", connection)
-    // WM_CLASS: instance and class, each ending in NUL.
-    setText(XCB_ATOM_WM_CLASS.rawValue, type: XCB_ATOM_STRING.rawValue, "notifyd\0notifyd\0", connection)
-  }
-
-  private func setProperty(
-    _ property: xcb_atom_t, type: xcb_atom_t, atoms: [xcb_atom_t], _ connection: X11Connection
-  ) {
-    guard property != 0 else { return }
-    atoms.withUnsafeBufferPointer { values in
-      _ = xcb_change_property(
-        connection.connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 32,
-        UInt32(values.count), values.baseAddress)
-    }
-  }
-
-  private func setText(_ property: xcb_atom_t, type: xcb_atom_t, _ text: String, _ connection: X11Connection)
-  {
-    guard property != 0, type != 0 else { return }
-    var text = text
-    text.withUTF8 { bytes in
-      _ = xcb_change_property(
-        connection.connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 8,
-        UInt32(bytes.count), bytes.baseAddress)
-    }
+    window = X11Window.make(width: width, height: height, connection)
   }
 
   /// Moves the window to (`x`, `y`) on the root window, and gives it the card's height.
@@ -155,23 +108,9 @@ final class X11Popup: PopupSurface {
     return made
   }
 
-  /// Copies `frame` to the window: premultiplied ARGB32 is the ARGB visual's pixel format on a
-  /// little-endian machine (and the depth-24 one's, the top byte ignored). In as few `PutImage`
-  /// requests as the server's request size allows, each a band of whole rows.
+  /// Copies `frame` to the window.
   func put(_ frame: OpaquePointer, _ connection: X11Connection) {
-    let stride = Int(cairo_image_surface_get_stride(frame))
-    guard let data = cairo_image_surface_get_data(frame), stride > 0 else { return }
-    let headerBytes = 24
-    let rowsPerRequest = max(1, (connection.maximumRequestBytes - headerBytes) / stride)
-    var row = 0
-    while row < height {
-      let rows = min(rowsPerRequest, height - row)
-      xcb_put_image(
-        connection.connection, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), window, connection.graphics,
-        UInt16(width), UInt16(rows), 0, Int16(row), 0, connection.depth, UInt32(rows * stride),
-        data + row * stride)
-      row += rows
-    }
+    X11Window.put(frame, to: window, width: width, height: height, connection)
   }
 
   /// Lets the rendered card and the frame go; they are made again when next drawn.

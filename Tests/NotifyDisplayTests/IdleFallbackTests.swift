@@ -37,6 +37,9 @@ private final class StandInBackend: PopupBackend {
   func watchIdle(after seconds: Double) -> IdleWatch { idle }
   func secondsSinceInput() -> Double? { nil }
   func setKeyboardFocus(on id: Int?) {}
+  func openCenter() -> String? { "a stand-in draws no center" }
+  func closeCenter() {}
+  func redrawCenter() {}
 }
 
 /// Records what the display asks of its fallback idle source.

@@ -75,6 +75,14 @@ struct NoticeHistory {
     order[start...].reversed().lazy.compactMap { notices[$0] }
   }
 
+  /// Hands `visit` each notice, newest first, where it is kept: not copied out.
+  func forEachNewestFirst(_ visit: (Notice) -> Void) {
+    for id in order[start...].reversed() {
+      guard let index = notices.index(forKey: id) else { continue }
+      visit(notices.values[index])
+    }
+  }
+
   /// How many ids `order` holds, removed ones included (for tests of its bound).
   var orderSize: Int { order.count - start }
 }

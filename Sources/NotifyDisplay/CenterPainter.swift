@@ -1,0 +1,464 @@
+import CPangoCairo
+import Foundation
+import NotifyConfig
+import NotifyCore
+import NotifyProtocol
+
+/// What a point of the center is on: what a click there does.
+public enum CenterTarget: Hashable, Sendable {
+  /// The do-not-disturb switch.
+  case doNotDisturb
+  /// "Clear all".
+  case clearAll
+  /// A group's heading: collapses or expands it.
+  case group(CenterGroup)
+  /// An entry, away from its × and buttons.
+  case entry(Int)
+  /// An entry's ×.
+  case forget(Int)
+  /// One of a live entry's buttons.
+  case button(Int, String)
+}
+
+/// What the center shows beside its list: the header's state and what the pointer is over.
+public struct CenterLook: Sendable, Equatable {
+  public var hover: CenterTarget?
+  public var suspended = false
+  /// What do-not-disturb says beside its switch ("quiet hours until 07:00").
+  public var doNotDisturbDetail: String?
+  /// Entries marked unread: those unread when the center first listed them.
+  public var marked: Set<Int> = []
+  /// Wall-clock seconds the times are told from.
+  public var now = 0.0
+
+  public init() {}
+}
+
+/// Draws the notification center (DESIGN §13) with the cards' fonts, colours, icons and buttons
+/// (`CardPainter`): a header (do-not-disturb, the unread count, clear all, the filter), then the
+/// rows of the list that show. Only those are laid out and drawn.
+///
+/// - Important: not thread-safe; used on the display's thread, as the card painter is.
+public final class CenterPainter {
+  public let cards: CardPainter
+  public let metrics: CenterMetrics
+  private var settings: DisplaySettings { cards.settings }
+  private let lineHeight: Double
+
+  static let padding = 12.0
+  static let entryPadding = 10.0
+  static let iconSize = 32.0
+  static let closeSize = 16.0
+  static let switchWidth = 34.0
+  static let switchHeight = 18.0
+  static let clearAllWidth = 84.0
+
+  public init(cards: CardPainter) {
+    self.cards = cards
+    func measure(_ font: OpaquePointer) -> Double {
+      let layout = pango_cairo_create_layout(cards.measuringContext)!
+      defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+      pango_layout_set_font_description(layout, font)
+      pango_layout_set_text(layout, "Ag…", -1)
+      var width: Int32 = 0
+      var height: Int32 = 0
+      pango_layout_get_pixel_size(layout, &width, &height)
+      return Double(height)
+    }
+    lineHeight = measure(cards.font)
+    let title = measure(cards.titleFont)
+    metrics = CenterMetrics(
+      group: measure(cards.appFont) + 14, padding: Self.entryPadding, icon: Self.iconSize, title: title,
+      body: 2 + 2 * lineHeight, bar: 8 + CardPainter.barHeight, buttons: 8 + cards.buttonHeight)
+  }
+
+  private var colours: CardColours { settings.colours(for: .normal) }
+
+  // MARK: - Geometry
+
+  /// The header's height: its two lines, and the filter's field while filtering.
+  public func headerHeight(filtering: Bool) -> Double {
+    var height = 2 * Self.padding + cards.buttonHeight + 8 + max(lineHeight, Self.switchHeight)
+    if filtering { height += 8 + cards.buttonHeight }
+    return height.rounded(.up)
+  }
+
+  private func clearAllButton(width: Double) -> CardPainter.Button {
+    CardPainter.Button(
+      target: .card, label: "Clear all", x: width - Self.padding - Self.clearAllWidth, y: Self.padding,
+      width: Self.clearAllWidth, height: cards.buttonHeight)
+  }
+
+  /// The switch's row: the switch and its words, as far as the unread count.
+  private func switchRow(width: Double) -> (x: Double, y: Double, width: Double, height: Double) {
+    let height = max(lineHeight, Self.switchHeight)
+    return (Self.padding, Self.padding + cards.buttonHeight + 8, width * 0.7, height)
+  }
+
+  private func closeBox(top: Double, width: Double) -> (x: Double, y: Double) {
+    (width - Self.padding - Self.closeSize, top + Self.entryPadding)
+  }
+
+  /// Where an entry's text starts: after its icon, if it has one.
+  private func textLeft(_ entry: CenterEntry) -> Double {
+    Self.padding + (entry.icon == nil ? 0 : Self.iconSize + 10)
+  }
+
+  /// A live entry's buttons, at the foot of its row.
+  private func buttons(of entry: CenterEntry, top: Double, height: Double, width: Double) -> [CardPainter
+    .Button]
+  {
+    let limit = settings.maxButtons
+    guard limit > 0, !entry.buttons.isEmpty else { return [] }
+    let shown = entry.buttons.prefix(limit)
+    let left = textLeft(entry)
+    let count = Double(shown.count)
+    let span = width - Self.padding - left
+    let each = (span - CardPainter.buttonSpacing * (count - 1)) / count
+    let y = top + height - Self.entryPadding - cards.buttonHeight
+    return shown.enumerated().map { index, action in
+      CardPainter.Button(
+        target: .action(action.key), label: action.label.isEmpty ? action.key : action.label,
+        x: left + Double(index) * (each + CardPainter.buttonSpacing), y: y, width: each,
+        height: cards.buttonHeight)
+    }
+  }
+
+  /// What the point (`x`, `y`) of a panel `width` pixels wide is on.
+  public func target(of model: CenterModel, x: Double, y: Double, width: Double) -> CenterTarget? {
+    let header = headerHeight(filtering: model.filter != nil)
+    if y < header {
+      if clearAllButton(width: width).contains(x: x, y: y) { return .clearAll }
+      let row = switchRow(width: width)
+      if x >= row.x && x < row.x + row.width && y >= row.y && y < row.y + row.height { return .doNotDisturb }
+      return nil
+    }
+    guard let index = model.row(atViewportY: y - header) else { return nil }
+    let top = model.tops[index] - model.offset + header
+    switch model.rows[index] {
+    case .group(let group, _, _):
+      return .group(group)
+    case .entry(let position):
+      let entry = model.entries[position]
+      let close = closeBox(top: top, width: width)
+      if x >= close.x - 4 && x < close.x + Self.closeSize + 4 && y >= close.y - 4
+        && y < close.y + Self.closeSize + 4
+      {
+        return .forget(entry.id)
+      }
+      let height = model.tops[index + 1] - model.tops[index]
+      for button in buttons(of: entry, top: top, height: height, width: width)
+      where button.contains(x: x, y: y) {
+        if case .action(let key) = button.target { return .button(entry.id, key) }
+      }
+      return .entry(entry.id)
+    }
+  }
+
+  // MARK: - Painting
+
+  /// Draws the panel, `width` × `height`, into `target` (premultiplied ARGB, that size): the header,
+  /// then the list's visible rows. `model`'s viewport must be the height under the header.
+  public func paint(
+    _ model: CenterModel, look: CenterLook, into target: OpaquePointer, width: Int, height: Int
+  ) {
+    let context = cairo_create(target)!
+    defer { cairo_destroy(context) }
+    let width = Double(width)
+    let colours = colours
+    cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
+    cards.setSource(context, colours.background)
+    cairo_paint(context)
+    cairo_set_operator(context, CAIRO_OPERATOR_OVER)
+    let header = headerHeight(filtering: model.filter != nil)
+
+    cairo_save(context)
+    cairo_rectangle(context, 0, header, width, Double(height) - header)
+    cairo_clip(context)
+    for index in model.visibleRows {
+      let top = (model.tops[index] - model.offset + header).rounded()
+      let rowHeight = model.tops[index + 1] - model.tops[index]
+      switch model.rows[index] {
+      case .group(let group, let count, let collapsed):
+        drawGroup(
+          context, group, count: count, collapsed: collapsed, top: top, height: rowHeight, width: width,
+          selected: model.selection == .group(group), hovered: look.hover == .group(group))
+      case .entry(let position):
+        drawEntry(
+          context, model.entries[position], top: top, height: rowHeight, width: width, look: look,
+          selected: model.selection == .entry(model.entries[position].id))
+      }
+    }
+    if model.rows.isEmpty {
+      var dim = colours.foreground
+      dim.alpha *= 0.6
+      drawText(
+        context, model.filter == nil ? "No notifications" : "Nothing matches", font: cards.font, x: 0,
+        y: header + 40, width: width, colour: dim, align: PANGO_ALIGN_CENTER)
+    }
+    cairo_restore(context)
+
+    drawHeader(context, model: model, look: look, width: width, height: header)
+    // The edge toward the screen's middle.
+    cards.setSource(context, colours.border)
+    let edge = settings.center.anchor == .right ? 0.0 : width - 2
+    cairo_rectangle(context, edge, 0, 2, Double(height))
+    cairo_fill(context)
+    cairo_surface_flush(target)
+  }
+
+  private func drawHeader(
+    _ context: OpaquePointer, model: CenterModel, look: CenterLook, width: Double, height: Double
+  ) {
+    let colours = colours
+    var dim = colours.foreground
+    dim.alpha *= 0.65
+    let title = lineHeight(of: "Notifications", font: cards.titleFont)
+    drawText(
+      context, "Notifications", font: cards.titleFont, x: Self.padding,
+      y: Self.padding + (cards.buttonHeight - title) / 2, width: width / 2, colour: colours.foreground)
+    cards.drawButton(
+      context, clearAllButton(width: width), icon: nil, colours: colours, highlighted: look.hover == .clearAll
+    )
+
+    // The switch: a pill, lit and its knob at the right while do-not-disturb holds notices back.
+    let row = switchRow(width: width)
+    let switchY = row.y + (row.height - Self.switchHeight) / 2
+    cards.roundedRectangle(
+      context, x: row.x, y: switchY, width: Self.switchWidth, height: Self.switchHeight,
+      radius: Self.switchHeight / 2)
+    var track = look.suspended ? colours.border : colours.foreground
+    track.alpha *= look.suspended ? 1 : (look.hover == .doNotDisturb ? 0.4 : 0.25)
+    cards.setSource(context, track)
+    cairo_fill(context)
+    let knob = Self.switchHeight - 4
+    let knobX = look.suspended ? row.x + Self.switchWidth - 2 - knob : row.x + 2
+    cairo_arc(context, knobX + knob / 2, switchY + 2 + knob / 2, knob / 2, 0, 2 * Double.pi)
+    cards.setSource(context, colours.background)
+    cairo_fill(context)
+    var words = "Do not disturb"
+    if let detail = look.doNotDisturbDetail { words += " · " + detail }
+    drawText(
+      context, words, font: cards.font, x: row.x + Self.switchWidth + 8,
+      y: row.y + (row.height - lineHeight) / 2,
+      width: row.width - Self.switchWidth - 8, colour: look.suspended ? colours.foreground : dim)
+    let unread = look.marked.count
+    drawText(
+      context, unread == 0 ? "all read" : "\(unread) unread", font: cards.appFont, x: row.x + row.width,
+      y: row.y + (row.height - lineHeight) / 2, width: width - Self.padding - row.x - row.width,
+      colour: unread == 0 ? dim : colours.border, align: PANGO_ALIGN_RIGHT)
+
+    if let filter = model.filter {
+      let field = CardPainter.Button(
+        target: .field, label: "Filter by app, title or body", x: Self.padding,
+        y: row.y + row.height + 8, width: width - 2 * Self.padding, height: cards.buttonHeight)
+      cards.drawField(context, field, typed: filter, colours: colours)
+    }
+    var rule = colours.foreground
+    rule.alpha *= 0.2
+    cards.setSource(context, rule)
+    cairo_rectangle(context, 0, height - 1, width, 1)
+    cairo_fill(context)
+  }
+
+  private func drawGroup(
+    _ context: OpaquePointer, _ group: CenterGroup, count: Int, collapsed: Bool, top: Double, height: Double,
+    width: Double, selected: Bool, hovered: Bool
+  ) {
+    let colours = colours
+    var shade = selected ? colours.border : colours.foreground
+    shade.alpha *= selected ? 0.3 : (hovered ? 0.12 : 0.06)
+    cards.setSource(context, shade)
+    cairo_rectangle(context, 0, top, width, height)
+    cairo_fill(context)
+    var dim = colours.foreground
+    dim.alpha *= 0.7
+    let y = top + (height - lineHeight(of: "Ag", font: cards.appFont)) / 2
+    drawText(
+      context, (collapsed ? "▸ " : "▾ ") + group.label, font: cards.appFont, x: Self.padding, y: y,
+      width: width * 0.7, colour: colours.foreground, weight: true)
+    drawText(
+      context, "\(count)", font: cards.appFont, x: width * 0.7, y: y, width: width * 0.3 - Self.padding,
+      colour: dim, align: PANGO_ALIGN_RIGHT)
+  }
+
+  private func drawEntry(
+    _ context: OpaquePointer, _ entry: CenterEntry, top: Double, height: Double, width: Double,
+    look: CenterLook,
+    selected: Bool
+  ) {
+    let colours = settings.colours(for: entry.urgency)
+    let hovered: Bool
+    switch look.hover {
+    case .entry(entry.id), .forget(entry.id), .button(entry.id, _): hovered = true
+    default: hovered = false
+    }
+    if selected || hovered {
+      var shade = selected ? colours.border : colours.foreground
+      shade.alpha *= selected ? 0.22 : 0.07
+      cards.setSource(context, shade)
+      cairo_rectangle(context, 0, top, width, height)
+      cairo_fill(context)
+    }
+    var dim = colours.foreground
+    dim.alpha *= 0.65
+    let padding = Self.entryPadding
+    if entry.urgency == .critical {
+      // A critical notice: a bar down its row's outer side, in its urgency's colour.
+      cards.setSource(context, colours.border)
+      let x = settings.center.anchor == .right ? width - 3 : 0
+      cairo_rectangle(context, x, top, 3, height)
+      cairo_fill(context)
+    }
+    if look.marked.contains(entry.id) {
+      cards.setSource(context, colours.border)
+      cairo_arc(context, 6, top + padding + metrics.title / 2, 3.5, 0, 2 * Double.pi)
+      cairo_fill(context)
+    }
+    if let path = entry.icon, let icon = cards.icon(path: path) {
+      let side = Double(max(cairo_image_surface_get_width(icon), cairo_image_surface_get_height(icon)))
+      let scale = min(Self.iconSize / max(side, 1), 1)
+      cairo_save(context)
+      cairo_translate(context, Self.padding, top + padding)
+      cairo_scale(context, scale, scale)
+      cairo_set_source_surface(context, icon, 0, 0)
+      cairo_paint(context)
+      cairo_restore(context)
+    }
+    let left = textLeft(entry)
+    let close = closeBox(top: top, width: width)
+    var time = entry.live ? (entry.isIndicator ? "running" : "now") : Self.relativeTime(look.now - entry.time)
+    if let host = entry.host { time += " · " + host }
+    let timeWidth = min(textWidth(of: time, font: cards.appFont), width / 3)
+    let timeX = close.x - 6 - timeWidth
+    drawText(
+      context, time, font: cards.appFont, x: timeX, y: top + padding + 1, width: timeWidth, colour: dim,
+      align: PANGO_ALIGN_RIGHT)
+    drawText(
+      context, entry.title, font: cards.titleFont, x: left, y: top + padding, width: max(timeX - 8 - left, 1),
+      colour: colours.foreground)
+    // The ×: lit under the pointer.
+    var cross = colours.foreground
+    cross.alpha *= look.hover == .forget(entry.id) ? 1 : 0.45
+    cards.setSource(context, cross)
+    cairo_set_line_width(context, 1.6)
+    let inset = 4.0
+    cairo_move_to(context, close.x + inset, close.y + inset)
+    cairo_line_to(context, close.x + Self.closeSize - inset, close.y + Self.closeSize - inset)
+    cairo_move_to(context, close.x + Self.closeSize - inset, close.y + inset)
+    cairo_line_to(context, close.x + inset, close.y + Self.closeSize - inset)
+    cairo_stroke(context)
+
+    var y = top + padding + metrics.title
+    let textWidth = width - Self.padding - left
+    if let body = entry.body, !body.isEmpty {
+      let layout = pango_cairo_create_layout(context)!
+      defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+      pango_layout_set_font_description(layout, cards.font)
+      pango_layout_set_width(layout, Int32(textWidth * Double(PANGO_SCALE)))
+      pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+      pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+      pango_layout_set_height(layout, -2)
+      let (text, attributes) = CardPainter.styled(BodyMarkup.runs(body), link: colours.border)
+      // Two lines in all, not two a paragraph: line breaks become spaces (a byte for a byte, so the
+      // attributes' ranges hold).
+      pango_layout_set_text(layout, String(text.map { $0 == "\n" ? " " : $0 }), -1)
+      pango_layout_set_attributes(layout, attributes)
+      pango_attr_list_unref(attributes)
+      cards.setSource(context, colours.foreground)
+      cairo_move_to(context, left, y + 2)
+      pango_cairo_show_layout(context, layout)
+      y += metrics.body
+    }
+    if entry.isIndicator && entry.live {
+      let barY = y + 6
+      var track = colours.foreground
+      track.alpha *= 0.2
+      cards.roundedRectangle(
+        context, x: left, y: barY, width: textWidth, height: CardPainter.barHeight,
+        radius: CardPainter.barHeight / 2)
+      cards.setSource(context, track)
+      cairo_fill(context)
+      let value = Double(min(max(entry.value ?? 0, 0), 100)) / 100
+      if entry.value != nil, value > 0 {
+        cards.roundedRectangle(
+          context, x: left, y: barY, width: max(textWidth * value, CardPainter.barHeight),
+          height: CardPainter.barHeight, radius: CardPainter.barHeight / 2)
+        cards.setSource(context, colours.progress)
+        cairo_fill(context)
+      }
+    }
+    for button in buttons(of: entry, top: top, height: height, width: width) {
+      var lit = false
+      if case .action(let key) = button.target { lit = look.hover == .button(entry.id, key) }
+      cards.drawButton(
+        context, button, icon: nil, colours: colours, highlighted: lit)
+    }
+    var rule = colours.foreground
+    rule.alpha *= 0.1
+    cards.setSource(context, rule)
+    cairo_rectangle(context, Self.padding, top + height - 1, width - 2 * Self.padding, 1)
+    cairo_fill(context)
+  }
+
+  // MARK: - Text
+
+  private func layout(
+    _ context: OpaquePointer, _ text: String, font: OpaquePointer, width: Double, align: PangoAlignment,
+    weight: Bool = false
+  ) -> OpaquePointer {
+    let layout = pango_cairo_create_layout(context)!
+    pango_layout_set_font_description(layout, font)
+    pango_layout_set_width(layout, Int32(max(width, 1) * Double(PANGO_SCALE)))
+    pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+    pango_layout_set_single_paragraph_mode(layout, 1)
+    pango_layout_set_alignment(layout, align)
+    pango_layout_set_text(layout, CardPainter.plain(text), -1)
+    if weight {
+      let attributes = pango_attr_list_new()!
+      pango_attr_list_insert(attributes, pango_attr_weight_new(PANGO_WEIGHT_BOLD))
+      pango_layout_set_attributes(layout, attributes)
+      pango_attr_list_unref(attributes)
+    }
+    return layout
+  }
+
+  private func drawText(
+    _ context: OpaquePointer, _ text: String, font: OpaquePointer, x: Double, y: Double, width: Double,
+    colour: RGBA, align: PangoAlignment = PANGO_ALIGN_LEFT, weight: Bool = false
+  ) {
+    let layout = layout(context, text, font: font, width: width, align: align, weight: weight)
+    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+    cards.setSource(context, colour)
+    cairo_move_to(context, x, y.rounded())
+    pango_cairo_show_layout(context, layout)
+  }
+
+  private func size(of text: String, font: OpaquePointer) -> (width: Double, height: Double) {
+    let layout = layout(cards.measuringContext, text, font: font, width: 10_000, align: PANGO_ALIGN_LEFT)
+    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+    var width: Int32 = 0
+    var height: Int32 = 0
+    pango_layout_get_pixel_size(layout, &width, &height)
+    return (Double(width), Double(height))
+  }
+
+  private func textWidth(of text: String, font: OpaquePointer) -> Double {
+    size(of: text, font: font).width + 1
+  }
+  private func lineHeight(of text: String, font: OpaquePointer) -> Double {
+    size(of: text, font: font).height
+  }
+
+  /// How long ago, in words: "now", "5 min ago", "3 h ago", "yesterday", "4 days ago".
+  public static func relativeTime(_ seconds: Double) -> String {
+    let minutes = Int(max(seconds, 0) / 60)
+    switch minutes {
+    case 0: return "now"
+    case ..<60: return "\(minutes) min ago"
+    case ..<(24 * 60): return "\(minutes / 60) h ago"
+    case ..<(48 * 60): return "yesterday"
+    default: return "\(minutes / (24 * 60)) days ago"
+    }
+  }
+}

@@ -1,0 +1,347 @@
+import Dispatch
+import Glibc
+import NotifyCore
+import NotifyPosix
+import NotifyProtocol
+
+/// The notification center while it is open: what it lists, how it looks, and the timers it keeps.
+/// Made on opening and let go on closing, so that a closed center holds nothing and wakes nothing.
+final class CenterSession {
+  var model: CenterModel
+  var look = CenterLook()
+  /// The panel's size, once the display server gave it.
+  var size: (width: Int, height: Int)?
+  /// Notices asked to be marked read, so that each is asked once.
+  var readAsked: Set<Int> = []
+  /// Whether the list is loaded from the engine again once the events queued so far are applied.
+  var reloadScheduled = false
+  /// When it was loaded last (`Posix.monotonicNow()`).
+  var lastLoad = 0.0
+  /// Tells the times again once a minute.
+  var clock: (any DispatchSourceTimer)?
+
+  init(metrics: CenterMetrics) {
+    model = CenterModel(metrics: metrics)
+  }
+
+  deinit { clock?.cancel() }
+}
+
+/// The failure `PopupDisplay.center` answers with: why nothing is drawn.
+public struct CenterFailure: Error, Sendable {
+  public var reason: String
+}
+
+// The notification center (DESIGN §13): a panel the backend shows on an edge of the output, drawn
+// by `CenterPainter`, listing what the engine has now and following its events while it is open.
+extension PopupDisplay {
+  /// The longest filter typed, in bytes.
+  static let maximumFilterLength = 256
+  /// Seconds between two loads of the list as events come.
+  static let reloadInterval = 0.1
+
+  /// Opens, closes or toggles the center; `done` is told (on the display's queue) whether it is
+  /// open now, or why nothing is drawn.
+  public func center(
+    _ action: CenterAction, done: @escaping @Sendable (Result<Bool, CenterFailure>) -> Void
+  ) {
+    queue.async { [self] in
+      let open: Bool
+      switch action {
+      case .open: open = true
+      case .close: open = false
+      case .toggle: open = center == nil
+      }
+      guard open else {
+        closeCenter()
+        done(.success(false))
+        return
+      }
+      guard connected else {
+        done(.failure(CenterFailure(reason: isSuppressed ? "notices go to another server" : "no display")))
+        return
+      }
+      guard !isSuppressed else {
+        done(.failure(CenterFailure(reason: "notices go to another server, which shows them")))
+        return
+      }
+      if center == nil {
+        if let why = backend.openCenter() {
+          done(.failure(CenterFailure(reason: why)))
+          return
+        }
+        openCenter()
+      }
+      done(.success(true))
+    }
+  }
+
+  private func openCenter() {
+    if editing != nil { keyboardLeft() }
+    if pointer != nil { pointerLeft() }
+    let session = CenterSession(metrics: centerPainter.metrics)
+    center = session
+    reloadCenter()
+    // The times say "5 min ago": told again once a minute, only while open.
+    let clock = DispatchSource.makeTimerSource(queue: queue)
+    clock.schedule(deadline: .now() + 60, repeating: 60, leeway: .seconds(1))
+    clock.setEventHandler { [weak self] in self?.redrawCenter() }
+    clock.resume()
+    session.clock = clock
+    engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: true))
+    log("display: the center is open")
+    // The popups stand aside.
+    backend.reconcile()
+  }
+
+  /// Closes the center (the command, Escape, a click outside, the display going): the popups come
+  /// back. Nothing happens when it is closed.
+  public func closeCenter() {
+    guard let session = center else { return }
+    session.clock?.cancel()
+    center = nil
+    backend.closeCenter()
+    if connected {
+      engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: false))
+      backend.reconcile()
+    }
+    log("display: the center is closed")
+  }
+
+  /// The painter of the center, made with the cards' painter on first use.
+  var centerPainter: CenterPainter {
+    if let made = madeCenterPainter { return made }
+    let made = CenterPainter(cards: painter)
+    madeCenterPainter = made
+    return made
+  }
+
+  // MARK: - What it lists
+
+  /// Loads what the engine has now: the live notices (shown, or indicators running) and history.
+  private func reloadCenter() {
+    guard let session = center else { return }
+    let live = engine.list().filter { $0.phase.isVisible || $0.kind == .progress }
+    let status = engine.status()
+    session.model.load(live: live, finished: status.finished, history: engine.forEachFinished)
+    session.lastLoad = Posix.monotonicNow()
+    // Marked unread: those unread when first listed, while the center stays open.
+    let listed = Set(session.model.entries.map(\.id))
+    session.look.marked.formIntersection(listed)
+    for entry in session.model.entries where entry.unread && !session.readAsked.contains(entry.id) {
+      session.look.marked.insert(entry.id)
+    }
+    session.look.suspended = status.suspended
+    session.look.doNotDisturbDetail = Self.doNotDisturbDetail(status)
+    redrawCenter()
+  }
+
+  /// An engine event while open: the list is loaded again once the events queued so far are
+  /// applied, not once per event.
+  func centerEvent(_ event: Event) {
+    guard let session = center, !session.reloadScheduled else { return }
+    switch event.kind {
+    case .frame: return
+    // A phase matters only as a notice starts to show; its finishing comes as `finished`.
+    case .phase where event.phase != .fadingIn: return
+    default: break
+    }
+    session.reloadScheduled = true
+    // At most one load a `reloadInterval`: a flood of events costs a load or so a frame's time.
+    let wait = max(session.lastLoad + Self.reloadInterval - Posix.monotonicNow(), 0)
+    queue.asyncAfter(deadline: .now() + wait) { [weak self] in
+      self?.center?.reloadScheduled = false
+      self?.reloadCenter()
+    }
+  }
+
+  /// What the header says of do-not-disturb beside its switch.
+  static func doNotDisturbDetail(_ status: StatusReply) -> String? {
+    guard let rule = status.doNotDisturb else { return nil }
+    var parts: [String] = []
+    if rule.reason == .schedule { parts.append("quiet hours") }
+    if let until = rule.until { parts.append("until " + clockTime(until)) }
+    parts.append(rule.allow == .critical ? "critical shows" : "nothing shows")
+    return parts.joined(separator: ", ")
+  }
+
+  /// `wall` (seconds since the epoch) as the local time of day, "07:00".
+  static func clockTime(_ wall: Double) -> String {
+    var seconds = time_t(wall)
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    let hour = Int(parts.tm_hour)
+    let minute = Int(parts.tm_min)
+    return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+  }
+
+  // MARK: - Drawing
+
+  private func redrawCenter() {
+    guard center != nil, connected else { return }
+    backend.redrawCenter()
+  }
+
+  /// The backend gave the panel its size.
+  public func centerResized(width: Int, height: Int) {
+    guard let session = center else { return }
+    session.size = (width, height)
+    let header = centerPainter.headerHeight(filtering: session.model.filter != nil)
+    session.model.setViewport(Double(height) - header)
+  }
+
+  /// Paints the center's frame into `target` (`width` × `height`, premultiplied ARGB); the entries
+  /// it shows are read from now on.
+  public func paintCenter(into target: OpaquePointer, width: Int, height: Int) {
+    guard let session = center else { return }
+    if session.size.map({ $0 != (width, height) }) ?? true { centerResized(width: width, height: height) }
+    session.look.now = engine.wallTime
+    centerPainter.paint(session.model, look: session.look, into: target, width: width, height: height)
+    markShownRead(session)
+  }
+
+  /// The finished entries on screen that are unread are read now (DESIGN §13): asked once each.
+  private func markShownRead(_ session: CenterSession) {
+    var ids: [Int] = []
+    for index in session.model.visibleRows {
+      guard case .entry(let position) = session.model.rows[index] else { continue }
+      let entry = session.model.entries[position]
+      if entry.unread && !entry.live && session.readAsked.insert(entry.id).inserted { ids.append(entry.id) }
+    }
+    guard !ids.isEmpty else { return }
+    if (try? engine.read(ReadParameters(ids: ids))) == nil {
+      // One went meanwhile (forgotten): the rest one by one.
+      for id in ids { _ = try? engine.read(ReadParameters(ids: [id])) }
+    }
+  }
+
+  /// The header's height changed (the filter's field came or went): the list's viewport follows.
+  private func headerChanged(_ session: CenterSession) {
+    if let size = session.size { centerResized(width: size.width, height: size.height) }
+  }
+
+  // MARK: - Input
+
+  public func centerPointerMoved(x: Double, y: Double) {
+    guard let session = center, let size = session.size else { return }
+    let target = centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width))
+    guard target != session.look.hover else { return }
+    session.look.hover = target
+    redrawCenter()
+  }
+
+  public func centerPointerLeft() {
+    guard let session = center, session.look.hover != nil else { return }
+    session.look.hover = nil
+    redrawCenter()
+  }
+
+  public func centerScrolled(by pixels: Double) {
+    guard let session = center, session.model.scroll(by: pixels) else { return }
+    // What was under the pointer moved: the row it is over now is lit on its next move.
+    session.look.hover = nil
+    redrawCenter()
+  }
+
+  /// A button pressed at (`x`, `y`) of the panel: left does what is there, middle forgets an entry.
+  public func centerPressed(_ button: PopupButton, x: Double, y: Double) {
+    guard let session = center, let size = session.size,
+      let target = centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width))
+    else { return }
+    switch (button, target) {
+    case (.left, _): carryOut(target)
+    case (.middle, .entry(let id)), (.middle, .forget(let id)), (.middle, .button(let id, _)):
+      carryOut(.forget(id))
+    default: break
+    }
+  }
+
+  /// Does what a click on `target` asks.
+  private func carryOut(_ target: CenterTarget) {
+    guard let session = center else { return }
+    switch target {
+    case .doNotDisturb:
+      if session.look.suspended { _ = engine.resume() } else { _ = try? engine.suspend() }
+    case .clearAll:
+      _ = try? engine.dismiss(DismissParameters(all: true))
+      _ = try? engine.forget(ForgetParameters(all: true))
+    case .group(let group):
+      session.model.toggle(group)
+      redrawCenter()
+      return
+    case .forget(let id):
+      guard let entry = session.model.entry(id) else { return }
+      if entry.live {
+        _ = try? engine.dismiss(DismissParameters(id: id))
+      } else {
+        _ = try? engine.forget(ForgetParameters(ids: [id]))
+      }
+    case .button(let id, let key):
+      _ = try? engine.invoke(InvokeParameters(id: id, action: key))
+      return
+    case .entry(let id):
+      guard let entry = session.model.entry(id) else { return }
+      // Its default action while it is live, else it is shown again: either way the person goes
+      // to it, and the center closes.
+      if entry.live {
+        guard entry.hasDefaultAction else { return }
+        _ = try? engine.invoke(InvokeParameters(id: id, action: Card.defaultActionKey))
+      } else {
+        _ = try? engine.restore(RestoreParameters(ids: [id]))
+      }
+      closeCenter()
+      return
+    }
+    // What changed in the engine shows at once, not after its events come back.
+    reloadCenter()
+  }
+
+  /// A key while the center is open: Up, Down (j, k), Page Up, Page Down, Home, End move; Enter
+  /// does what a click on the chosen row does; Delete forgets it; text filters ("/" starts an empty
+  /// filter, so that one can begin with j or k); Escape ends the filter, else closes.
+  func centerKeyPressed(_ key: KeyInput) {
+    guard let session = center else { return }
+    let filtering = session.model.filter != nil
+    switch key {
+    case .up: session.model.moveSelection(by: -1)
+    case .down: session.model.moveSelection(by: 1)
+    case .text("k") where !filtering: session.model.moveSelection(by: -1)
+    case .text("j") where !filtering: session.model.moveSelection(by: 1)
+    case .pageUp: session.model.scroll(by: -session.model.viewport * 0.9)
+    case .pageDown: session.model.scroll(by: session.model.viewport * 0.9)
+    case .home: session.model.select(row: 0)
+    case .end: session.model.select(row: session.model.rows.count - 1)
+    case .enter:
+      switch session.model.selection {
+      case .group(let group)?: carryOut(.group(group))
+      case .entry(let id)?: carryOut(.entry(id))
+      case nil: break
+      }
+      return
+    case .delete:
+      guard case .entry(let id)? = session.model.selection,
+        let index = session.model.selection.flatMap(session.model.index(of:))
+      else { return }
+      carryOut(.forget(id))
+      // The row after it is chosen.
+      session.model.select(row: min(index, session.model.rows.count - 1))
+    case .escape:
+      guard filtering else {
+        closeCenter()
+        return
+      }
+      session.model.setFilter(nil)
+      headerChanged(session)
+    case .backspace:
+      guard let filter = session.model.filter else { return }
+      session.model.setFilter(filter.isEmpty ? nil : String(filter.dropLast()))
+      headerChanged(session)
+    case .text(let text):
+      let typed = text == "/" && !filtering ? "" : (session.model.filter ?? "") + text
+      guard typed.utf8.count <= Self.maximumFilterLength else { return }
+      session.model.setFilter(typed)
+      headerChanged(session)
+    }
+    redrawCenter()
+  }
+}
