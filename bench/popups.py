@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import conftest  # noqa: E402
 import test_popups_wayland as harness  # noqa: E402
 import test_popups_x11 as x11_harness  # noqa: E402
-from popup_helpers import button_centres, private_bus  # noqa: E402
+from popup_helpers import UserClient, button_centres, private_bus  # noqa: E402
 from wayland_pointer import VirtualPointer  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
@@ -490,51 +490,6 @@ def center_frames(text, since):
     return frames
 
 
-# A Varlink client run as the daemon's user (notifyd serves its own uid only): each line of its
-# input is a JSON list of calls, sent at once; it answers a line with when they were sent (libwayland's
-# debug clock), the first errors, and the last reply.
-USER_CLIENT = r"""
-import json, socket, sys, time
-connection = socket.socket(socket.AF_UNIX)
-connection.connect(sys.argv[1])
-buffer = b""
-def receive():
-    global buffer
-    while b"\0" not in buffer:
-        buffer += connection.recv(1 << 20)
-    message, _, buffer = buffer.partition(b"\0")
-    return json.loads(message)
-for line in sys.stdin:
-    calls = json.loads(line)
-    sent = int(time.time() * 1_000_000) % (1 << 32)
-    connection.sendall(b"".join(json.dumps(call).encode() + b"\0" for call in calls))
-    replies = [receive() for _ in calls]
-    print(json.dumps({"sent": sent, "errors": [r for r in replies if "error" in r][:3], "last": replies[-1]}),
-          flush=True)
-"""
-
-
-class UserClient:
-    def __init__(self, daemon):
-        self.process = subprocess.Popen(harness.as_user(daemon.user) + [sys.executable, "-c", USER_CLIENT,
-                                                                        daemon.socket_path],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def call(self, *calls):
-        """Sends `calls` ((method, parameters) pairs) at once; answers when, and the last reply."""
-        self.process.stdin.write(json.dumps([{"method": "io.notifyd.Queue." + method, "parameters": parameters}
-                                             for method, parameters in calls]) + "\n")
-        self.process.stdin.flush()
-        answer = json.loads(self.process.stdout.readline())
-        if answer["errors"]:
-            raise RuntimeError(f"notifyd refused: {answer['errors']}")
-        return answer["sent"], answer["last"].get("parameters", {})
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=10)
-
-
 def center_figures(options, rows, sway, make_daemon, runs):
     """The center with 10,000 notices in history: open → first frame, CPU per scrolling frame, RSS
     open beside closed, wakeups while closed."""
@@ -542,7 +497,7 @@ def center_figures(options, rows, sway, make_daemon, runs):
     history = 10_000
     daemon = make_daemon("center", f"[Queue]\nHistorySize={history}\nMaxVisible=10\n[Center]\nWidth=420\n",
                          env={"WAYLAND_DEBUG": "client"})
-    client = UserClient(daemon)
+    client = UserClient(harness.as_user(daemon.user), daemon.socket_path)
     # History without drawing 10,000 popups: shown with a delay, then cancelled (outcome cancelled).
     for start in range(0, history, 100):
         client.call(*[("Show", {"title": f"Job {n} finished", "body": f"build {n}: <b>all</b> tests passed in {n % 97} s",

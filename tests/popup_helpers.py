@@ -5,6 +5,7 @@ import contextlib
 import json
 import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -253,3 +254,50 @@ def button_fill_at(image, box, count, index):
 
 def blend(top, bottom, alpha):
     return tuple(round(alpha * a + (1 - alpha) * b) for a, b in zip(top, bottom))
+
+
+# A Varlink client run as the daemon's user (notifyd serves its own uid only): each line of its
+# input is a JSON list of calls, sent at once; it answers a line with when they were sent (libwayland's
+# debug clock), the first errors, and the last reply.
+USER_CLIENT = r"""
+import json, socket, sys, time
+connection = socket.socket(socket.AF_UNIX)
+connection.connect(sys.argv[1])
+buffer = b""
+def receive():
+    global buffer
+    while b"\0" not in buffer:
+        buffer += connection.recv(1 << 20)
+    message, _, buffer = buffer.partition(b"\0")
+    return json.loads(message)
+for line in sys.stdin:
+    calls = json.loads(line)
+    sent = int(time.time() * 1_000_000) % (1 << 32)
+    connection.sendall(b"".join(json.dumps(call).encode() + b"\0" for call in calls))
+    replies = [receive() for _ in calls]
+    print(json.dumps({"sent": sent, "errors": [r for r in replies if "error" in r][:3], "last": replies[-1]}),
+          flush=True)
+"""
+
+
+class UserClient:
+    """A raw Varlink connection to a daemon that serves another user: `as_user` (setpriv's command)
+    runs the client as that user."""
+
+    def __init__(self, as_user, socket_path):
+        self.process = subprocess.Popen(as_user + [sys.executable, "-c", USER_CLIENT, socket_path],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def call(self, *calls):
+        """Sends `calls` ((method, parameters) pairs) at once; answers when, and the last reply."""
+        self.process.stdin.write(json.dumps([{"method": "io.notifyd.Queue." + method, "parameters": parameters}
+                                             for method, parameters in calls]) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        if answer["errors"]:
+            raise RuntimeError(f"notifyd refused: {answer['errors']}")
+        return answer["sent"], answer["last"].get("parameters", {})
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)

@@ -8,13 +8,15 @@ fixtures); the virtual pointer and keyboard are root's.
 
 import json
 import os
+import re
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from conftest import wait_for
-from popup_helpers import blend, close_to, daemon_status
-from test_popups_wayland import BACKGROUND, OUTPUT, session, user  # noqa: F401 (fixtures)
+from popup_helpers import UserClient, blend, close_to, daemon_status, notification_signals
+from test_popups_wayland import BACKGROUND, OUTPUT, as_user, bus, session, user  # noqa: F401 (fixtures)
 from test_popups_x11 import SCREEN
 from test_popups_x11 import session as x11_session  # noqa: F401 (a fixture)
 from wayland_pointer import VirtualKeyboard, VirtualPointer
@@ -304,6 +306,83 @@ def test_popups_stand_aside_while_it_is_open_and_a_live_notices_button_invokes(s
         assert daemon.get(other)["phase"] == "holding"
     finally:
         pointer.close()
+
+
+def button_rows(sway, anchor="right"):
+    """The rows of the buttons' fill down a column at the left end of an entry's first button."""
+    x = (OUTPUT[0] - WIDTH if anchor == "right" else 0) + 30
+    image = sway.screenshot(region=(x, 0, x + 1, OUTPUT[1]))
+    return [y for y in range(80, OUTPUT[1]) if close_to(image.pixel(x, y), blend(FOREGROUND, PANEL, 0.14), 4)]
+
+
+def test_a_button_in_the_center_sends_action_invoked_on_the_bus(session, bus):
+    sway, make_daemon = session
+    daemon = make_daemon(center_config().replace("[DBus]\nMode=off", "[DBus]\nMode=server"),
+                         env={"DBUS_SESSION_BUS_ADDRESS": bus})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus")
+    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
+                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        with notification_signals(bus, sway.directory) as signals:
+            # -A waits for the action: notify-send prints the id, then the action's name.
+            sender = subprocess.Popen(as_user(daemon.user) + [
+                "notify-send", "--print-id", "-A", "approve=Approve", "-A", "later=Later", "Deploy 42?"],
+                env=environment, stdout=subprocess.PIPE, text=True)
+            wait_for(lambda: json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"],
+                     what="the notice")
+            daemon.notifyctl("center", "open", check=True)
+            wait_for(lambda: shows_panel(sway), what="the center")
+            # Its two buttons side by side at its row's foot: "Approve" is the left one.
+            rows = wait_for(lambda: button_rows(sway), what="the entry's buttons")
+            pointer.move_to(OUTPUT[0] - WIDTH + 40, (rows[0] + rows[-1]) // 2, *OUTPUT)
+            pointer.click()
+            pointer.move_to(*PARKED, *OUTPUT)
+            output, _ = sender.communicate(timeout=15)
+            printed = output.split()
+            assert len(printed) == 2 and printed[1] == "approve", output
+            text = wait_for(lambda: (lambda t: t if "member=ActionInvoked" in t else None)(signals.log.read_text()),
+                            what="ActionInvoked")
+            assert re.search(r'member=ActionInvoked\n\s+uint32 %d\n\s+string "approve"' % int(printed[0]), text), text
+            # The center stays open: a button acts where it is.
+            assert center_open(daemon)
+    finally:
+        pointer.close()
+
+
+def test_ten_thousand_in_history_open_and_go_end_to_end(session):
+    sway, make_daemon = session
+    daemon = make_daemon(center_config(extra="[Queue]\nHistorySize=10000\n"))
+    client = UserClient(as_user(daemon.user), daemon.socket_path)
+    try:
+        # Shown with a delay, then cancelled: 10,000 in history without 10,000 popups.
+        for start in range(0, 10_000, 500):
+            client.call(*[("Show", {"title": f"Job {n} finished", "body": f"build {n}: <b>all</b> tests passed",
+                                    "app": f"ci-{n % 12}", "delay": 3600}) for n in range(start, start + 500)])
+        client.call(("Cancel", {"all": True, "now": True}))
+        wait_for(lambda: status(daemon)["finished"] == 10_000, timeout=30, what="10,000 in history")
+    finally:
+        client.close()
+    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
+    try:
+        daemon.notifyctl("center", "open", check=True)
+        wait_for(lambda: shows_panel(sway), what="the center with 10,000 entries")
+        region = (OUTPUT[0] - WIDTH, 80, OUTPUT[0] - WIDTH // 2, OUTPUT[1])
+        top = wait_for(lambda: (lambda i: i if ink_bottom(sway) else None)(sway.screenshot(region=region)),
+                       what="the list drawn")
+        keyboard.press("End")
+        end = wait_for(lambda: (lambda i: i if i.pixels != top.pixels else None)(sway.screenshot(region=region)),
+                       what="End to go to the last of 10,000")
+        save(sway, "notifyd-center-end.png")
+        # The last row is the oldest notice, chosen and lit at the foot of the panel.
+        assert lit_rows(sway, 0.22)[1] >= OUTPUT[1] - 2, lit_rows(sway, 0.22)
+        keyboard.press("Home")
+        wait_for(lambda: lit_rows(sway, 0.3), what="Home to choose the first heading")
+        assert end.pixels != top.pixels
+    finally:
+        keyboard.close()
 
 
 # MARK: - X11: Xvfb with picom, xdotool

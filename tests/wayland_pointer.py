@@ -171,7 +171,7 @@ class VirtualKeyboard(WaylandClient):
 
     # Linux input event codes (linux/input-event-codes.h).
     KEYS = {"Escape": 1, "BackSpace": 14, "Return": 28, "space": 57, "slash": 53, "Up": 103, "Down": 108,
-            "Delete": 111}
+            "Delete": 111, "Home": 102, "End": 107}
     ROWS = {16: "qwertyuiop", 30: "asdfghjkl", 44: "zxcvbnm"}
 
     def __init__(self, runtime_dir, display_name):

@@ -160,6 +160,22 @@ public struct CenterModel: Sendable {
     rebuild()
   }
 
+  /// A live notice changed (an indicator's value, its text): its entry takes it where it stands,
+  /// the rows placed again only if its height changed. Answers false when it is not listed live
+  /// (the list must be loaded again).
+  public mutating func update(_ notice: Notice) -> Bool {
+    guard notice.phase != .finished,
+      let index = entries.firstIndex(where: { $0.id == notice.id && $0.live })
+    else { return false }
+    let entry = CenterEntry(notice)
+    let moved =
+      metrics.height(of: entry) != metrics.height(of: entries[index])
+      || (filter != nil && entry != entries[index])
+    entries[index] = entry
+    if moved { rebuild() }
+    return true
+  }
+
   /// The entry of notice `id`, if listed.
   public func entry(_ id: Int) -> CenterEntry? {
     entries.first { $0.id == id }

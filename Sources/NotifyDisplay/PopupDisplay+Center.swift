@@ -58,7 +58,7 @@ extension PopupDisplay {
         return
       }
       guard connected else {
-        done(.failure(CenterFailure(reason: isSuppressed ? "notices go to another server" : "no display")))
+        done(.failure(CenterFailure(reason: engine.status().display?.detail ?? "no display")))
         return
       }
       guard !isSuppressed else {
@@ -125,12 +125,13 @@ extension PopupDisplay {
     let status = engine.status()
     session.model.load(live: live, finished: status.finished, history: engine.forEachFinished)
     session.lastLoad = Posix.monotonicNow()
-    // Marked unread: those unread when first listed, while the center stays open.
-    let listed = Set(session.model.entries.map(\.id))
-    session.look.marked.formIntersection(listed)
-    for entry in session.model.entries where entry.unread && !session.readAsked.contains(entry.id) {
-      session.look.marked.insert(entry.id)
+    // Marked unread: those unread when first listed, while the center stays open (and listed).
+    var marked = Set<Int>()
+    for entry in session.model.entries
+    where session.look.marked.contains(entry.id) || (entry.unread && !session.readAsked.contains(entry.id)) {
+      marked.insert(entry.id)
     }
+    session.look.marked = marked
     session.look.suspended = status.suspended
     session.look.doNotDisturbDetail = Self.doNotDisturbDetail(status)
     redrawCenter()
@@ -144,6 +145,10 @@ extension PopupDisplay {
     case .frame: return
     // A phase matters only as a notice starts to show; its finishing comes as `finished`.
     case .phase where event.phase != .fadingIn: return
+    // An indicator moving, or a live notice's text changing: its entry alone.
+    case .updated where event.notice.map({ session.model.update($0) }) == true:
+      redrawCenter()
+      return
     default: break
     }
     session.reloadScheduled = true

@@ -169,6 +169,24 @@ struct CenterModelTests {
     return mktime(&parts)
   }
 
+  @Test func aLiveNoticeChanging_takesItsEntryInPlace_placingRowsAgainOnlyWhenItsHeightChanged() {
+    var indicator = Notice(id: 9, kind: .progress, title: "Copying", app: "cp", value: 10, phase: .holding)
+    indicator.shown = 5
+    var model = model(live: [indicator], history: [finished(1, app: "a", at: 1)])
+    let tops = model.tops
+    indicator.value = 70
+    let moved = model.update(indicator)
+    #expect(moved && model.entries[0].value == 70 && model.tops == tops)
+    indicator.body = "3 of 5 files"
+    let grown = model.update(indicator)
+    #expect(grown && model.tops[2] == tops[2] + Self.metrics.body)
+    // Not listed live: the list must be loaded again.
+    let notLive = model.update(Notice(id: 1, kind: .notice, title: "t", phase: .holding))
+    indicator.phase = .finished
+    let finished = model.update(indicator)
+    #expect(!notLive && !finished)
+  }
+
   @Test func relativeTimes() {
     #expect(CenterPainter.relativeTime(-5) == "now")
     #expect(CenterPainter.relativeTime(59) == "now")
