@@ -166,6 +166,9 @@ def test_typing_filters_escape_clears_and_keys_restore_and_forget(session):
     daemon = make_daemon(center_config())
     seed(daemon, read=1, unread=3)
     keyboard = VirtualKeyboard(str(sway.directory), sway.display)
+    # Made first: the daemon binds the seat's new pointer before any click of it comes.
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
     try:
         daemon.notifyctl("center", "open", check=True)
         wait_for(lambda: shows_panel(sway), what="the center")
@@ -197,14 +200,10 @@ def test_typing_filters_escape_clears_and_keys_restore_and_forget(session):
         top, bottom = wait_for(lambda: lit_rows(sway, 0.22), what="the chosen row lit")
         assert 30 <= bottom - top <= 120, (top, bottom)
         history = history_ids()
-        pointer = VirtualPointer(str(sway.directory), sway.display)
-        try:
-            pointer.move_to(OUTPUT[0] - 20, top + 18, *OUTPUT)
-            pointer.click()
-            wait_for(lambda: history[0] not in history_ids(), what="its × to forget it")
-            pointer.move_to(*PARKED, *OUTPUT)
-        finally:
-            pointer.close()
+        pointer.move_to(OUTPUT[0] - 20, top + 18, *OUTPUT)
+        pointer.click()
+        wait_for(lambda: history[0] not in history_ids(), what="its × to forget it")
+        pointer.move_to(*PARKED, *OUTPUT)
         # Down, Down: the next group's heading and its first entry, the newest left; Delete forgets
         # it, and the row after it is chosen; Enter shows that one again and closes the center.
         keyboard.press("Down")
@@ -218,6 +217,7 @@ def test_typing_filters_escape_clears_and_keys_restore_and_forget(session):
         assert restored[0]["restoredFrom"] == history[2], (restored, history[:3])
     finally:
         keyboard.close()
+        pointer.close()
 
 
 def test_a_long_history_scrolls_and_the_switch_suspends(session):

@@ -309,11 +309,12 @@ public final class NoticeQueue: Sendable {
     state.withLock { $0.machine.finishedNotices(request) }
   }
 
-  /// Hands `visit` every finished notice, newest first, under the engine's lock: a view of the
-  /// whole history keeps what it needs of each without an array of whole notices made on the way.
-  public func forEachFinished(_ visit: (Notice) -> Void) {
+  /// Hands `visit` the finished notices, newest first, the `limit` newest at most, under the
+  /// engine's lock: a view of history keeps what it needs of each without an array of whole notices
+  /// made on the way.
+  public func forEachFinished(limit: Int = .max, _ visit: (Notice) -> Void) {
     state.withLock { state in
-      state.machine.history.forEachNewestFirst(visit)
+      state.machine.history.forEachNewestFirst(limit: limit, visit)
     }
   }
 

@@ -136,27 +136,41 @@ public struct CenterModel: Sendable {
   /// The list's visible height.
   public private(set) var viewport = 0.0
 
+  /// Finished notices beyond `maximumEntries`, not listed: the list's foot says how many.
+  public private(set) var older = 0
+  /// The most finished notices listed, newest first: what the center holds stays bounded however
+  /// long `[Queue] HistorySize=` keeps them (`notifyctl history` lists the rest).
+  public static let maximumEntries = 10_000
+
   public init(metrics: CenterMetrics) {
     self.metrics = metrics
   }
 
-  /// The list's height.
-  public var contentHeight: Double { tops.last ?? 0 }
+  /// Where the rows end.
+  public var rowsEnd: Double { tops.last ?? 0 }
+
+  /// The list's height: its rows, and the line under them that counts the older notices.
+  public var contentHeight: Double { rowsEnd + (older > 0 ? metrics.group : 0) }
 
   /// Takes the notices the engine has now: `live` (unfinished) and `history` (finished, newest
   /// first). What is collapsed, filtered and chosen stays.
   public mutating func load(live: [Notice], history: [Notice]) {
-    load(live: live, finished: history.count) { add in history.forEach(add) }
+    load(live: live, finished: history.count) { limit, add in history.prefix(limit).forEach(add) }
   }
 
-  /// Takes the notices the engine has now: `live`, and the `finished` ones `history` hands over,
-  /// newest first (`NoticeQueue.forEachFinished`). The list's storage is made once at its size and
-  /// kept from one load to the next: loading again as events come allocates nothing new.
-  public mutating func load(live: [Notice], finished: Int, history: ((Notice) -> Void) -> Void) {
+  /// Takes the notices the engine has now: `live`, and of the `finished` ones the newest
+  /// `maximumEntries`, which `history` hands over newest first when given that limit
+  /// (`NoticeQueue.forEachFinished`). The list's storage is made once at its size and kept from one
+  /// load to the next: loading again as events come allocates nothing new.
+  public mutating func load(
+    live: [Notice], finished: Int, history: (_ limit: Int, (Notice) -> Void) -> Void
+  ) {
+    let listed = min(finished, Self.maximumEntries)
     entries.removeAll(keepingCapacity: true)
-    entries.reserveCapacity(live.count + finished)
+    entries.reserveCapacity(live.count + listed)
     entries.append(contentsOf: live.map(CenterEntry.init).sorted { ($0.time, $0.id) > ($1.time, $1.id) })
-    history { entries.append(CenterEntry($0)) }
+    history(Self.maximumEntries) { entries.append(CenterEntry($0)) }
+    older = max(finished - (entries.count - live.count), 0)
     rebuild()
   }
 
@@ -270,7 +284,7 @@ public struct CenterModel: Sendable {
   /// The row at `y` pixels below the viewport's top, if any.
   public func row(atViewportY y: Double) -> Int? {
     let position = offset + y
-    guard !rows.isEmpty, position >= 0, position < contentHeight else { return nil }
+    guard !rows.isEmpty, position >= 0, position < rowsEnd else { return nil }
     return lastRow(startingAtOrAbove: position)
   }
 

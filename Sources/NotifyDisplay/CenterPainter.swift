@@ -44,6 +44,11 @@ public final class CenterPainter {
   public let metrics: CenterMetrics
   private var settings: DisplaySettings { cards.settings }
   private let lineHeight: Double
+  /// The one layout every text of the center is laid out in, set up again for each: making a
+  /// layout makes a pango context, which cost as much as the rest of a row.
+  private let text: OpaquePointer
+  /// The widths of the times told lately ("5 min ago"): a few strings, measured once.
+  private var timeWidths: [String: Double] = [:]
 
   static let padding = 12.0
   static let entryPadding = 10.0
@@ -70,7 +75,10 @@ public final class CenterPainter {
     metrics = CenterMetrics(
       group: measure(cards.appFont) + 14, padding: Self.entryPadding, icon: Self.iconSize, title: title,
       body: 2 + 2 * lineHeight, bar: 8 + CardPainter.barHeight, buttons: 8 + cards.buttonHeight)
+    text = pango_cairo_create_layout(cards.measuringContext)!
   }
+
+  deinit { g_object_unref(UnsafeMutableRawPointer(text)) }
 
   private var colours: CardColours { settings.colours(for: .normal) }
 
@@ -163,7 +171,11 @@ public final class CenterPainter {
     _ model: CenterModel, look: CenterLook, into target: OpaquePointer, width: Int, height: Int
   ) {
     let context = cairo_create(target)!
-    defer { cairo_destroy(context) }
+    defer {
+      cairo_destroy(context)
+      pango_cairo_update_layout(cards.measuringContext, text)
+    }
+    pango_cairo_update_layout(context, text)
     let width = Double(width)
     let colours = colours
     cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
@@ -187,6 +199,17 @@ public final class CenterPainter {
         drawEntry(
           context, model.entries[position], top: top, height: rowHeight, width: width, look: look,
           selected: model.selection == .entry(model.entries[position].id))
+      }
+    }
+    if model.older > 0 {
+      // Under the rows: how many older notices are not listed, and where they are.
+      var dim = colours.foreground
+      dim.alpha *= 0.6
+      let top = model.rowsEnd - model.offset + header
+      if top < Double(height) {
+        drawText(
+          context, "\(model.older) older: notifyctl history", font: cards.appFont, x: 0,
+          y: top + (metrics.group - lineHeight) / 2, width: width, colour: dim, align: PANGO_ALIGN_CENTER)
       }
     }
     if model.rows.isEmpty {
@@ -273,7 +296,7 @@ public final class CenterPainter {
     cairo_fill(context)
     var dim = colours.foreground
     dim.alpha *= 0.7
-    let y = top + (height - lineHeight(of: "Ag", font: cards.appFont)) / 2
+    let y = top + (height - (metrics.group - 14)) / 2
     drawText(
       context, (collapsed ? "▸ " : "▾ ") + group.label, font: cards.appFont, x: Self.padding, y: y,
       width: width * 0.7, colour: colours.foreground, weight: true)
@@ -329,7 +352,7 @@ public final class CenterPainter {
     let close = closeBox(top: top, width: width)
     var time = entry.live ? (entry.isIndicator ? "running" : "now") : Self.relativeTime(look.now - entry.time)
     if let host = entry.host { time += " · " + host }
-    let timeWidth = min(textWidth(of: time, font: cards.appFont), width / 3)
+    let timeWidth = min(timeWidth(of: time), width / 3)
     let timeX = close.x - 6 - timeWidth
     drawText(
       context, time, font: cards.appFont, x: timeX, y: top + padding + 1, width: timeWidth, colour: dim,
@@ -352,22 +375,17 @@ public final class CenterPainter {
     var y = top + padding + metrics.title
     let textWidth = width - Self.padding - left
     if let body = entry.body, !body.isEmpty {
-      let layout = pango_cairo_create_layout(context)!
-      defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-      pango_layout_set_font_description(layout, cards.font)
-      pango_layout_set_width(layout, Int32(textWidth * Double(PANGO_SCALE)))
-      pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-      pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
-      pango_layout_set_height(layout, -2)
-      let (text, attributes) = CardPainter.styled(BodyMarkup.runs(body), link: colours.border)
+      let (plain, attributes) = CardPainter.styled(BodyMarkup.runs(body), link: colours.border)
       // Two lines in all, not two a paragraph: line breaks become spaces (a byte for a byte, so the
       // attributes' ranges hold).
-      pango_layout_set_text(layout, String(text.map { $0 == "\n" ? " " : $0 }), -1)
-      pango_layout_set_attributes(layout, attributes)
+      layOut(
+        String(plain.map { $0 == "\n" ? " " : $0 }), font: cards.font, width: textWidth,
+        align: PANGO_ALIGN_LEFT,
+        lines: 2, attributes: attributes)
       pango_attr_list_unref(attributes)
       cards.setSource(context, colours.foreground)
       cairo_move_to(context, left, y + 2)
-      pango_cairo_show_layout(context, layout)
+      pango_cairo_show_layout(context, text)
       y += metrics.body
     }
     if entry.isIndicator && entry.live {
@@ -403,51 +421,58 @@ public final class CenterPainter {
 
   // MARK: - Text
 
-  private func layout(
-    _ context: OpaquePointer, _ text: String, font: OpaquePointer, width: Double, align: PangoAlignment,
-    weight: Bool = false
-  ) -> OpaquePointer {
-    let layout = pango_cairo_create_layout(context)!
-    pango_layout_set_font_description(layout, font)
-    pango_layout_set_width(layout, Int32(max(width, 1) * Double(PANGO_SCALE)))
-    pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
-    pango_layout_set_single_paragraph_mode(layout, 1)
-    pango_layout_set_alignment(layout, align)
-    pango_layout_set_text(layout, CardPainter.plain(text), -1)
-    if weight {
-      let attributes = pango_attr_list_new()!
-      pango_attr_list_insert(attributes, pango_attr_weight_new(PANGO_WEIGHT_BOLD))
-      pango_layout_set_attributes(layout, attributes)
-      pango_attr_list_unref(attributes)
-    }
-    return layout
+  /// Sets `text` up for `string` (plain text but for `attributes`): one line ellipsized at `width`
+  /// (`lines` 1), or up to `lines` lines wrapped at words.
+  private func layOut(
+    _ string: String, font: OpaquePointer, width: Double, align: PangoAlignment, lines: Int32 = 1,
+    attributes: OpaquePointer? = nil
+  ) {
+    pango_layout_set_font_description(text, font)
+    pango_layout_set_width(text, Int32(max(width, 1) * Double(PANGO_SCALE)))
+    pango_layout_set_ellipsize(text, PANGO_ELLIPSIZE_END)
+    pango_layout_set_single_paragraph_mode(text, lines == 1 ? 1 : 0)
+    pango_layout_set_wrap(text, PANGO_WRAP_WORD_CHAR)
+    pango_layout_set_height(text, -lines)
+    pango_layout_set_alignment(text, align)
+    pango_layout_set_text(text, string, -1)
+    pango_layout_set_attributes(text, attributes)
   }
 
   private func drawText(
-    _ context: OpaquePointer, _ text: String, font: OpaquePointer, x: Double, y: Double, width: Double,
+    _ context: OpaquePointer, _ string: String, font: OpaquePointer, x: Double, y: Double, width: Double,
     colour: RGBA, align: PangoAlignment = PANGO_ALIGN_LEFT, weight: Bool = false
   ) {
-    let layout = layout(context, text, font: font, width: width, align: align, weight: weight)
-    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+    var bold: OpaquePointer?
+    if weight {
+      bold = pango_attr_list_new()!
+      pango_attr_list_insert(bold, pango_attr_weight_new(PANGO_WEIGHT_BOLD))
+    }
+    layOut(CardPainter.plain(string), font: font, width: width, align: align, attributes: bold)
+    if let bold { pango_attr_list_unref(bold) }
     cards.setSource(context, colour)
     cairo_move_to(context, x, y.rounded())
-    pango_cairo_show_layout(context, layout)
+    pango_cairo_show_layout(context, text)
   }
 
-  private func size(of text: String, font: OpaquePointer) -> (width: Double, height: Double) {
-    let layout = layout(cards.measuringContext, text, font: font, width: 10_000, align: PANGO_ALIGN_LEFT)
-    defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+  private func size(of string: String, font: OpaquePointer) -> (width: Double, height: Double) {
+    layOut(CardPainter.plain(string), font: font, width: 10_000, align: PANGO_ALIGN_LEFT)
     var width: Int32 = 0
     var height: Int32 = 0
-    pango_layout_get_pixel_size(layout, &width, &height)
+    pango_layout_get_pixel_size(text, &width, &height)
     return (Double(width), Double(height))
   }
 
-  private func textWidth(of text: String, font: OpaquePointer) -> Double {
-    size(of: text, font: font).width + 1
+  /// The width of a time told beside a title, measured once per string (the last 64 kept).
+  private func timeWidth(of time: String) -> Double {
+    if let known = timeWidths[time] { return known }
+    if timeWidths.count >= 64 { timeWidths.removeAll() }
+    let width = size(of: time, font: cards.appFont).width + 1
+    timeWidths[time] = width
+    return width
   }
-  private func lineHeight(of text: String, font: OpaquePointer) -> Double {
-    size(of: text, font: font).height
+
+  private func lineHeight(of string: String, font: OpaquePointer) -> Double {
+    size(of: string, font: font).height
   }
 
   /// How long ago, in words: "now", "5 min ago", "3 h ago", "yesterday", "4 days ago".

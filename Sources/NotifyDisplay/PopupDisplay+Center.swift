@@ -123,7 +123,9 @@ extension PopupDisplay {
     guard let session = center else { return }
     let live = engine.list().filter { $0.phase.isVisible || $0.kind == .progress }
     let status = engine.status()
-    session.model.load(live: live, finished: status.finished, history: engine.forEachFinished)
+    session.model.load(live: live, finished: status.finished) { limit, add in
+      engine.forEachFinished(limit: limit, add)
+    }
     session.lastLoad = Posix.monotonicNow()
     // Marked unread: those unread when first listed, while the center stays open (and listed).
     var marked = Set<Int>()

@@ -95,6 +95,18 @@ struct CenterModelTests {
     #expect(moved && model.offset == 0)
   }
 
+  @Test func beyondTenThousand_theOlderAreCountedNotListed_underTheRows() {
+    let history = (0..<10_050).map { finished(20_000 - $0, app: "a", at: Double(20_000 - $0)) }
+    var model = model(history: history, viewport: 500)
+    #expect(model.entries.count == CenterModel.maximumEntries && model.older == 50)
+    #expect(model.entries.last?.id == 20_000 - 9_999)
+    #expect(model.contentHeight == model.rowsEnd + Self.metrics.group)
+    model.scroll(by: 1e9)
+    // The foot's line shows at the bottom; no row is under it.
+    #expect(model.offset == model.contentHeight - 500)
+    #expect(model.row(atViewportY: 499) == nil && model.row(atViewportY: 499 - Self.metrics.group) != nil)
+  }
+
   @Test func theChosenRow_movesWithTheKeys_scrollsIntoView_andFollowsWhatItShows() {
     var model = model(
       history: (1...30).reversed().map { finished($0, app: "a", at: Double($0)) }, viewport: 100)

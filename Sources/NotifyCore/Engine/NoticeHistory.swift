@@ -75,11 +75,15 @@ struct NoticeHistory {
     order[start...].reversed().lazy.compactMap { notices[$0] }
   }
 
-  /// Hands `visit` each notice, newest first, where it is kept: not copied out.
-  func forEachNewestFirst(_ visit: (Notice) -> Void) {
+  /// Hands `visit` each notice, newest first, where it is kept (not copied out), the `limit`
+  /// newest at most.
+  func forEachNewestFirst(limit: Int = .max, _ visit: (Notice) -> Void) {
+    var visited = 0
     for id in order[start...].reversed() {
+      guard visited < limit else { return }
       guard let index = notices.index(forKey: id) else { continue }
       visit(notices.values[index])
+      visited += 1
     }
   }
 
