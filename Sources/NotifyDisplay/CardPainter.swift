@@ -128,13 +128,9 @@ public final class CardPainter {
       drawField(context, field, typed: card.typed, colours: colours)
     }
     if card.kind == .progress {
-      let barY = barTop(of: card, height: height)
-      drawTrack(context, y: barY, colours: colours)
-      if let value = card.value {
-        drawFill(
-          context, y: barY, start: 0, length: textWidth * Double(min(max(value, 0), 100)) / 100,
-          colours: colours)
-      }
+      drawBar(
+        context, x: Self.padding, y: barTop(of: card, height: height), width: textWidth, value: card.value,
+        colours: colours)
     }
     cairo_surface_flush(surface)
     return surface
@@ -209,8 +205,9 @@ public final class CardPainter {
       var colours = settings.colours(for: card.urgency)
       colours.progress.alpha *= opacity
       drawFill(
-        context, y: barTop(of: card, height: Int(cairo_image_surface_get_height(target))),
-        start: (textWidth - segment) * eased, length: segment, colours: colours)
+        context, x: Self.padding + (textWidth - segment) * eased,
+        y: barTop(of: card, height: Int(cairo_image_surface_get_height(target))), length: segment,
+        colours: colours)
     }
     cairo_surface_flush(target)
   }
@@ -296,13 +293,20 @@ public final class CardPainter {
       (CardTarget.action(action.key), action.label.isEmpty ? action.key : action.label)
     }
     if card.buttons.count > limit { entries.append((.more, "…")) }
+    return buttonRow(
+      entries, x: Self.padding, y: Double(height) - Self.padding - buttonHeight, width: textWidth)
+  }
+
+  /// Buttons for `entries` (what each chooses, its label) in a row `width` wide from (`x`, `y`),
+  /// of equal widths `buttonSpacing` apart: a card's foot, an entry's in the center.
+  func buttonRow(_ entries: [(CardTarget, String)], x: Double, y: Double, width: Double) -> [Button] {
     let count = Double(entries.count)
-    let width = (textWidth - Self.buttonSpacing * (count - 1)) / count
-    let y = Double(height) - Self.padding - buttonHeight
+    let each = (width - Self.buttonSpacing * (count - 1)) / count
     return entries.enumerated().map { index, entry in
       Button(
-        target: entry.0, label: entry.1, x: Self.padding + Double(index) * (width + Self.buttonSpacing), y: y,
-        width: width, height: buttonHeight)
+        target: entry.0, label: entry.1, x: x + Double(index) * (each + Self.buttonSpacing), y: y,
+        width: each,
+        height: buttonHeight)
     }
   }
 
@@ -508,21 +512,27 @@ public final class CardPainter {
     Double(height) - Self.padding - footHeight(card) - Self.barHeight
   }
 
-  private func drawTrack(_ context: OpaquePointer, y: Double, colours: CardColours) {
+  /// A progress bar `width` wide at (`x`, `y`): its track, and its fill of `value` percent when it
+  /// has one (a card's, an indicator's in the center).
+  func drawBar(
+    _ context: OpaquePointer, x: Double, y: Double, width: Double, value: Int?, colours: CardColours
+  ) {
     var track = colours.foreground
     track.alpha *= 0.2
-    roundedRectangle(
-      context, x: Self.padding, y: y, width: textWidth, height: Self.barHeight, radius: Self.barHeight / 2)
+    roundedRectangle(context, x: x, y: y, width: width, height: Self.barHeight, radius: Self.barHeight / 2)
     setSource(context, track)
     cairo_fill(context)
+    if let value {
+      drawFill(context, x: x, y: y, length: width * Double(min(max(value, 0), 100)) / 100, colours: colours)
+    }
   }
 
-  private func drawFill(
-    _ context: OpaquePointer, y: Double, start: Double, length: Double, colours: CardColours
-  ) {
+  /// The bar's fill, `length` wide from (`x`, `y`).
+  private func drawFill(_ context: OpaquePointer, x: Double, y: Double, length: Double, colours: CardColours)
+  {
     guard length > 0 else { return }
     roundedRectangle(
-      context, x: Self.padding + start, y: y, width: max(length, Self.barHeight), height: Self.barHeight,
+      context, x: x, y: y, width: max(length, Self.barHeight), height: Self.barHeight,
       radius: Self.barHeight / 2)
     setSource(context, colours.progress)
     cairo_fill(context)

@@ -118,18 +118,10 @@ public final class CenterPainter {
   {
     let limit = settings.maxButtons
     guard limit > 0, !entry.buttons.isEmpty else { return [] }
-    let shown = entry.buttons.prefix(limit)
     let left = textLeft(entry)
-    let count = Double(shown.count)
-    let span = width - Self.padding - left
-    let each = (span - CardPainter.buttonSpacing * (count - 1)) / count
-    let y = top + height - Self.entryPadding - cards.buttonHeight
-    return shown.enumerated().map { index, action in
-      CardPainter.Button(
-        target: .action(action.key), label: action.label.isEmpty ? action.key : action.label,
-        x: left + Double(index) * (each + CardPainter.buttonSpacing), y: y, width: each,
-        height: cards.buttonHeight)
-    }
+    return cards.buttonRow(
+      entry.buttons.prefix(limit).map { (.action($0.key), $0.label.isEmpty ? $0.key : $0.label) }, x: left,
+      y: top + height - Self.entryPadding - cards.buttonHeight, width: width - Self.padding - left)
   }
 
   /// What the point (`x`, `y`) of a panel `width` pixels wide is on.
@@ -236,10 +228,10 @@ public final class CenterPainter {
     let colours = colours
     var dim = colours.foreground
     dim.alpha *= 0.65
-    let title = lineHeight(of: "Notifications", font: cards.titleFont)
     drawText(
       context, "Notifications", font: cards.titleFont, x: Self.padding,
-      y: Self.padding + (cards.buttonHeight - title) / 2, width: width / 2, colour: colours.foreground)
+      y: Self.padding + (cards.buttonHeight - metrics.title) / 2, width: width / 2, colour: colours.foreground
+    )
     cards.drawButton(
       context, clearAllButton(width: width), icon: nil, colours: colours, highlighted: look.hover == .clearAll
     )
@@ -389,22 +381,7 @@ public final class CenterPainter {
       y += metrics.body
     }
     if entry.isIndicator && entry.live {
-      let barY = y + 6
-      var track = colours.foreground
-      track.alpha *= 0.2
-      cards.roundedRectangle(
-        context, x: left, y: barY, width: textWidth, height: CardPainter.barHeight,
-        radius: CardPainter.barHeight / 2)
-      cards.setSource(context, track)
-      cairo_fill(context)
-      let value = Double(min(max(entry.value ?? 0, 0), 100)) / 100
-      if entry.value != nil, value > 0 {
-        cards.roundedRectangle(
-          context, x: left, y: barY, width: max(textWidth * value, CardPainter.barHeight),
-          height: CardPainter.barHeight, radius: CardPainter.barHeight / 2)
-        cards.setSource(context, colours.progress)
-        cairo_fill(context)
-      }
+      cards.drawBar(context, x: left, y: y + 6, width: textWidth, value: entry.value, colours: colours)
     }
     for button in buttons(of: entry, top: top, height: height, width: width) {
       var lit = false
@@ -469,10 +446,6 @@ public final class CenterPainter {
     let width = size(of: time, font: cards.appFont).width + 1
     timeWidths[time] = width
     return width
-  }
-
-  private func lineHeight(of string: String, font: OpaquePointer) -> Double {
-    size(of: string, font: font).height
   }
 
   /// How long ago, in words: "now", "5 min ago", "3 h ago", "yesterday", "4 days ago".

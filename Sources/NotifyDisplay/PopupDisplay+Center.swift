@@ -17,7 +17,7 @@ final class CenterSession {
   var reloadScheduled = false
   /// When it was loaded last (`Posix.monotonicNow()`).
   var lastLoad = 0.0
-  /// Tells the times again once a minute.
+  /// Tells the times again once a minute; cancelled as the session goes.
   var clock: (any DispatchSourceTimer)?
 
   init(metrics: CenterMetrics) {
@@ -97,8 +97,8 @@ extension PopupDisplay {
   /// Closes the center (the command, Escape, a click outside, the display going): the popups come
   /// back. Nothing happens when it is closed.
   public func closeCenter() {
-    guard let session = center else { return }
-    session.clock?.cancel()
+    // The session goes, and its clock with it.
+    guard center != nil else { return }
     center = nil
     backend.closeCenter()
     if connected {

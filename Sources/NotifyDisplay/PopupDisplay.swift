@@ -475,7 +475,7 @@ public final class PopupDisplay: @unchecked Sendable {
       scheduleFrame()
       return
     }
-    if center != nil { centerEvent(event) }
+    centerEvent(event)
     let (changed, phaseOf) = stack.apply(event)
     guard changed else { return }
     // The card whose field has the keyboard went: the keyboard goes back.

@@ -1,4 +1,3 @@
-import CPangoCairo
 import CWayland
 import Glibc
 import NotifyConfig
@@ -87,8 +86,7 @@ final class CenterPanel {
   /// The catcher was given the output's size: its one pixel is stretched over it.
   fileprivate func catcherConfigured(width: UInt32, height: UInt32) {
     guard let catcher, let catcherViewport, let catcherBuffer, width > 0, height > 0 else { return }
-    // One transparent pixel.
-    cairo_surface_flush(catcherBuffer.image)
+    // One transparent pixel (fresh shared memory is zeroed).
     wp_viewport_set_destination(catcherViewport, Int32(width), Int32(height))
     wl_surface_attach(catcher, catcherBuffer.proxy, 0, 0)
     wl_surface_damage_buffer(catcher, 0, 0, 1, 1)
