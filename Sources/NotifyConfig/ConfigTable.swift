@@ -215,6 +215,20 @@ public enum ConfigTable {
       .text("Output", \.output, doc: "The output to draw on, by name; empty: the compositor's choice."),
       .choice("FollowFocus", \.followFocus, doc: "X11 without Output=: the monitor under the pointer."),
       Field(
+        name: "Scale", values: "auto|0.5–4",
+        doc: "X11: device pixels per logical pixel; auto: Xft.dpi / 96. Wayland: each output's own.",
+        read: { display, text throws(ConfigProblem) in
+          if text.isEmpty || text == "auto" {
+            display.scale = nil
+            return
+          }
+          guard let scale = Double(text), scale.isFinite, (0.5...4).contains(scale) else {
+            throw ConfigProblem("auto, or a number from 0.5 to 4 (e.g. 2 or 1.5)")
+          }
+          display.scale = scale
+        },
+        show: { $0.scale.map { String(format: "%g", $0) } ?? "auto" }),
+      Field(
         name: "Font", values: "font", doc: "A pango font description.",
         read: { display, text throws(ConfigProblem) in
           guard !text.isEmpty else { throw ConfigProblem("a font is needed, e.g. Sans 10") }

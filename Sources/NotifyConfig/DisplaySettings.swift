@@ -149,6 +149,9 @@ public struct DisplaySettings: Sendable, Equatable {
   public var output: String?
   /// On X11 without `output`: the primary monitor, or the one under the pointer.
   public var followFocus = FollowFocus.no
+  /// X11's device pixels per logical pixel (`[Display] Scale=`); nil: the X resources' `Xft.dpi`
+  /// over 96. Wayland outputs say their own.
+  public var scale: Double?
   /// `[Idle] After=`: seconds without input after which the person counts as away and shown
   /// notices' holds stand still (default 2 minutes); `nil` (`off`) never.
   public var idleAfter: Double? = 120

@@ -22,14 +22,21 @@ public final class CardPainter {
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
   let measuringContext: OpaquePointer
-  /// Icons read lately, by path, with the file's identity when read (nil surface: not an image).
-  private var icons: [String: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
+  /// Icons read lately, by path and the pixels they were read for, with the file's identity when
+  /// read (nil surface: not an image).
+  private var icons: [IconKey: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
   /// Where the icons a button shows (`action-icons`) are found by name.
   private let buttonIconTheme: IconTheme
-  /// Buttons' icons read lately, by name, at the button's size (nil surface: none found).
-  private var buttonIcons: [String: OpaquePointer?] = [:]
-  /// The most icons kept read (48×48 pixels each).
+  /// Buttons' icons read lately, by name and pixels, at the button's size (nil surface: none found).
+  private var buttonIcons: [IconKey: OpaquePointer?] = [:]
+  /// The most icons kept read (48×48 pixels each at scale 1, 96×96 at 2).
   static let iconsKept = 16
+
+  /// An icon read for an edge of `pixels` device pixels.
+  private struct IconKey: Hashable {
+    var name: String
+    var pixels: Int
+  }
 
   /// Pixels inside the border.
   static let padding = 12.0
@@ -79,7 +86,28 @@ public final class CardPainter {
     for case let surface?? in buttonIcons.values { cairo_surface_destroy(surface) }
   }
 
-  /// The card's height in pixels at the configured width.
+  /// Device pixels for `logical` pixels at `scale` (whole ones, rounded up).
+  public static func devicePixels(_ logical: Int, scale: Double) -> Int {
+    max(1, Int((Double(logical) * scale).rounded(.up)))
+  }
+
+  /// The scale `surface` is drawn at: its device pixels per logical pixel.
+  public static func scale(of surface: OpaquePointer) -> Double {
+    var x = 1.0
+    var y = 1.0
+    cairo_surface_get_device_scale(surface, &x, &y)
+    return x
+  }
+
+  /// An image surface's size in logical pixels (its pixels over its device scale).
+  static func logicalSize(of image: OpaquePointer) -> (width: Double, height: Double) {
+    let scale = scale(of: image)
+    return (
+      Double(cairo_image_surface_get_width(image)) / scale, Double(cairo_image_surface_get_height(image)) / scale
+    )
+  }
+
+  /// The card's height in logical pixels at the configured width.
   public func height(of card: Card) -> Int {
     let icon = self.icon(card)
     let blocks = textBlocks(card, context: measuringContext, width: textWidth(icon: icon != nil))
@@ -87,23 +115,29 @@ public final class CardPainter {
     return Int(layoutHeight(card, blocks, icon: icon != nil).rounded(.up))
   }
 
-  /// Renders `card` at full opacity, `height` pixels high, but for the activity indicator's moving
-  /// segment (`composite` draws that, each frame); the caller owns the returned image surface.
-  public func render(_ card: Card, height: Int) -> OpaquePointer {
-    let width = settings.width
-    let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+  /// Renders `card` at full opacity, `height` logical pixels high, at `scale` device pixels to a
+  /// logical one (text, corners, bars and icons drawn at the device's resolution, not scaled up),
+  /// but for the activity indicator's moving segment (`composite` draws that, each frame). The
+  /// image carries its scale (`cairo_surface_set_device_scale`), so that it is drawn in logical
+  /// pixels; the caller owns it.
+  public func render(_ card: Card, height: Int, scale: Double = 1) -> OpaquePointer {
+    let surface = cairo_image_surface_create(
+      CAIRO_FORMAT_ARGB32, Int32(Self.devicePixels(settings.width, scale: scale)),
+      Int32(Self.devicePixels(height, scale: scale)))!
+    cairo_surface_set_device_scale(surface, scale, scale)
     let context = cairo_create(surface)!
     defer { cairo_destroy(context) }
     let colours = settings.colours(for: card.urgency)
     drawBackground(context, card, height: height, colours: colours)
 
-    let icon = self.icon(card)
+    let icon = self.icon(card, scale: scale)
     if let icon {
-      // Centred in its square.
+      // Centred in its square, on a whole device pixel.
       let size = Double(IconImage.cardSize)
-      let x = Self.padding + (size - Double(cairo_image_surface_get_width(icon))) / 2
-      let y = Self.padding + (size - Double(cairo_image_surface_get_height(icon))) / 2
-      cairo_set_source_surface(context, icon, x.rounded(.down), y.rounded(.down))
+      let (iconWidth, iconHeight) = Self.logicalSize(of: icon)
+      let x = ((Self.padding + (size - iconWidth) / 2) * scale).rounded(.down) / scale
+      let y = ((Self.padding + (size - iconHeight) / 2) * scale).rounded(.down) / scale
+      cairo_set_source_surface(context, icon, x, y)
       cairo_paint(context)
     }
     let textLeft = Self.padding + (icon == nil ? 0 : Double(IconImage.cardSize) + Self.padding)
@@ -121,8 +155,8 @@ public final class CardPainter {
     }
     for button in buttons(of: card, height: height) {
       drawButton(
-        context, button, icon: card.actionIcons ? buttonIcon(for: button.target) : nil, colours: colours,
-        highlighted: card.highlighted == button.target)
+        context, button, icon: card.actionIcons ? buttonIcon(for: button.target, scale: scale) : nil,
+        colours: colours, highlighted: card.highlighted == button.target)
     }
     if let field = field(of: card, height: height) {
       drawField(context, field, typed: card.typed, colours: colours)
@@ -136,7 +170,7 @@ public final class CardPainter {
     return surface
   }
 
-  /// Draws again, into `image` (`old` rendered `height` pixels high), what differs in `new` when
+  /// Draws again, into `image` (`old` rendered `height` logical pixels high), what differs in `new` when
   /// only the lit button or the reply field's text changed: those parts alone, each over the card's
   /// background drawn again under it, so the pixels are those `render(new)` gives. The pointer
   /// moving onto a button then costs a button's painting, not the card's: a click right behind it
@@ -154,14 +188,16 @@ public final class CardPainter {
     let context = cairo_create(image)!
     defer { cairo_destroy(context) }
     let colours = settings.colours(for: new.urgency)
+    let scale = Self.scale(of: image)
     for part in parts {
       cairo_save(context)
-      // Whole pixels around the part and its antialiased edge: inside them nothing else is drawn.
-      let left = (part.x - 1).rounded(.down)
-      let top = (part.y - 1).rounded(.down)
-      cairo_rectangle(
-        context, left, top, (part.x + part.width + 1).rounded(.up) - left,
-        (part.y + part.height + 1).rounded(.up) - top)
+      // Whole device pixels around the part and its antialiased edge: inside them nothing else is
+      // drawn.
+      let left = ((part.x - 1) * scale).rounded(.down) / scale
+      let top = ((part.y - 1) * scale).rounded(.down) / scale
+      let right = ((part.x + part.width + 1) * scale).rounded(.up) / scale
+      let bottom = ((part.y + part.height + 1) * scale).rounded(.up) / scale
+      cairo_rectangle(context, left, top, right - left, bottom - top)
       cairo_clip(context)
       cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
       cairo_set_source_rgba(context, 0, 0, 0, 0)
@@ -172,8 +208,8 @@ public final class CardPainter {
         drawField(context, part, typed: new.typed, colours: colours)
       } else {
         drawButton(
-          context, part, icon: new.actionIcons ? buttonIcon(for: part.target) : nil, colours: colours,
-          highlighted: new.highlighted == part.target)
+          context, part, icon: new.actionIcons ? buttonIcon(for: part.target, scale: scale) : nil,
+          colours: colours, highlighted: new.highlighted == part.target)
       }
       cairo_restore(context)
     }
@@ -181,8 +217,8 @@ public final class CardPainter {
     return true
   }
 
-  /// Copies `image` of `card` into `target` (same size, premultiplied ARGB) at `opacity`: the
-  /// frame's pixels. An indicator without a value gets its segment `activity` seconds into its
+  /// Copies `image` of `card` into `target` (same size and scale, premultiplied ARGB) at `opacity`:
+  /// the frame's pixels. An indicator without a value gets its segment `activity` seconds into its
   /// sweep drawn on top, so that a sweeping card costs a copy and a rectangle per frame.
   public func composite(
     _ image: OpaquePointer, of card: Card, into target: OpaquePointer, opacity: Double, activity: Double = 0
@@ -206,7 +242,7 @@ public final class CardPainter {
       colours.progress.alpha *= opacity
       drawFill(
         context, x: Self.padding + (textWidth - segment) * eased,
-        y: barTop(of: card, height: Int(cairo_image_surface_get_height(target))), length: segment,
+        y: barTop(of: card, height: Int(Self.logicalSize(of: target).height.rounded())), length: segment,
         colours: colours)
     }
     cairo_surface_flush(target)
@@ -380,14 +416,16 @@ public final class CardPainter {
 
   /// The icon the action key of `target` names, fitting a button (`action-icons`); `nil` for "…"
   /// or a key no theme has an icon for (its label is drawn then). At most `iconsKept` are kept.
-  func buttonIcon(for target: CardTarget) -> OpaquePointer? {
-    guard case .action(let key) = target else { return nil }
+  func buttonIcon(for target: CardTarget, scale: Double) -> OpaquePointer? {
+    guard case .action(let name) = target else { return nil }
+    let key = IconKey(name: name, pixels: Self.devicePixels(Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale))
     if let kept = buttonIcons[key] { return kept }
     if buttonIcons.count >= Self.iconsKept, let victim = buttonIcons.keys.first {
       if case let surface?? = buttonIcons.removeValue(forKey: victim) { cairo_surface_destroy(surface) }
     }
-    let size = Int(buttonHeight - 2 * Self.buttonPadding + 4)
-    let surface = buttonIconTheme.path(forName: key).flatMap { IconImage.load(path: $0, fitting: size) }
+    let surface = buttonIconTheme.path(forName: name).flatMap {
+      IconImage.load(path: $0, fitting: key.pixels, scale: scale)
+    }
     buttonIcons[key] = surface
     return surface
   }
@@ -402,9 +440,11 @@ public final class CardPainter {
     cairo_fill(context)
     if let icon {
       // The icon in the middle; the label is what assistive tools would read, and is not drawn.
-      let x = button.x + (button.width - Double(cairo_image_surface_get_width(icon))) / 2
-      let y = button.y + (button.height - Double(cairo_image_surface_get_height(icon))) / 2
-      cairo_set_source_surface(context, icon, x.rounded(.down), y.rounded(.down))
+      let (iconWidth, iconHeight) = Self.logicalSize(of: icon)
+      let scale = Self.scale(of: icon)
+      let x = ((button.x + (button.width - iconWidth) / 2) * scale).rounded(.down) / scale
+      let y = ((button.y + (button.height - iconHeight) / 2) * scale).rounded(.down) / scale
+      cairo_set_source_surface(context, icon, x, y)
       cairo_paint(context)
       return
     }
@@ -448,22 +488,25 @@ public final class CardPainter {
     }
   }
 
-  /// The card's icon scaled to `IconImage.cardSize`, read again only when its file changed; nil
-  /// when the card has none or its file is not a readable PNG within bounds.
-  private func icon(_ card: Card) -> OpaquePointer? {
-    card.icon.flatMap(icon(path:))
+  /// The card's icon scaled to `IconImage.cardSize` logical pixels at `scale`, read again only
+  /// when its file changed; nil when the card has none or its file is not a readable PNG within
+  /// bounds.
+  private func icon(_ card: Card, scale: Double = 1) -> OpaquePointer? {
+    card.icon.flatMap { icon(path: $0, scale: scale) }
   }
 
-  /// The icon at `path` scaled to `IconImage.cardSize`, kept as `icon(_:)` keeps a card's.
-  func icon(path: String) -> OpaquePointer? {
+  /// The icon at `path` scaled to `IconImage.cardSize` logical pixels at `scale`, kept as
+  /// `icon(_:)` keeps a card's.
+  func icon(path: String, scale: Double = 1) -> OpaquePointer? {
     guard let stamp = FileStamp(path: path) else { return nil }
-    if let kept = icons[path], kept.stamp == stamp { return kept.surface }
-    if let kept = icons.removeValue(forKey: path) { kept.surface.map { cairo_surface_destroy($0) } }
+    let key = IconKey(name: path, pixels: Self.devicePixels(IconImage.cardSize, scale: scale))
+    if let kept = icons[key], kept.stamp == stamp { return kept.surface }
+    if let kept = icons.removeValue(forKey: key) { kept.surface.map { cairo_surface_destroy($0) } }
     if icons.count >= Self.iconsKept, let victim = icons.keys.first {
       icons.removeValue(forKey: victim)?.surface.map { cairo_surface_destroy($0) }
     }
-    let surface = IconImage.load(path: path, fitting: IconImage.cardSize)
-    icons[path] = (stamp, surface)
+    let surface = IconImage.load(path: path, fitting: key.pixels, scale: scale)
+    icons[key] = (stamp, surface)
     return surface
   }
 

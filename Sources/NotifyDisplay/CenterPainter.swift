@@ -157,8 +157,8 @@ public final class CenterPainter {
 
   // MARK: - Painting
 
-  /// Draws the panel, `width` × `height`, into `target` (premultiplied ARGB, that size): the header,
-  /// then the list's visible rows. `model`'s viewport must be the height under the header.
+  /// Draws the panel, `width` × `height` logical pixels, into `target` (premultiplied ARGB, that
+  /// size at the target's device scale): the header, then the list's visible rows. `model`'s viewport must be the height under the header.
   public func paint(
     _ model: CenterModel, look: CenterLook, into target: OpaquePointer, width: Int, height: Int
   ) {
@@ -330,8 +330,11 @@ public final class CenterPainter {
       cairo_arc(context, 6, top + padding + metrics.title / 2, 3.5, 0, 2 * Double.pi)
       cairo_fill(context)
     }
-    if let path = entry.icon, let icon = cards.icon(path: path) {
-      let side = Double(max(cairo_image_surface_get_width(icon), cairo_image_surface_get_height(icon)))
+    if let path = entry.icon,
+      let icon = cards.icon(path: path, scale: CardPainter.scale(of: cairo_get_target(context)))
+    {
+      let size = CardPainter.logicalSize(of: icon)
+      let side = max(size.width, size.height)
       let scale = min(Self.iconSize / max(side, 1), 1)
       cairo_save(context)
       cairo_translate(context, Self.padding, top + padding)

@@ -18,13 +18,17 @@ public enum IconImage {
   /// The PNG at `path` as an image surface scaled to fit `size`×`size` (never scaled up); nil when the path is not a regular file, is larger than `maximumFileBytes` or
   /// `maximumDimension`, or is not a PNG. Opens without blocking, so a FIFO or a device cannot
   /// stall the display thread. The caller owns the surface.
-  public static func load(path: String, fitting size: Int) -> OpaquePointer? {
+  /// The surface carries `scale` as its device scale: drawn, it covers `size` / `scale` logical
+  /// pixels at the device's resolution.
+  public static func load(path: String, fitting size: Int, scale: Double = 1) -> OpaquePointer? {
     guard let bytes = readFile(path), let (width, height) = pngSize(bytes),
       (1...maximumDimension).contains(width), (1...maximumDimension).contains(height),
       let image = decodePNG(bytes)
     else { return nil }
     defer { cairo_surface_destroy(image) }
-    return scaled(image, fitting: size)
+    let fitted = scaled(image, fitting: size)
+    if let fitted { cairo_surface_set_device_scale(fitted, scale, scale) }
+    return fitted
   }
 
   /// The file's bytes, when it is a regular file of at most `maximumFileBytes`.

@@ -1,3 +1,4 @@
+import CPangoCairo
 import Dispatch
 import Glibc
 import NotifyCore
@@ -197,9 +198,10 @@ extension PopupDisplay {
     session.model.setViewport(Double(height) - header)
   }
 
-  /// Paints the center's frame into `target` (`width` × `height`, premultiplied ARGB); the entries
-  /// it shows are read from now on.
-  public func paintCenter(into target: OpaquePointer, width: Int, height: Int) {
+  /// Paints the center's frame into `target` (`width` × `height` logical pixels, premultiplied ARGB,
+  /// its pixels that size at `scale`); the entries it shows are read from now on.
+  public func paintCenter(into target: OpaquePointer, width: Int, height: Int, scale: Double = 1) {
+    cairo_surface_set_device_scale(target, scale, scale)
     guard let session = center else { return }
     if session.size.map({ $0 != (width, height) }) ?? true { centerResized(width: width, height: height) }
     session.look.now = engine.wallTime

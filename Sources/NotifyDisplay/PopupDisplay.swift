@@ -1,3 +1,4 @@
+import CPangoCairo
 import Dispatch
 import Glibc
 import NotifyConfig
@@ -92,6 +93,8 @@ public protocol PopupSurface: AnyObject {
   var image: OpaquePointer? { get set }
   /// When the popup appeared (`Posix.monotonicNow()`), for the activity indicator's sweep.
   var appeared: Double { get }
+  /// Device pixels per logical pixel where it shows: its image is rendered at that resolution.
+  var scale: Double { get }
   /// Lets the card's rendered pixels go: it changed, and is rendered again when next drawn.
   func discardImages()
 }
@@ -449,11 +452,14 @@ public final class PopupDisplay: @unchecked Sendable {
     return (shown, appeared)
   }
 
-  /// Paints `popup`'s frame into `target` (its size, premultiplied ARGB) at `opacity`: its card
-  /// rendered first if its image went, its activity indicator as far into its sweep as the popup
-  /// is old.
+  /// Paints `popup`'s frame into `target` (its size in device pixels at `popup.scale`, premultiplied
+  /// ARGB) at `opacity`: its card rendered first if its image went, its activity indicator as far
+  /// into its sweep as the popup is old.
   public func paint(_ popup: some PopupSurface, into target: OpaquePointer, opacity: Double) {
-    if popup.image == nil { popup.image = painter.render(popup.card, height: popup.height) }
+    if popup.image == nil {
+      popup.image = painter.render(popup.card, height: popup.height, scale: popup.scale)
+    }
+    cairo_surface_set_device_scale(target, popup.scale, popup.scale)
     painter.composite(
       popup.image!, of: popup.card, into: target, opacity: opacity,
       activity: Posix.monotonicNow() - popup.appeared)

@@ -10,6 +10,8 @@ protocol CenterPanelOwner: AnyObject {
   func centerClosed(_ panel: CenterPanel)
   /// The compositor is ready for the next frame.
   func centerFrameDone(_ panel: CenterPanel)
+  /// The panel entered or left an output: its scale may have changed.
+  func centerMoved(_ panel: CenterPanel)
 }
 
 /// The notification center on a Wayland compositor (DESIGN §13): a layer surface on one edge of
@@ -33,6 +35,8 @@ final class CenterPanel {
   var dirty = true
   /// Its two buffers and frame callback; it rests (`still`) a while after its last change.
   private(set) var frames: SurfaceFrames!
+  /// Device pixels per logical pixel it was last drawn at.
+  var scale = 1
 
   init(
     owner: CenterPanelOwner, settings: CenterSettings, compositor: OpaquePointer, layerShell: OpaquePointer,
@@ -66,6 +70,7 @@ final class CenterPanel {
     zwlr_layer_surface_v1_set_size(layerSurface, UInt32(settings.width), 0)
     zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, exclusiveKeyboard ? 1 : 2)
     frames = SurfaceFrames(surface: surface, most: 2) { [unowned self] in owner.centerFrameDone(self) }
+    frames.outputsChanged = { [unowned self] in owner.centerMoved(self) }
     let data = Unmanaged.passUnretained(self).toOpaque()
     if let catcher, let catcherLayer {
       zwlr_layer_surface_v1_add_listener(catcherLayer, catcherListener, data)

@@ -49,10 +49,17 @@ final class ShmBuffer {
   }
 }
 
-/// A surface's frames: the shared-memory buffers it draws into and the `wl_surface.frame` callback
-/// it waits on. A popup and the center's panel each have one.
+/// A surface's frames: the shared-memory buffers it draws into, the `wl_surface.frame` callback
+/// it waits on, and the outputs it shows on (`wl_surface.enter` and `leave`), whose scale it is
+/// drawn at. A popup and the center's panel each have one.
 final class SurfaceFrames {
   private let surface: OpaquePointer
+  /// The outputs the compositor says the surface is on.
+  private(set) var outputs: [OpaquePointer] = []
+  /// Told when the surface entered or left an output.
+  var outputsChanged: () -> Void = {}
+  /// Device pixels per logical pixel of the buffers attached (`wl_surface.set_buffer_scale`).
+  private var bufferScale: Int32 = 1
   /// The most buffers made at once.
   private let most: Int
   private var buffers: [ShmBuffer] = []
@@ -70,6 +77,7 @@ final class SurfaceFrames {
     self.surface = surface
     self.most = most
     self.done = done
+    wl_surface_add_listener(surface, surfaceListener, Unmanaged.passUnretained(self).toOpaque())
   }
 
   /// Whether a frame was asked for and not yet answered.
@@ -86,6 +94,29 @@ final class SurfaceFrames {
     buffer.released = { [unowned self] in if still { freeIdleBuffers() } }
     buffers.append(buffer)
     return buffer
+  }
+
+  /// Attaches `buffer`, drawn at `scale` device pixels per logical pixel, as the surface's next
+  /// contents, all of it damaged; the commit is the caller's.
+  func attach(_ buffer: ShmBuffer, scale: Int) {
+    if Int32(scale) != bufferScale {
+      bufferScale = Int32(scale)
+      wl_surface_set_buffer_scale(surface, bufferScale)
+    }
+    wl_surface_attach(surface, buffer.proxy, 0, 0)
+    wl_surface_damage_buffer(surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
+    buffer.busy = true
+  }
+
+  fileprivate func entered(_ output: OpaquePointer) {
+    guard !outputs.contains(output) else { return }
+    outputs.append(output)
+    outputsChanged()
+  }
+
+  fileprivate func left(_ output: OpaquePointer) {
+    outputs.removeAll { $0 == output }
+    outputsChanged()
   }
 
   /// Asks for `done` when the compositor wants the next frame (with the next commit).
@@ -116,6 +147,8 @@ final class SurfaceFrames {
 /// What a popup hears from the compositor.
 protocol PopupOwner: AnyObject {
   func popupConfigured(_ popup: Popup)
+  /// The popup entered or left an output: its scale may have changed.
+  func popupMoved(_ popup: Popup)
   func popupClosed(_ popup: Popup)
   func popupFrameDone(_ popup: Popup)
 }
@@ -141,6 +174,8 @@ final class Popup: PopupSurface {
   let appeared = Posix.monotonicNow()
   /// Its buffers and frame callback; a card that holds rests (`still`).
   private(set) var frames: SurfaceFrames!
+  /// Device pixels per logical pixel its image is rendered at: its output's scale.
+  var scale = 1.0
 
   init(
     owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
@@ -156,6 +191,7 @@ final class Popup: PopupSurface {
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
       layerShell, surface, output, layer.rawValue, "notifyd")
     frames = SurfaceFrames(surface: surface, most: 3) { [unowned self] in owner.popupFrameDone(self) }
+    frames.outputsChanged = { [unowned self] in owner.popupMoved(self) }
   }
 
   /// Listens to the layer surface and commits the initial state; the buffer waits for `configure`.
@@ -228,6 +264,20 @@ nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_
   listener.initialize(to: wl_callback_listener())
   listener.pointee.done = { data, _, _ in
     Unmanaged<SurfaceFrames>.fromOpaque(data!).takeUnretainedValue().frameDone()
+  }
+  return listener
+}()
+
+nonisolated(unsafe) private let surfaceListener: UnsafeMutablePointer<wl_surface_listener> = {
+  let listener = UnsafeMutablePointer<wl_surface_listener>.allocate(capacity: 1)
+  listener.initialize(to: wl_surface_listener())
+  listener.pointee.enter = { data, _, output in
+    guard let output else { return }
+    Unmanaged<SurfaceFrames>.fromOpaque(data!).takeUnretainedValue().entered(output)
+  }
+  listener.pointee.leave = { data, _, output in
+    guard let output else { return }
+    Unmanaged<SurfaceFrames>.fromOpaque(data!).takeUnretainedValue().left(output)
   }
   return listener
 }()

@@ -72,6 +72,7 @@ public final class WaylandBackend: PopupBackend {
       closedByCompositor.removeAll()
       // From inside the registry's handler: reconcile once it has returned.
       host?.reconcileSoon()
+      if let center { centerMoved(center) }
     }
     self.connection = connection
     return "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
@@ -132,6 +133,7 @@ public final class WaylandBackend: PopupBackend {
     for (index, popup) in shown.enumerated() {
       // A card that does not fit waits, drawn nowhere, until those before it go.
       guard index < placements.count else { continue }
+      rescale(popup)
       let moved = popup.place(placements[index])
       if !popup.started {
         popup.start()
@@ -143,6 +145,20 @@ public final class WaylandBackend: PopupBackend {
     flush()
   }
 
+  /// Gives `popup` the scale of the outputs it is on; a new scale renders it again (returns true).
+  @discardableResult
+  private func rescale(_ popup: Popup) -> Bool {
+    guard let connection else { return false }
+    let scale = Double(
+      connection.scale(
+        entered: popup.frames.outputs, made: connection.output(named: display.settings.output)))
+    guard scale != popup.scale else { return false }
+    popup.scale = scale
+    popup.discardImages()
+    popup.dirty = true
+    return true
+  }
+
   /// Draws `popup`'s next frame at the engine's opacity for now, unless the compositor has not
   /// shown the last one yet (then the frame callback draws it).
   private func draw(_ popup: Popup) {
@@ -150,15 +166,14 @@ public final class WaylandBackend: PopupBackend {
       return
     }
     guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
-    guard let buffer = popup.frames.freeBuffer(shm: shm, width: display.settings.width, height: popup.height)
-    else {
+    let width = CardPainter.devicePixels(display.settings.width, scale: popup.scale)
+    let height = CardPainter.devicePixels(popup.height, scale: popup.scale)
+    guard let buffer = popup.frames.freeBuffer(shm: shm, width: width, height: height) else {
       // No buffer free: the next release or frame brings another try.
       return
     }
     display.paint(popup, into: buffer.image, opacity: appearance.opacity)
-    wl_surface_attach(popup.surface, buffer.proxy, 0, 0)
-    wl_surface_damage_buffer(popup.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
-    buffer.busy = true
+    popup.frames.attach(buffer, scale: Int(popup.scale))
     let moving = appearance.phase.isFading || popup.card.isAnimated
     if moving { popup.frames.request() }
     popup.dirty = false
@@ -215,14 +230,17 @@ public final class WaylandBackend: PopupBackend {
       if !center.frames.pending { restCenter(center) }
       return
     }
-    guard center.width > 0, !center.frames.pending, let shm = connection?.shm,
-      let buffer = center.frames.freeBuffer(shm: shm, width: center.width, height: center.height)
+    guard center.width > 0, !center.frames.pending, let connection, let shm = connection.shm else { return }
+    center.scale = connection.scale(
+      entered: center.frames.outputs, made: connection.output(named: display.settings.output))
+    guard
+      let buffer = center.frames.freeBuffer(
+        shm: shm, width: center.width * center.scale, height: center.height * center.scale)
     else { return }
     center.frames.still = false
-    display.paintCenter(into: buffer.image, width: buffer.width, height: buffer.height)
-    wl_surface_attach(center.surface, buffer.proxy, 0, 0)
-    wl_surface_damage_buffer(center.surface, 0, 0, Int32(buffer.width), Int32(buffer.height))
-    buffer.busy = true
+    display.paintCenter(
+      into: buffer.image, width: center.width, height: center.height, scale: Double(center.scale))
+    center.frames.attach(buffer, scale: center.scale)
     // The next change waits for the compositor to show this one: scrolling draws once a frame.
     center.frames.request()
     center.dirty = false
@@ -265,6 +283,12 @@ extension WaylandBackend: PopupOwner {
     draw(popup)
   }
 
+  func popupMoved(_ popup: Popup) {
+    guard rescale(popup) else { return }
+    draw(popup)
+    flush()
+  }
+
   func popupClosed(_ popup: Popup) {
     // The compositor took it away (its output went): made again when the outputs change.
     popup.destroy()
@@ -290,6 +314,16 @@ extension WaylandBackend: CenterPanelOwner {
 
   func centerFrameDone(_ panel: CenterPanel) {
     draw(panel)
+  }
+
+  func centerMoved(_ panel: CenterPanel) {
+    guard let connection,
+      connection.scale(entered: panel.frames.outputs, made: connection.output(named: display.settings.output))
+        != panel.scale
+    else { return }
+    panel.dirty = true
+    draw(panel)
+    flush()
   }
 }
 

@@ -21,7 +21,8 @@ protocol SeatDelegate: AnyObject {
   func pointerScrolled(on surface: OpaquePointer, pixels: Double)
 }
 
-/// An output as the compositor describes it through xdg-output: its name and logical size.
+/// An output as the compositor describes it: its name and logical size through xdg-output, its
+/// scale through `wl_output.scale`.
 final class WaylandOutput {
   let registryName: UInt32
   let proxy: OpaquePointer
@@ -29,10 +30,23 @@ final class WaylandOutput {
   var name: String?
   var width = 0
   var height = 0
+  /// Device pixels per logical pixel, as of the last `wl_output.done`.
+  var scale = 1
+  /// The scale told since the last `done`.
+  fileprivate var pendingScale = 1
+  /// Told when a `done` changed the scale.
+  fileprivate let scaleChanged: () -> Void
 
-  init(registryName: UInt32, proxy: OpaquePointer) {
+  init(registryName: UInt32, proxy: OpaquePointer, scaleChanged: @escaping () -> Void) {
     self.registryName = registryName
     self.proxy = proxy
+    self.scaleChanged = scaleChanged
+  }
+
+  fileprivate func done() {
+    guard pendingScale != scale else { return }
+    scale = pendingScale
+    scaleChanged()
   }
 }
 
@@ -80,7 +94,7 @@ final class WaylandConnection {
   /// Called with `true` when the person has given no input for the timeout, `false` when they do.
   var idleChanged: (Bool) -> Void = { _ in }
   weak var seatDelegate: SeatDelegate?
-  /// Called when outputs come or go, or one is renamed or resized.
+  /// Called when outputs come or go, or one's scale changes.
   var outputsChanged: () -> Void = {}
 
   /// Connects to the compositor named by `WAYLAND_DISPLAY` (wraps `wl_display_connect(3)`).
@@ -119,6 +133,15 @@ final class WaylandConnection {
   func output(named name: String?) -> WaylandOutput? {
     guard let name else { return nil }
     return outputs.first { $0.name == name }
+  }
+
+  /// The scale to draw a surface at: the largest of the outputs it is on (`entered`), else that of
+  /// the output it was made for, else of the first output (where the compositor is likeliest to put
+  /// it, and where the popups are laid out).
+  func scale(entered: [OpaquePointer], made for: WaylandOutput?) -> Int {
+    let on = outputs.filter { entered.contains($0.proxy) }
+    if let largest = on.map(\.scale).max() { return largest }
+    return (`for` ?? outputs.first)?.scale ?? 1
   }
 
   /// The size to lay popups out for on `output`, or on the first output when the compositor chooses.
@@ -237,8 +260,8 @@ final class WaylandConnection {
       wl_seat_add_listener(seat, seatListener, Unmanaged.passUnretained(self).toOpaque())
     case "wl_output":
       guard let proxy = bind(notifyd_wl_output_interface(), 3) else { return }
-      wl_output_add_listener(proxy, outputListener, nil)
-      let output = WaylandOutput(registryName: name, proxy: proxy)
+      let output = WaylandOutput(registryName: name, proxy: proxy) { [unowned self] in outputsChanged() }
+      wl_output_add_listener(proxy, outputListener, Unmanaged.passUnretained(output).toOpaque())
       outputs.append(output)
       describe(output)
       outputsChanged()
@@ -420,22 +443,22 @@ nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_regist
   return listener
 }()
 
+private func output(_ data: UnsafeMutableRawPointer?) -> WaylandOutput {
+  Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue()
+}
+
 nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
-  // The size and name come through xdg-output; the core events are read and ignored.
+  // The size and name come through xdg-output; of the core events only the scale is read.
   let listener = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
   listener.initialize(to: wl_output_listener())
   listener.pointee.geometry = { _, _, _, _, _, _, _, _, _, _ in }
   listener.pointee.mode = { _, _, _, _, _, _ in }
-  listener.pointee.done = { _, _ in }
-  listener.pointee.scale = { _, _, _ in }
+  listener.pointee.done = { data, _ in output(data).done() }
+  listener.pointee.scale = { data, _, factor in output(data).pendingScale = max(1, Int(factor)) }
   listener.pointee.name = { _, _, _ in }
   listener.pointee.description = { _, _, _ in }
   return listener
 }()
-
-private func output(_ data: UnsafeMutableRawPointer?) -> WaylandOutput {
-  Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue()
-}
 
 nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
   let listener = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)

@@ -31,6 +31,8 @@ public final class X11Backend: PopupBackend {
   private var center: X11Center?
   /// Whether this connection's first X error was logged (the rest are not: one a frame would flood).
   private var errorLogged = false
+  /// Device pixels per logical pixel the windows are drawn at: `[Display] Scale=`, else `Xft.dpi`.
+  private var scale = 1.0
 
   /// Frames a second of an activity indicator that spins while nothing fades.
   static let spinRate = 30.0
@@ -43,6 +45,7 @@ public final class X11Backend: PopupBackend {
   private static let enterNotify: UInt8 = 7
   private static let leaveNotify: UInt8 = 8
   private static let expose: UInt8 = 12
+  private static let propertyNotify: UInt8 = 28
 
   public init() {}
 
@@ -79,7 +82,8 @@ public final class X11Backend: PopupBackend {
     self.connection = connection
     monitor = nil
     errorLogged = false
-    return connection.summary
+    scale = wantedScale(connection)
+    return connection.summary + (scale == 1 ? "" : ", scale \(scale)")
   }
 
   public var fileDescriptor: Int32 { connection?.fileDescriptor ?? -1 }
@@ -126,10 +130,25 @@ public final class X11Backend: PopupBackend {
   /// ones re-rendered, all placed, mapped while they should show, and drawn where needed.
   public func reconcile() {
     guard let connection else { return }
+    let wanted = wantedScale(connection)
+    if wanted != scale {
+      // Every window is made again at the new scale (and the center, if it is open).
+      display.log("display: drawing at scale \(wanted) now (was \(scale))")
+      scale = wanted
+      for popup in popups.values { popup.destroy(connection) }
+      popups.removeAll()
+      if center != nil {
+        closeCenter()
+        _ = openCenter()
+        redrawCenter()
+      }
+    }
+    let scale = scale
     let (shown, appeared) = display.match(
       &popups,
       make: { id, card, height in
-        X11Popup(id: id, card: card, width: display.settings.width, height: height, connection: connection)
+        X11Popup(
+          id: id, card: card, width: display.settings.width, height: height, scale: scale, connection: connection)
       }, destroy: { $0.destroy(connection) })
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
     // card appears, and the stack goes where that card goes.
@@ -141,9 +160,10 @@ public final class X11Backend: PopupBackend {
       monitor = connection.monitor(named: display.settings.output, followFocus: display.settings.followFocus)
     }
     let monitor = monitor!
+    // Laid out in logical pixels, placed in the monitor's.
     let placements = PopupLayout.place(
-      heights: shown.map(\.height), settings: display.settings, outputWidth: monitor.width,
-      outputHeight: monitor.height)
+      heights: shown.map(\.height), settings: display.settings, outputWidth: Int(Double(monitor.width) / scale),
+      outputHeight: Int(Double(monitor.height) / scale))
     let appearances = display.engine.appearances(of: shown.map(\.id))
     for (index, popup) in shown.enumerated() {
       guard let appearance = appearances[popup.id] else { continue }
@@ -151,7 +171,9 @@ public final class X11Backend: PopupBackend {
       let fits = index < placements.count
       if fits {
         let placement = placements[index]
-        popup.move(x: monitor.x + placement.x, y: monitor.y + placement.y, connection)
+        popup.move(
+          x: monitor.x + Int((Double(placement.x) * scale).rounded()),
+          y: monitor.y + Int((Double(placement.y) * scale).rounded()), connection)
       }
       // Without a compositing manager a card shows only while it holds: its alpha would not blend.
       let shows = fits && (connection.fades || appearance.phase == .holding)
@@ -161,6 +183,11 @@ public final class X11Backend: PopupBackend {
     }
     updateSpinTimer()
     flush()
+  }
+
+  /// The scale to draw at: `[Display] Scale=`, else the X resources' `Xft.dpi` over 96, else 1.
+  private func wantedScale(_ connection: X11Connection) -> Double {
+    display.settings.scale ?? connection.resourceScale ?? 1
   }
 
   /// Draws `popup` at `appearance`'s opacity (full where nothing composites).
@@ -231,7 +258,7 @@ public final class X11Backend: PopupBackend {
       if connection.readMonitors() { logMonitors(connection) }
       let monitor = connection.monitor(
         named: display.settings.output, followFocus: display.settings.followFocus)
-      let center = X11Center(settings: display.settings.center, monitor: monitor, connection)
+      let center = X11Center(settings: display.settings.center, monitor: monitor, scale: scale, connection)
       self.center = center
       display.centerResized(width: center.width, height: center.height)
     }
@@ -248,7 +275,9 @@ public final class X11Backend: PopupBackend {
 
   public func redrawCenter() {
     guard let connection, let center else { return }
-    center.draw(connection) { display.paintCenter(into: $0, width: center.width, height: center.height) }
+    center.draw(connection) {
+      display.paintCenter(into: $0, width: center.width, height: center.height, scale: center.scale)
+    }
     flush()
   }
 
@@ -267,8 +296,8 @@ public final class X11Backend: PopupBackend {
         display.closeCenter()
         return true
       }
-      let x = Double(press.event_x)
-      let y = Double(press.event_y)
+      let x = Double(press.event_x) / center.scale
+      let y = Double(press.event_y) / center.scale
       switch press.detail {
       case 1: display.centerPressed(.left, x: x, y: y)
       case 2: display.centerPressed(.middle, x: x, y: y)
@@ -281,7 +310,7 @@ public final class X11Backend: PopupBackend {
     case Self.motionNotify, Self.enterNotify:
       let motion = raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee
       if motion.event == center.window && center.contains(x: Int(motion.event_x), y: Int(motion.event_y)) {
-        display.centerPointerMoved(x: Double(motion.event_x), y: Double(motion.event_y))
+        display.centerPointerMoved(x: Double(motion.event_x) / center.scale, y: Double(motion.event_y) / center.scale)
       } else {
         display.centerPointerLeft()
       }
@@ -358,7 +387,8 @@ public final class X11Backend: PopupBackend {
       case 3: button = .right
       default: return false
       }
-      let action = display.press(button, on: popup, x: Double(press.event_x), y: Double(press.event_y))
+      let action = display.press(
+        button, on: popup, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale)
       display.carryOut(action, on: popup.id)
       return false
     case Self.keyPress:
@@ -382,7 +412,7 @@ public final class X11Backend: PopupBackend {
       let motion = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_motion_notify_event_t.self)
         .pointee
       guard let popup = popup(for: motion.event) else { return false }
-      display.pointerMoved(over: popup, x: Double(motion.event_x), y: Double(motion.event_y))
+      display.pointerMoved(over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
       return false
     case Self.leaveNotify:
       let leave = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_leave_notify_event_t.self)
@@ -393,6 +423,14 @@ public final class X11Backend: PopupBackend {
       let expose = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_expose_event_t.self).pointee
       popup(for: expose.window)?.dirty = true
       return false
+    case Self.propertyNotify:
+      // `xrdb` changed the resources: `Xft.dpi` may give another scale.
+      let property = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self)
+        .pointee
+      guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue else {
+        return false
+      }
+      return connection.readResourceScale()
     default:
       if let base = connection.randrEvents, type == base || type == base + 1 {
         guard connection.readMonitors() else { return false }

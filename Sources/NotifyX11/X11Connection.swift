@@ -98,6 +98,55 @@ final class X11Connection {
     queryExtensions()
     readMonitors()
     readCompositor()
+    // The X resources (`xrdb`) live on the root window: `Xft.dpi` is followed as it changes.
+    var mask = XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue
+    xcb_change_window_attributes(connection, root, XCB_CW_EVENT_MASK.rawValue, &mask)
+    readResourceScale()
+  }
+
+  /// Device pixels per logical pixel as the X resources say: `Xft.dpi` over 96; nil when no
+  /// resource sets it (or it is not a number from 48 to 384).
+  private(set) var resourceScale: Double?
+  /// The most bytes of `RESOURCE_MANAGER` read (a desktop's resources are a few KiB).
+  static let maximumResourceBytes = 1 << 16
+
+  /// Reads `Xft.dpi` from the root window's `RESOURCE_MANAGER` again; returns whether the scale
+  /// it gives changed.
+  @discardableResult
+  func readResourceScale() -> Bool {
+    let cookie = xcb_get_property(
+      connection, 0, root, XCB_ATOM_RESOURCE_MANAGER.rawValue, XCB_ATOM_STRING.rawValue, 0,
+      UInt32(Self.maximumResourceBytes / 4))
+    var found: Double?
+    if let reply = xcb_get_property_reply(connection, cookie, nil) {
+      let length = Int(xcb_get_property_value_length(reply))
+      if let value = xcb_get_property_value(reply), length > 0 {
+        let bytes = UnsafeRawBufferPointer(start: value, count: length)
+        found = Self.scale(fromResources: String(decoding: bytes, as: UTF8.self))
+      }
+      free(reply)
+    }
+    defer { resourceScale = found }
+    return found != resourceScale
+  }
+
+  /// The scale `Xft.dpi` gives in X resources' text (`Xft.dpi:\t192` → 2), the last line setting it.
+  static func scale(fromResources text: String) -> Double? {
+    var scale: Double?
+    func trimmed(_ text: Substring) -> Substring {
+      let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+      guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+      else { return "" }
+      return text[first...last]
+    }
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2, trimmed(parts[0]) == "Xft.dpi", let dpi = Double(trimmed(parts[1])),
+        (48...384).contains(dpi)
+      else { continue }
+      scale = dpi / 96
+    }
+    return scale
   }
 
   static var environmentDisplay: String { getenv("DISPLAY").map { String(cString: $0) } ?? "" }

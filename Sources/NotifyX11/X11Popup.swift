@@ -12,8 +12,13 @@ final class X11Popup: PopupSurface {
   let id: Int
   let window: xcb_window_t
   var card: Card
+  /// The card's width and height in logical pixels.
   let width: Int
   var height: Int
+  /// Device pixels per logical pixel: the window is the card's size times this.
+  let scale: Double
+  private var deviceWidth: Int { CardPainter.devicePixels(width, scale: scale) }
+  private var deviceHeight: Int { CardPainter.devicePixels(height, scale: scale) }
   /// The card at full opacity; kept only while the card moves.
   var image: OpaquePointer?
   /// The frame's pixels, copied to the window with `PutImage`; kept only while the card moves.
@@ -28,22 +33,26 @@ final class X11Popup: PopupSurface {
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared = Posix.monotonicNow()
 
-  init(id: Int, card: Card, width: Int, height: Int, connection: X11Connection) {
+  init(id: Int, card: Card, width: Int, height: Int, scale: Double, connection: X11Connection) {
     self.id = id
     self.card = card
     self.width = width
     self.height = height
-    window = X11Window.make(width: width, height: height, connection)
+    self.scale = scale
+    window = X11Window.make(
+      width: CardPainter.devicePixels(width, scale: scale), height: CardPainter.devicePixels(height, scale: scale),
+      connection)
   }
 
-  /// Moves the window to (`x`, `y`) on the root window, and gives it the card's height.
+  /// Moves the window to (`x`, `y`) on the root window (device pixels), and gives it the card's
+  /// height.
   func move(x: Int, y: Int, _ connection: X11Connection) {
     guard geometry.map({ $0 != (x, y, height) }) ?? true else { return }
     geometry = (x, y, height)
     var values = xcb_configure_window_value_list_t()
     values.x = Int32(x)
     values.y = Int32(y)
-    values.height = UInt32(height)
+    values.height = UInt32(deviceHeight)
     let mask = XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
     xcb_configure_window_aux(connection.connection, window, UInt16(mask), &values)
   }
@@ -74,7 +83,8 @@ final class X11Popup: PopupSurface {
       xcb_shape_mask(connection.connection, operation, kind, window, 0, 0, 0)
       return
     }
-    let rectangles = Self.roundedRectangles(width: width, height: height, radius: radius)
+    let rectangles = Self.roundedRectangles(
+      width: deviceWidth, height: deviceHeight, radius: Int((Double(radius) * scale).rounded()))
     rectangles.withUnsafeBufferPointer { list in
       _ = xcb_shape_rectangles(
         connection.connection, operation, kind, UInt8(XCB_CLIP_ORDERING_UNSORTED.rawValue), window, 0, 0,
@@ -103,14 +113,14 @@ final class X11Popup: PopupSurface {
   /// The frame buffer, made when first needed (a change of height discards it with the image).
   func frameBuffer() -> OpaquePointer {
     if let frame { return frame }
-    let made = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+    let made = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(deviceWidth), Int32(deviceHeight))!
     frame = made
     return made
   }
 
   /// Copies `frame` to the window.
   func put(_ frame: OpaquePointer, _ connection: X11Connection) {
-    X11Window.put(frame, to: window, width: width, height: height, connection)
+    X11Window.put(frame, to: window, width: deviceWidth, height: deviceHeight, connection)
   }
 
   /// Lets the rendered card and the frame go; they are made again when next drawn.

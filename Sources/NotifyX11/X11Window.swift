@@ -2,6 +2,7 @@ import CPangoCairo
 import CXcb
 import Glibc
 import NotifyConfig
+import NotifyDisplay
 
 /// What every window of notifyd's on an X server shares, popup or center: made override-redirect
 /// in the connection's visual, named and typed as a notification, and given pixels by `PutImage`.
@@ -92,19 +93,26 @@ enum X11Window {
 /// a click outside comes to it (and closes it).
 final class X11Center {
   let window: xcb_window_t
+  /// Its size in logical pixels; the window's is that times `scale`.
   let width: Int
   let height: Int
+  let scale: Double
+  private let deviceWidth: Int
+  private let deviceHeight: Int
   /// The frame's pixels, copied to the window.
   private let frame: OpaquePointer
   var dirty = true
 
-  init(settings: CenterSettings, monitor: X11Monitor, _ connection: X11Connection) {
-    width = min(settings.width, monitor.width)
-    height = monitor.height
-    window = X11Window.make(width: width, height: height, connection)
-    frame = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+  init(settings: CenterSettings, monitor: X11Monitor, scale: Double, _ connection: X11Connection) {
+    self.scale = scale
+    width = min(settings.width, Int(Double(monitor.width) / scale))
+    height = Int(Double(monitor.height) / scale)
+    deviceWidth = min(CardPainter.devicePixels(width, scale: scale), monitor.width)
+    deviceHeight = monitor.height
+    window = X11Window.make(width: deviceWidth, height: deviceHeight, connection)
+    frame = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(deviceWidth), Int32(deviceHeight))!
     var values = xcb_configure_window_value_list_t()
-    values.x = Int32(settings.anchor == .right ? monitor.x + monitor.width - width : monitor.x)
+    values.x = Int32(settings.anchor == .right ? monitor.x + monitor.width - deviceWidth : monitor.x)
     values.y = Int32(monitor.y)
     values.stack_mode = XCB_STACK_MODE_ABOVE.rawValue
     let mask =
@@ -122,13 +130,13 @@ final class X11Center {
       connection.connection, 1, window, xcb_timestamp_t(XCB_CURRENT_TIME), asynchronous, asynchronous)
   }
 
-  /// Whether (`x`, `y`), relative to the window, is on it.
-  func contains(x: Int, y: Int) -> Bool { x >= 0 && y >= 0 && x < width && y < height }
+  /// Whether (`x`, `y`), in device pixels relative to the window, is on it.
+  func contains(x: Int, y: Int) -> Bool { x >= 0 && y >= 0 && x < deviceWidth && y < deviceHeight }
 
   /// Draws a frame with `paint` and copies it to the window.
   func draw(_ connection: X11Connection, paint: (OpaquePointer) -> Void) {
     paint(frame)
-    X11Window.put(frame, to: window, width: width, height: height, connection)
+    X11Window.put(frame, to: window, width: deviceWidth, height: deviceHeight, connection)
     dirty = false
   }
 

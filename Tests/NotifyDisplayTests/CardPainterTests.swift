@@ -198,20 +198,24 @@ struct CardButtonTests {
     #expect(lit.red > plain.red + 80)  // the border's red under the pointer
     #expect(look(shown, buttons[1]).red < plain.red + 10)
   }
-  @Test func lightingAButton_orTyping_paintsOnlyThatPart_withTheFullRendersPixels() {
+  @Test(arguments: [1.0, 2.0, 1.5])
+  func lightingAButton_orTyping_paintsOnlyThatPart_withTheFullRendersPixels(scale: Double) {
     let painter = painter()
     var before = card(["approve", "reject"])
     before.reply = "Reply…"
     before.style = .blur
     let height = painter.height(of: before)
+    func rendered(_ card: Card) -> [UInt8] {
+      let image = painter.render(card, height: height, scale: scale)
+      defer { cairo_surface_destroy(image) }
+      return Self.pixels(image)
+    }
     /// Pixels of `to` reached from `from` by `redrawInput`, and of `to` rendered whole.
     func reached(_ from: Card, _ to: Card) -> (patched: [UInt8], whole: [UInt8])? {
-      let image = painter.render(from, height: height)
+      let image = painter.render(from, height: height, scale: scale)
       defer { cairo_surface_destroy(image) }
       guard painter.redrawInput(image, from: from, to: to, height: height) else { return nil }
-      let whole = painter.render(to, height: height)
-      defer { cairo_surface_destroy(whole) }
-      return (Self.pixels(image), Self.pixels(whole))
+      return (Self.pixels(image), rendered(to))
     }
     var lit = before
     lit.highlighted = .action("reject")
@@ -223,17 +227,54 @@ struct CardButtonTests {
       let result = reached(from, to)
       #expect(result != nil)
       guard let result else { continue }
-      #expect(result.patched != Self.pixels(painter.render(from, height: height)))  // something changed
+      #expect(result.patched != rendered(from))  // something changed
       #expect(result.patched == result.whole)
     }
     // Anything else changed: nothing is touched, the card is rendered again.
     var retitled = lit
     retitled.title = "Deploy 43?"
-    let image = painter.render(before, height: height)
+    let image = painter.render(before, height: height, scale: scale)
     defer { cairo_surface_destroy(image) }
     let untouched = Self.pixels(image)
     #expect(!painter.redrawInput(image, from: before, to: retitled, height: height))
     #expect(Self.pixels(image) == untouched)
+  }
+
+  /// At scale 2 a card is rendered at twice its logical size, in the device's pixels: its text has
+  /// edges a scaled-up scale-1 image cannot have (between the two device pixels of one logical
+  /// pixel), and its layout is the same (the ink, halved, lands where scale 1 puts it).
+  @Test func atScale2_aCardIsRenderedAtTheDevicesResolution_notScaledUp() {
+    let painter = painter()
+    let shown = Card(
+      Notice(id: 1, kind: .notice, title: "Sharp at every scale", body: "The quick brown fox jumps over the lazy dog"))
+    let height = painter.height(of: shown)
+    let one = painter.render(shown, height: height)
+    let two = painter.render(shown, height: height, scale: 2)
+    defer {
+      cairo_surface_destroy(one)
+      cairo_surface_destroy(two)
+    }
+    #expect(cairo_image_surface_get_width(two) == 2 * cairo_image_surface_get_width(one))
+    #expect(cairo_image_surface_get_height(two) == 2 * cairo_image_surface_get_height(one))
+    #expect(CardPainter.scale(of: two) == 2)
+    /// The green channel (the text's contrast with the card) of the pixel at (x, y).
+    func green(_ image: OpaquePointer, _ x: Int, _ y: Int) -> Int {
+      let stride = Int(cairo_image_surface_get_stride(image))
+      return Int(cairo_image_surface_get_data(image)![y * stride + x * 4 + 1])
+    }
+    // Steps of a quarter of the range or more inside a pair of device pixels (odd x to even x+1),
+    // where a card drawn at scale 1 and scaled up has none.
+    var inside = 0
+    var between = 0
+    let text = (top: 2 * Int(CardPainter.padding), bottom: 2 * (height - Int(CardPainter.padding)))
+    for y in text.top..<text.bottom {
+      for x in 0..<(Int(cairo_image_surface_get_width(two)) - 1)
+      where abs(green(two, x, y) - green(two, x + 1, y)) >= 64 {
+        if x % 2 == 0 { inside += 1 } else { between += 1 }
+      }
+    }
+    #expect(inside > 100)
+    #expect(Double(inside) > 0.3 * Double(inside + between))
   }
 
   private static func pixels(_ image: OpaquePointer) -> [UInt8] {
