@@ -23,7 +23,10 @@ same probe in the same run.
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
 (tests/test_popups_wayland.py has the harness); on X11 everything runs as root
 (tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
-Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,x11]
+- at scale 2 (issue 34), the same logical output as 2560×1440 device pixels: CPU per fading frame
+  beside scale 1 measured in the same run, first pixels and RSS with 10 beside mako at scale 2.
+
+Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,scale,x11]
 """
 
 import argparse
@@ -179,14 +182,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="first,holding,fading,click,center,x11",
-                        help="some of first, holding, fading, click, center, x11")
+    parser.add_argument("--only", default="first,holding,fading,click,center,scale,x11",
+                        help="some of first, holding, fading, click, center, scale, x11")
     options = parser.parse_args()
     only = set(options.only.split(","))
     conftest.BIN = Path(options.bin)
     harness.BIN = Path(options.bin)
     rows = Rows()
-    if only & {"first", "holding", "fading", "click", "center"}:
+    if only & {"first", "holding", "fading", "click", "center", "scale"}:
         wayland(options, only, rows)
     if "x11" in only:
         x11(options, rows)
@@ -279,68 +282,12 @@ def wayland(options, only, rows):
         if "fading" in only:
             # 3. Ten fading: CPU per frame (a plain run), pacing (a WAYLAND_DEBUG run).
             log("== popups: ten fading")
-            fade = 2.0
-
-            def fade_ten(daemon):
-                cpu_before = conftest.cpu_seconds(daemon.process.pid)
-                began = time.monotonic()
-                for index in range(10):
-                    daemon.notifyctl("show", f"Fading {index}", "--fade-in", f"{fade}s", "--ease-in", "linear",
-                                     "--hold", "120s", check=True)
-                conftest.wait_for(lambda: json.loads(daemon.notifyctl("list", "--json", check=True).stdout)
-                                  ["notices"] and all(n["phase"] == "holding" for n in json.loads(
-                                      daemon.notifyctl("list", "--json", check=True).stdout)["notices"]),
-                                  timeout=20, interval=0.05, what="ten holding")
-                cpu = conftest.cpu_seconds(daemon.process.pid) - cpu_before
-                daemon.notifyctl("cancel", "--all", "--now", check=True)
-                wait_clear(sway)
-                return cpu, time.monotonic() - began
-
-            daemon = make_daemon("debug", env={"WAYLAND_DEBUG": "client"})
-            fade_ten(daemon)
-            daemon.stop()
-            # Frames are the commits that carry a buffer (an attach since the surface's last commit);
-            # a commit that only moves a card (a new card above it) is not a frame. The response
-            # is the time from a frame callback's `done` to the frame it asked for.
-            commits = {}
-            attached = set()
-            callbacks = {}  # callback id → surface
-            answered = {}  # surface → when its callback's `done` arrived
-            responses = []
-            for line in daemon.stderr().splitlines():
-                # libwayland: "[   1234.567]  -> wl_surface@23.commit()", milliseconds of the wall clock.
-                match = re.search(r"\[\s*(\d+\.\d+)\]\s*(->)?\s*(wl_surface|wl_callback)@(\d+)\.(\w+)\((.*)\)", line)
-                if not match:
-                    continue
-                at, request, interface, number, message, arguments = match.groups()
-                at = float(at)
-                if interface == "wl_surface" and message == "frame":
-                    callback = re.search(r"wl_callback@(\d+)", arguments)
-                    if callback:
-                        callbacks[callback.group(1)] = number
-                elif interface == "wl_callback" and message == "done" and not request:
-                    surface = callbacks.pop(number, None)
-                    if surface:
-                        answered[surface] = at
-                elif interface == "wl_surface" and message == "attach":
-                    attached.add(number)
-                elif interface == "wl_surface" and message == "commit" and number in attached:
-                    attached.discard(number)
-                    commits.setdefault(number, []).append(at)
-                    if number in answered:
-                        responses.append(at - answered.pop(number))
-            frames = sum(len(times) for times in commits.values())
-            period = 1000 / 60
-            # Each surface's first frame answers `configure`; the frames paced by the compositor's
-            # callbacks come after it.
-            errors = [abs((b - a) - period) for times in commits.values() for a, b in zip(times[1:], times[2:])
-                      if (b - a) < 4 * period]
-            daemon = make_daemon("fading")
-            cpu, _ = fade_ten(daemon)
-            daemon.stop()
+            run = fading_run(sway, make_daemon)
+            frames, errors, responses, cpu, commits = (run["frames"], run["errors"], run["responses"], run["cpu"],
+                                                       run["commits"])
             if os.environ.get("NOTIFYD_BENCH_DEBUG"):
                 log(f"largest pacing errors: {[round(e, 2) for e in sorted(errors)[-25:]]}; frames per surface: {[len(t) for t in commits.values()]}")
-            rows.add(f"daemon CPU per frame, 10 popups fading in over {fade:.0f} s ({frames} frames)",
+            rows.add(f"daemon CPU per frame, 10 popups fading in over {FADE:.0f} s ({frames} frames)",
                      f"{cpu / max(frames, 1) * 1e6:.0f} µs ({cpu * 1000:.0f} ms in all)", "", "mako draws no fades")
             response = percentile(responses, 0.99)
             rows.add("frame callback → next frame committed, while 10 fade",
@@ -355,6 +302,9 @@ def wayland(options, only, rows):
 
         if "center" in only:
             center_figures(options, rows, sway, make_daemon, runs)
+
+        if "scale" in only:
+            scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, runs)
     finally:
         stop_all(daemons, processes)
         bus_context.close()
@@ -362,6 +312,188 @@ def wayland(options, only, rows):
         subprocess.run(["pkill", "-KILL", "-u", user.pw_name], check=False)
         shutil.rmtree(directory, ignore_errors=True)
         shutil.rmtree(binaries, ignore_errors=True)
+
+
+FADE = 2.0
+
+
+def fade_ten(sway, daemon):
+    """Ten cards fading in over FADE seconds, until all hold: the daemon's CPU seconds, and how long."""
+    cpu_before = conftest.cpu_seconds(daemon.process.pid)
+    began = time.monotonic()
+    for index in range(10):
+        daemon.notifyctl("show", f"Fading {index}", "--fade-in", f"{FADE}s", "--ease-in", "linear",
+                         "--hold", "120s", check=True)
+    conftest.wait_for(lambda: json.loads(daemon.notifyctl("list", "--json", check=True).stdout)
+                      ["notices"] and all(n["phase"] == "holding" for n in json.loads(
+                          daemon.notifyctl("list", "--json", check=True).stdout)["notices"]),
+                      timeout=20, interval=0.05, what="ten holding")
+    cpu = conftest.cpu_seconds(daemon.process.pid) - cpu_before
+    daemon.notifyctl("cancel", "--all", "--now", check=True)
+    wait_clear(sway)
+    return cpu, time.monotonic() - began
+
+
+def fading_run(sway, make_daemon, name=""):
+    """Ten cards fading in, twice: once with WAYLAND_DEBUG=client to count the frames committed and
+    time them against the callbacks, once plain for the daemon's CPU."""
+    daemon = make_daemon(f"debug{name}", env={"WAYLAND_DEBUG": "client"})
+    fade_ten(sway, daemon)
+    daemon.stop()
+    # Frames are the commits that carry a buffer (an attach since the surface's last commit);
+    # a commit that only moves a card (a new card above it) is not a frame. The response
+    # is the time from a frame callback's `done` to the frame it asked for.
+    commits = {}
+    attached = set()
+    callbacks = {}  # callback id → surface
+    answered = {}  # surface → when its callback's `done` arrived
+    responses = []
+    for line in daemon.stderr().splitlines():
+        # libwayland: "[   1234.567]  -> wl_surface@23.commit()", milliseconds of the wall clock.
+        match = re.search(r"\[\s*(\d+\.\d+)\]\s*(->)?\s*(wl_surface|wl_callback)@(\d+)\.(\w+)\((.*)\)", line)
+        if not match:
+            continue
+        at, request, interface, number, message, arguments = match.groups()
+        at = float(at)
+        if interface == "wl_surface" and message == "frame":
+            callback = re.search(r"wl_callback@(\d+)", arguments)
+            if callback:
+                callbacks[callback.group(1)] = number
+        elif interface == "wl_callback" and message == "done" and not request:
+            surface = callbacks.pop(number, None)
+            if surface:
+                answered[surface] = at
+        elif interface == "wl_surface" and message == "attach":
+            attached.add(number)
+        elif interface == "wl_surface" and message == "commit" and number in attached:
+            attached.discard(number)
+            commits.setdefault(number, []).append(at)
+            if number in answered:
+                responses.append(at - answered.pop(number))
+    frames = sum(len(times) for times in commits.values())
+    period = 1000 / 60
+    # Each surface's first frame answers `configure`; the frames paced by the compositor's
+    # callbacks come after it.
+    errors = [abs((b - a) - period) for times in commits.values() for a, b in zip(times[1:], times[2:])
+              if (b - a) < 4 * period]
+    daemon = make_daemon(f"fading{name}")
+    cpu, _ = fade_ten(sway, daemon)
+    daemon.stop()
+    return {"frames": frames, "errors": errors, "responses": responses, "cpu": cpu, "commits": commits}
+
+
+COLUMN_AT_2 = 640 + 2 * (1180 - 640)
+
+
+def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, runs):
+    """Issue 34: the same 1280×720 logical output at scale 2 (2560×1440 device pixels): CPU per
+    fading frame beside scale 1 in the same run, RSS with 10 cards and first pixels beside mako's."""
+    log("== popups: scale 2")
+    # grim captures at the output's scale: the screenshot's pixels are device pixels from the
+    # region's origin (640, 0), so logical column 1180 is 640 + 2 × 540.
+    one = fading_run(sway, make_daemon, "-scale-1")
+    harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "2560x1440@60Hz", "scale", "2")
+    try:
+        rows.add("**At scale 2 (the same output as 2560×1440 device pixels at scale 2; mako at scale 2 too)**", "")
+        two = fading_run(sway, make_daemon, "-scale-2")
+        per_frame = [run["cpu"] / max(run["frames"], 1) for run in (one, two)]
+        ratio = per_frame[1] / per_frame[0]
+        rows.add(f"daemon CPU per frame, 10 popups fading in over {FADE:.0f} s, scale 2 beside scale 1",
+                 f"{per_frame[1] * 1e6:.0f} µs ({two['frames']} frames) beside {per_frame[0] * 1e6:.0f} µs "
+                 f"({one['frames']} frames)", "≤ 4× scale 1 (4× the pixels)", "mako draws no fades",
+                 f"{ratio:.2f}×", "met" if ratio <= 4 else "missed")
+
+        daemon = make_daemon("scale-first")
+        first_pixels_rows(
+            rows, sway, runs, REGION, "mako", "grim",
+            show=lambda extra: subprocess.Popen(
+                harness.as_user(sway.user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
+                                              "show", "Bench", "--hold", "60s", *extra],
+                env=user_env, stdout=subprocess.DEVNULL),
+            clear=lambda: daemon.notifyctl("cancel", "--all", "--now", check=True),
+            peer_show=lambda: subprocess.Popen(harness.as_user(sway.user) + ["notify-send", "Bench"],
+                                               env=user_env),
+            peer_clear=lambda: as_user("makoctl", "dismiss", "--all"), prefix="scale 2: ")
+        for index in range(10):
+            daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(COLUMN_AT_2)) == 10, timeout=20, what="ten popups")
+        time.sleep(2)
+        ours = conftest.rss_kib(daemon.process.pid)
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        wait_clear(sway)
+        for index in range(10):
+            as_user("notify-send", f"Popup {index}")
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(COLUMN_AT_2)) == 10, timeout=20, what="ten mako popups")
+        time.sleep(2)
+        theirs = conftest.rss_kib(mako.pid)
+        rows.add("scale 2: RSS with 10 popups visible", f"{ours / 1024:.1f} MiB", "≤ mako's at scale 2",
+                 f"mako {theirs / 1024:.1f} MiB", f"{ours / theirs:.2f}×", "met" if ours <= theirs else "missed")
+        as_user("makoctl", "dismiss", "--all")
+        daemon.stop()
+        first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs)
+    finally:
+        harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "1280x720@60Hz", "scale", "1")
+
+
+def first_commit(text, since):
+    """When the first commit that carried a buffer was sent after `since` (libwayland's clock), on
+    any surface of a WAYLAND_DEBUG log; None if none was."""
+    attached = set()
+    for when, request, interface, number, message, _ in wayland_log(text):
+        if (when - since) % (1 << 32) >= (1 << 31):
+            continue
+        if interface == "wl_surface" and message == "attach":
+            attached.add(number)
+        elif interface == "wl_surface" and message == "commit" and number in attached:
+            return when
+    return None
+
+
+def first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs):
+    """Spawning the client → the first frame committed at scale 2, notifyd (`notifyctl show
+    --fade-in 0`) beside mako (`notify-send`), from each daemon's own WAYLAND_DEBUG log: what the
+    screenshots cannot tell apart (both land in the compositor's next frame, and a grim capture at
+    scale 2 takes longer than either)."""
+    mako.terminate()
+    mako.wait(timeout=10)
+    mako_log = sway.directory / "mako-debug.log"
+    config = sway.directory / "mako.conf"
+    with open(mako_log, "wb") as log_file:
+        debug_mako = subprocess.Popen(harness.as_user(sway.user) + ["mako", "--config", str(config)],
+                                      env={**user_env, "WAYLAND_DEBUG": "client"}, stdout=subprocess.DEVNULL,
+                                      stderr=log_file)
+    try:
+        conftest.wait_for(lambda: subprocess.run(
+            ["busctl", f"--address={user_env['DBUS_SESSION_BUS_ADDRESS']}", "status", "org.freedesktop.Notifications"],
+            capture_output=True).returncode == 0, what="mako on the bus again")
+        daemon = make_daemon("scale-commit", env={"WAYLAND_DEBUG": "client"})
+        ours, theirs = [], []
+        for round_ in range(runs + 2):
+            since = wayland_clock()
+            subprocess.run(harness.as_user(sway.user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
+                                                         "show", "Bench", "--fade-in", "0", "--hold", "60s"],
+                           env=user_env, stdout=subprocess.DEVNULL, check=True)
+            committed = conftest.wait_for(lambda: first_commit(daemon.stderr(), since), what="notifyd's frame")
+            daemon.notifyctl("cancel", "--all", "--now", check=True)
+            wait_clear(sway)
+            peer_since = wayland_clock()
+            subprocess.run(harness.as_user(sway.user) + ["notify-send", "Bench"], env=user_env, check=True)
+            peer_committed = conftest.wait_for(lambda: first_commit(mako_log.read_text(errors="replace"), peer_since),
+                                               what="mako's frame")
+            as_user("makoctl", "dismiss", "--all")
+            wait_clear(sway)
+            if round_ >= 2:
+                ours.append(((committed - since) % (1 << 32)) / 1000)
+                theirs.append(((peer_committed - peer_since) % (1 << 32)) / 1000)
+        median, median_peer = statistics.median(ours), statistics.median(theirs)
+        rows.add(f"scale 2: client spawned → first frame committed (--fade-in 0), median of {runs}",
+                 f"{median:.1f} ms (p90 {percentile(ours, 0.9):.1f})", "ahead of mako's",
+                 f"notify-send → mako {median_peer:.1f} ms (p90 {percentile(theirs, 0.9):.1f})",
+                 f"{median / median_peer:.2f}×", "met" if median < median_peer else "missed")
+        daemon.stop()
+    finally:
+        debug_mako.terminate()
+        debug_mako.wait(timeout=10)
 
 
 def click_figures(options, rows, sway, user, directory, user_env, make_daemon, bus_context, runs):

@@ -14,10 +14,10 @@ import time
 import pytest
 
 from conftest import wait_for
-from popup_helpers import Image as Screenshot, close_to, daemon_status
+from popup_helpers import Image as Screenshot, button_centres, close_to, daemon_status
 from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, as_user, display_config,
                                  session, swaymsg, user)
-from test_popups_x11 import session as x11_session
+from test_popups_x11 import SCREEN as X11_SCREEN, session as x11_session, x11_config
 
 __all__ = ["session", "user", "x11_session"]
 
@@ -40,7 +40,8 @@ def card_box(image):
 
 
 def luminance(rgb):
-    return (rgb[0] * 3 + rgb[1] * 6 + rgb[2]) // 10
+    """What tells text from the card: its blue (the card's yellow has little, the text's grey much)."""
+    return rgb[2]
 
 
 def text_steps(image, box, scale):
@@ -121,3 +122,114 @@ def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_s
     box_again = card_box(again)
     assert box_again == box_one, (box_one, box_again)
     assert sharpness(text_steps(again, box_again, 1), contrast) >= sharp_one - 0.05
+
+
+def device_steps(image, region):
+    """Steps along the rows of `region` (x0, y0, x1, y1) of a screenshot in device pixels, x relative
+    to the region's left edge."""
+    x0, y0, x1, y1 = region
+    steps = []
+    for y in range(y0, y1):
+        row = [luminance(image.pixel(x, y)) for x in range(x0, x1)]
+        steps += [(x, abs(b - a)) for x, (a, b) in enumerate(zip(row, row[1:]))]
+    return steps
+
+
+def test_on_two_outputs_a_card_the_compositor_puts_on_the_scale_2_one_is_drawn_at_2_once_it_enters_it(session):
+    sway, make_daemon = session
+    # A second output at scale 2 beside the first, focused: with no Output= the compositor puts
+    # new cards there, on an output other than the one they were laid out for first.
+    swaymsg(sway, "create_output")
+    colour = "#%02x%02x%02x" % BACKGROUND
+    swaymsg(sway, "output", "HEADLESS-2", "mode", f"{OUTPUT[0]}x{OUTPUT[1]}", "position", f"{OUTPUT[0]}", "0",
+            "scale", "2", "bg", colour, "solid_color")
+    swaymsg(sway, "focus", "output", "HEADLESS-2")
+    wait_for(lambda: output_shot(sway, "HEADLESS-2").pixel(4, 4) == BACKGROUND, what="the second output's background")
+    daemon = make_daemon()
+    daemon.show(TITLE, BODY, "--fade-in", "0", "--hold", "60s")
+
+    def sharp_on_the_second():
+        image = output_shot(sway, "HEADLESS-2")
+        box = card_box(image)
+        if image.width != OUTPUT[0] or not box:
+            return None
+        steps = text_steps(image, box, 2)
+        contrast = max(change for _, change in steps)
+        return (image, box) if between_pairs(steps, contrast) > 0.3 else None
+
+    image, box = wait_for(sharp_on_the_second, timeout=10, what="the card at scale 2 on HEADLESS-2")
+    assert abs((box[2] - box[0]) - 2 * WIDTH) <= 8, box
+    # Nothing on the first.
+    assert card_box(output_shot(sway, "HEADLESS-1")) is None
+
+
+def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp_text(session):
+    sway, make_daemon = session
+    swaymsg(sway, "output", "HEADLESS-1", "scale", "2")
+    config = display_config().replace("[Idle]", "[Center]\nWidth=400\n[Idle]")
+    daemon = make_daemon(config)
+    for index in range(3):
+        daemon.show(f"Mail {index}: the quarterly report", "from Alice, with three attachments",
+                    "--app", "mail", "--fade-in", "0", "--hold", "60s")
+    assert daemon.notifyctl("center", "open").returncode == 0
+
+    def panel():
+        image = output_shot(sway)
+        # The panel's own colour (the cards' background) down its whole height, 800 device pixels
+        # from the right edge, and the background beside it.
+        edge = OUTPUT[0] - 800
+        if not (close_to(image.pixel(edge + 20, 10), CARD, 8) and close_to(image.pixel(OUTPUT[0] - 10,
+                                                                                      OUTPUT[1] - 10), CARD, 8)):
+            return None
+        return image if image.pixel(edge - 4, 10) == BACKGROUND else None
+
+    image = wait_for(panel, timeout=10, what="the center 800 device pixels wide")
+    subprocess.run(["grim", "-o", "HEADLESS-1", str(SCREENSHOTS / "scale-2-center.png")], check=False,
+                   env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
+    steps = device_steps(image, (OUTPUT[0] - 800 + 8, 0, OUTPUT[0], OUTPUT[1] // 2))
+    contrast = max(change for _, change in steps)
+    assert between_pairs(steps, contrast) > 0.3
+    assert daemon.notifyctl("center", "close").returncode == 0
+
+
+# X11: the scale from Xft.dpi, or [Display] Scale=.
+
+def x11_shot(x):
+    return x.screenshot(region=(0, 0, *X11_SCREEN))
+
+
+def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_xrdb_changes_follow(x11_session):
+    x, make_daemon = x11_session
+    subprocess.run(["xrdb", "-merge"], input="Xft.dpi: 192\n", text=True, env=x.env(), check=True, timeout=10)
+    daemon = make_daemon(x11_config())
+    waiting = subprocess.Popen(
+        [*daemon.notifyctl_command(), "show", TITLE, BODY, "--fade-in", "0", "--hold", "60s", "--action",
+         "merge=Merge", "--action", "close=Close", "--wait"],
+        env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE, text=True)
+    try:
+        def drawn():
+            image = x11_shot(x)
+            box = card_box(image)
+            return (image, box) if box and box[2] - box[0] >= 2 * WIDTH - 12 else None
+
+        image, box = wait_for(drawn, timeout=10, what="the card at scale 2")
+        x.save(SCREENSHOTS / "x11-scale-2-card.png")
+        # 600 device pixels wide, 2 × MARGIN from the top right.
+        assert abs(box[2] - (X11_SCREEN[0] - 2 * MARGIN)) <= 4 and abs(box[1] - 2 * MARGIN) <= 4, box
+        steps = text_steps(image, box, 2)
+        contrast = max(change for _, change in steps)
+        assert 0.3 <= between_pairs(steps, contrast) <= 0.7
+        # The second button, found where scale 1 puts it, doubled: the click is read in logical pixels.
+        logical = button_centres((0, 0, (box[2] - box[0]) // 2 + 2, (box[3] - box[1]) // 2 + 2), 2)[1]
+        x.click(box[0] - 4 + 2 * logical[0], box[1] - 4 + 2 * logical[1])
+        output, _ = waiting.communicate(timeout=10)
+        assert (waiting.returncode, output.strip()) == (0, "close")
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    # xrdb changes the resources: the next card is drawn at the new scale, and Scale= wins over both.
+    subprocess.run(["xrdb", "-merge"], input="Xft.dpi: 96\n", text=True, env=x.env(), check=True, timeout=10)
+    daemon.show(TITLE, BODY, "--fade-in", "0", "--hold", "60s")
+    box = wait_for(lambda: (lambda b: b if b and b[2] - b[0] <= WIDTH + 4 else None)(card_box(x11_shot(x))),
+                   timeout=10, what="the card at scale 1 after xrdb")
+    assert abs((box[2] - box[0]) - (WIDTH - 4)) <= 4, box

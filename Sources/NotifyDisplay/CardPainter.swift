@@ -103,7 +103,8 @@ public final class CardPainter {
   static func logicalSize(of image: OpaquePointer) -> (width: Double, height: Double) {
     let scale = scale(of: image)
     return (
-      Double(cairo_image_surface_get_width(image)) / scale, Double(cairo_image_surface_get_height(image)) / scale
+      Double(cairo_image_surface_get_width(image)) / scale,
+      Double(cairo_image_surface_get_height(image)) / scale
     )
   }
 
@@ -418,7 +419,8 @@ public final class CardPainter {
   /// or a key no theme has an icon for (its label is drawn then). At most `iconsKept` are kept.
   func buttonIcon(for target: CardTarget, scale: Double) -> OpaquePointer? {
     guard case .action(let name) = target else { return nil }
-    let key = IconKey(name: name, pixels: Self.devicePixels(Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale))
+    let key = IconKey(
+      name: name, pixels: Self.devicePixels(Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale))
     if let kept = buttonIcons[key] { return kept }
     if buttonIcons.count >= Self.iconsKept, let victim = buttonIcons.keys.first {
       if case let surface?? = buttonIcons.removeValue(forKey: victim) { cairo_surface_destroy(surface) }

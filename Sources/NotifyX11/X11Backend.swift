@@ -148,7 +148,8 @@ public final class X11Backend: PopupBackend {
       &popups,
       make: { id, card, height in
         X11Popup(
-          id: id, card: card, width: display.settings.width, height: height, scale: scale, connection: connection)
+          id: id, card: card, width: display.settings.width, height: height, scale: scale,
+          connection: connection)
       }, destroy: { $0.destroy(connection) })
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
     // card appears, and the stack goes where that card goes.
@@ -162,7 +163,8 @@ public final class X11Backend: PopupBackend {
     let monitor = monitor!
     // Laid out in logical pixels, placed in the monitor's.
     let placements = PopupLayout.place(
-      heights: shown.map(\.height), settings: display.settings, outputWidth: Int(Double(monitor.width) / scale),
+      heights: shown.map(\.height), settings: display.settings,
+      outputWidth: Int(Double(monitor.width) / scale),
       outputHeight: Int(Double(monitor.height) / scale))
     let appearances = display.engine.appearances(of: shown.map(\.id))
     for (index, popup) in shown.enumerated() {
@@ -310,7 +312,8 @@ public final class X11Backend: PopupBackend {
     case Self.motionNotify, Self.enterNotify:
       let motion = raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee
       if motion.event == center.window && center.contains(x: Int(motion.event_x), y: Int(motion.event_y)) {
-        display.centerPointerMoved(x: Double(motion.event_x) / center.scale, y: Double(motion.event_y) / center.scale)
+        display.centerPointerMoved(
+          x: Double(motion.event_x) / center.scale, y: Double(motion.event_y) / center.scale)
       } else {
         display.centerPointerLeft()
       }
@@ -412,7 +415,8 @@ public final class X11Backend: PopupBackend {
       let motion = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_motion_notify_event_t.self)
         .pointee
       guard let popup = popup(for: motion.event) else { return false }
-      display.pointerMoved(over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
+      display.pointerMoved(
+        over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
       return false
     case Self.leaveNotify:
       let leave = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_leave_notify_event_t.self)

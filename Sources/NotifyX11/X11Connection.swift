@@ -135,7 +135,8 @@ final class X11Connection {
     var scale: Double?
     func trimmed(_ text: Substring) -> Substring {
       let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-      guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+      guard let first = text.firstIndex(where: { !blank($0) }),
+        let last = text.lastIndex(where: { !blank($0) })
       else { return "" }
       return text[first...last]
     }

@@ -40,7 +40,8 @@ final class X11Popup: PopupSurface {
     self.height = height
     self.scale = scale
     window = X11Window.make(
-      width: CardPainter.devicePixels(width, scale: scale), height: CardPainter.devicePixels(height, scale: scale),
+      width: CardPainter.devicePixels(width, scale: scale),
+      height: CardPainter.devicePixels(height, scale: scale),
       connection)
   }
 

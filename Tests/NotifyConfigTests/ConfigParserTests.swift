@@ -88,12 +88,13 @@ struct ConfigParserTests {
     let config = try parse([
       ("Display", "Mode", "x11"), ("Display", "Anchor", "bottom-center"), ("Display", "Margin", "4"),
       ("Display", "Width", "420"), ("Display", "Gap", "0"), ("Display", "Output", "HDMI-A-1"),
-      ("Display", "FollowFocus", "mouse"),
+      ("Display", "FollowFocus", "mouse"), ("Display", "Scale", "1.5"),
       ("Display", "Font", "Noto Sans 12"), ("Display", "CornerRadius", "0"),
       ("Display:critical", "Background", "#102030cc"), ("Display:critical", "Progress", "#ABCDEF"),
     ])
     #expect(config.display.mode == .x11)
     #expect(config.display.followFocus == .mouse)
+    #expect(config.display.scale == 1.5)
     #expect(config.display.anchor == .bottomCenter)
     #expect((config.display.margin, config.display.width, config.display.gap) == (4, 420, 0))
     #expect(config.display.output == "HDMI-A-1")
@@ -184,6 +185,8 @@ struct ConfigParserTests {
       (
         ("Display", "FollowFocus", "keyboard"), "test.conf:1: FollowFocus: 'keyboard' is not one of no, mouse"
       ),
+      (("Display", "Scale", "5"), "test.conf:1: Scale: auto, or a number from 0.5 to 4 (e.g. 2 or 1.5)"),
+      (("Display", "Scale", "nan"), "test.conf:1: Scale: auto, or a number from 0.5 to 4 (e.g. 2 or 1.5)"),
       (("Display:normal", "Background", "red"), "test.conf:1: Background: 'red' is not a colour"),
       (("Display:normal", "Background", "#12345"), "test.conf:1: Background: '#12345' is not a colour"),
       (("Display:urgent", "Border", "#123456"), "test.conf:1: Border: unknown urgency in [Display:urgent]"),

@@ -246,7 +246,9 @@ struct CardButtonTests {
   @Test func atScale2_aCardIsRenderedAtTheDevicesResolution_notScaledUp() {
     let painter = painter()
     let shown = Card(
-      Notice(id: 1, kind: .notice, title: "Sharp at every scale", body: "The quick brown fox jumps over the lazy dog"))
+      Notice(
+        id: 1, kind: .notice, title: "Sharp at every scale",
+        body: "The quick brown fox jumps over the lazy dog"))
     let height = painter.height(of: shown)
     let one = painter.render(shown, height: height)
     let two = painter.render(shown, height: height, scale: 2)
