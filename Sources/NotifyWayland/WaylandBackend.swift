@@ -145,13 +145,16 @@ public final class WaylandBackend: PopupBackend {
     flush()
   }
 
+  /// The scale to draw a surface at: that of the outputs it is on (`WaylandConnection.scale`).
+  private func scale(of frames: SurfaceFrames) -> Int {
+    guard let connection else { return 1 }
+    return connection.scale(entered: frames.outputs, made: connection.output(named: display.settings.output))
+  }
+
   /// Gives `popup` the scale of the outputs it is on; a new scale renders it again (returns true).
   @discardableResult
   private func rescale(_ popup: Popup) -> Bool {
-    guard let connection else { return false }
-    let scale = Double(
-      connection.scale(
-        entered: popup.frames.outputs, made: connection.output(named: display.settings.output)))
+    let scale = Double(scale(of: popup.frames))
     guard scale != popup.scale else { return false }
     popup.scale = scale
     popup.discardImages()
@@ -230,9 +233,8 @@ public final class WaylandBackend: PopupBackend {
       if !center.frames.pending { restCenter(center) }
       return
     }
-    guard center.width > 0, !center.frames.pending, let connection, let shm = connection.shm else { return }
-    center.scale = connection.scale(
-      entered: center.frames.outputs, made: connection.output(named: display.settings.output))
+    guard center.width > 0, !center.frames.pending, let shm = connection?.shm else { return }
+    center.scale = scale(of: center.frames)
     guard
       let buffer = center.frames.freeBuffer(
         shm: shm, width: center.width * center.scale, height: center.height * center.scale)
@@ -317,10 +319,7 @@ extension WaylandBackend: CenterPanelOwner {
   }
 
   func centerMoved(_ panel: CenterPanel) {
-    guard let connection,
-      connection.scale(entered: panel.frames.outputs, made: connection.output(named: display.settings.output))
-        != panel.scale
-    else { return }
+    guard scale(of: panel.frames) != panel.scale else { return }
     panel.dirty = true
     draw(panel)
     flush()
