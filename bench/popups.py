@@ -243,11 +243,7 @@ def wayland(options, only, rows):
             log("== popups: first pixels")
             daemon = make_daemon("first")
             first_pixels_rows(
-                rows, sway, runs, REGION, "mako", "grim",
-                show=lambda extra: subprocess.Popen(
-                    harness.as_user(user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
-                                             "show", "Bench", "--hold", "60s", *extra],
-                    env=user_env, stdout=subprocess.DEVNULL),
+                rows, sway, runs, REGION, "mako", "grim", show=notifyctl_show(daemon, user_env),
                 clear=lambda: daemon.notifyctl("cancel", "--all", "--now", check=True),
                 peer_show=lambda: subprocess.Popen(harness.as_user(user) + ["notify-send", "Bench"], env=user_env),
                 peer_clear=lambda: as_user("makoctl", "dismiss", "--all"))
@@ -262,21 +258,7 @@ def wayland(options, only, rows):
             daemon.notifyctl("cancel", "--all", "--now", check=True)
             as_user("makoctl", "dismiss", "--all")
             wait_clear(sway)
-            for index in range(10):
-                daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
-            conftest.wait_for(lambda: len(sway.screenshot().runs_down(1180)) == 10, timeout=20, what="ten popups")
-            time.sleep(2)
-            ours = conftest.rss_kib(daemon.process.pid)
-            daemon.notifyctl("cancel", "--all", "--now", check=True)
-            wait_clear(sway)
-            for index in range(10):
-                as_user("notify-send", f"Popup {index}")
-            conftest.wait_for(lambda: len(sway.screenshot().runs_down(1180)) == 10, timeout=20, what="ten mako popups")
-            time.sleep(2)
-            theirs = conftest.rss_kib(mako.pid)
-            rows.add("RSS with 10 popups visible", f"{ours / 1024:.1f} MiB", "≤ mako's", f"mako {theirs / 1024:.1f} MiB",
-                     f"{ours / theirs:.2f}×", "met" if ours <= theirs else "missed")
-            as_user("makoctl", "dismiss", "--all")
+            rss_with_ten(rows, sway, daemon, mako, as_user, 1180, "RSS with 10 popups visible", "≤ mako's")
             daemon.stop()
 
         if "fading" in only:
@@ -382,6 +364,39 @@ def fading_run(sway, make_daemon, name=""):
     return {"frames": frames, "errors": errors, "responses": responses, "cpu": cpu, "commits": commits}
 
 
+def notifyctl_show(daemon, env):
+    """What `first_pixels_rows` calls to show a notice: `notifyctl show Bench` as the daemon's user,
+    with the extra options it is given, left running."""
+    return lambda extra: subprocess.Popen(
+        harness.as_user(daemon.user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path, "show",
+                                        "Bench", "--hold", "60s", *extra],
+        env=env, stdout=subprocess.DEVNULL)
+
+
+def rss_with_ten(rows, sway, daemon, mako, as_user, column, label, budget):
+    """RSS with ten cards of `daemon`'s on screen, beside mako's with the same ten, each counted as
+    ten runs down screenshot column `column` (mako's narrower cards are left of it)."""
+    def ten_shown(what):
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(column)) == 10, timeout=20, what=what)
+        time.sleep(2)
+
+    for index in range(10):
+        daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
+    ten_shown("ten popups")
+    ours = conftest.rss_kib(daemon.process.pid)
+    daemon.notifyctl("cancel", "--all", "--now", check=True)
+    wait_clear(sway)
+    for index in range(10):
+        as_user("notify-send", f"Popup {index}")
+    ten_shown("ten mako popups")
+    theirs = conftest.rss_kib(mako.pid)
+    rows.add(label, f"{ours / 1024:.1f} MiB", budget, f"mako {theirs / 1024:.1f} MiB", f"{ours / theirs:.2f}×",
+             "met" if ours <= theirs else "missed")
+    as_user("makoctl", "dismiss", "--all")
+
+
+# grim captures at the output's scale: at scale 2 a screenshot's pixels are device pixels from the
+# region's origin (640, 0), so the logical column 1180 is 640 + 2 × 540.
 COLUMN_AT_2 = 640 + 2 * (1180 - 640)
 
 
@@ -389,8 +404,6 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
     """Issue 34: the same 1280×720 logical output at scale 2 (2560×1440 device pixels): CPU per
     fading frame beside scale 1 in the same run, RSS with 10 cards and first pixels beside mako's."""
     log("== popups: scale 2")
-    # grim captures at the output's scale: the screenshot's pixels are device pixels from the
-    # region's origin (640, 0), so logical column 1180 is 640 + 2 × 540.
     one = fading_run(sway, make_daemon, "-scale-1")
     harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "2560x1440@60Hz", "scale", "2")
     try:
@@ -405,30 +418,13 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
 
         daemon = make_daemon("scale-first")
         first_pixels_rows(
-            rows, sway, runs, REGION, "mako", "grim",
-            show=lambda extra: subprocess.Popen(
-                harness.as_user(sway.user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
-                                              "show", "Bench", "--hold", "60s", *extra],
-                env=user_env, stdout=subprocess.DEVNULL),
+            rows, sway, runs, REGION, "mako", "grim", show=notifyctl_show(daemon, user_env),
             clear=lambda: daemon.notifyctl("cancel", "--all", "--now", check=True),
             peer_show=lambda: subprocess.Popen(harness.as_user(sway.user) + ["notify-send", "Bench"],
                                                env=user_env),
             peer_clear=lambda: as_user("makoctl", "dismiss", "--all"), prefix="scale 2: ")
-        for index in range(10):
-            daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
-        conftest.wait_for(lambda: len(sway.screenshot().runs_down(COLUMN_AT_2)) == 10, timeout=20, what="ten popups")
-        time.sleep(2)
-        ours = conftest.rss_kib(daemon.process.pid)
-        daemon.notifyctl("cancel", "--all", "--now", check=True)
-        wait_clear(sway)
-        for index in range(10):
-            as_user("notify-send", f"Popup {index}")
-        conftest.wait_for(lambda: len(sway.screenshot().runs_down(COLUMN_AT_2)) == 10, timeout=20, what="ten mako popups")
-        time.sleep(2)
-        theirs = conftest.rss_kib(mako.pid)
-        rows.add("scale 2: RSS with 10 popups visible", f"{ours / 1024:.1f} MiB", "≤ mako's at scale 2",
-                 f"mako {theirs / 1024:.1f} MiB", f"{ours / theirs:.2f}×", "met" if ours <= theirs else "missed")
-        as_user("makoctl", "dismiss", "--all")
+        rss_with_ten(rows, sway, daemon, mako, as_user, COLUMN_AT_2, "scale 2: RSS with 10 popups visible",
+                     "≤ mako's at scale 2")
         daemon.stop()
         first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs)
     finally:
@@ -438,15 +434,7 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
 def first_commit(text, since):
     """When the first commit that carried a buffer was sent after `since` (libwayland's clock), on
     any surface of a WAYLAND_DEBUG log; None if none was."""
-    attached = set()
-    for when, request, interface, number, message, _ in wayland_log(text):
-        if (when - since) % (1 << 32) >= (1 << 31):
-            continue
-        if interface == "wl_surface" and message == "attach":
-            attached.add(number)
-        elif interface == "wl_surface" and message == "commit" and number in attached:
-            return when
-    return None
+    return next(iter(committed_frames(text, since)), None)
 
 
 def first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs):
@@ -605,15 +593,16 @@ def wayland_clock():
     return int(time.time() * 1_000_000) % (1 << 32)
 
 
-def center_frames(text, since):
-    """The center panel's frames in a WAYLAND_DEBUG log after `since` (libwayland's clock): when
-    each commit that carried a buffer was sent, for every surface made with namespace
-    notifyd-center."""
+def committed_frames(text, since, namespace=None):
+    """The frames in a WAYLAND_DEBUG log after `since` (libwayland's clock): when each commit that
+    carried a buffer was sent, on any surface, or with `namespace` on the layer surfaces made with
+    it."""
     panels, attached, frames = set(), set(), []
     for when, request, interface, number, message, arguments in wayland_log(text):
-        if interface == "zwlr_layer_shell_v1" and message == "get_layer_surface" and '"notifyd-center"' in arguments:
+        if (namespace and interface == "zwlr_layer_shell_v1" and message == "get_layer_surface"
+                and f'"{namespace}"' in arguments):
             panels.add(re.search(r"wl_surface@(\d+)", arguments).group(1))
-        elif interface == "wl_surface" and number in panels and message == "attach":
+        elif interface == "wl_surface" and (namespace is None or number in panels) and message == "attach":
             attached.add(number)
         elif interface == "wl_surface" and number in attached and message == "commit":
             attached.discard(number)
@@ -658,7 +647,7 @@ def center_figures(options, rows, sway, make_daemon, runs):
         assert reply["open"]
         # Not polled meanwhile: reading the growing log would compete with the daemon for the CPU.
         time.sleep(0.3)
-        frames = conftest.wait_for(lambda: center_frames(daemon.stderr(), since), timeout=10, interval=0.1,
+        frames = conftest.wait_for(lambda: committed_frames(daemon.stderr(), since, namespace="notifyd-center"), timeout=10, interval=0.1,
                                    what="the panel's frame")
         if round_ >= 2:
             latencies.append(((frames[0] - since) % (1 << 32)) / 1000)
@@ -682,7 +671,7 @@ def center_figures(options, rows, sway, make_daemon, runs):
         time.sleep(0.016)
     time.sleep(0.2)
     cpu = conftest.cpu_seconds(pid) - cpu_before
-    frames = len(center_frames(daemon.stderr(), since))
+    frames = len(committed_frames(daemon.stderr(), since, namespace="notifyd-center"))
     pointer.move_to(5, 715, 1280, 720)
     pointer.close()
     time.sleep(3)  # at rest: the buffers the compositor let go of are freed after a second

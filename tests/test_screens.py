@@ -9,14 +9,11 @@ of those steps fall inside a pair of device pixels — where a card scaled up fr
 (nearest) or only half steps (smooth filters)."""
 
 import subprocess
-import time
-
-import pytest
 
 from conftest import wait_for
-from popup_helpers import Image as Screenshot, button_centres, close_to, daemon_status
-from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, as_user, display_config,
-                                 session, swaymsg, user)
+from popup_helpers import Image as Screenshot, button_centres, close_to
+from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, display_config, session,
+                                 swaymsg, user)
 from test_popups_x11 import SCREEN as X11_SCREEN, session as x11_session, x11_config
 
 __all__ = ["session", "user", "x11_session"]
@@ -35,8 +32,7 @@ def output_shot(sway, output="HEADLESS-1"):
 
 def card_box(image):
     """The card: the box of pixels near its colour (its border and text are inside it)."""
-    box = image.box(differs=lambda rgb: close_to(rgb, CARD, 8))
-    return box
+    return image.box(differs=lambda rgb: close_to(rgb, CARD, 8))
 
 
 def luminance(rgb):
@@ -44,16 +40,23 @@ def luminance(rgb):
     return rgb[2]
 
 
-def text_steps(image, box, scale):
-    """Each step from one pixel to the next along the rows of the card's text (inside its padding,
-    right of where an icon would be), as (x relative to the card, |change|)."""
-    x0, y0, x1, y1 = box
-    inset = int(14 * scale)
+def device_steps(image, region):
+    """Each step from one pixel to the next along the rows of `region` (x0, y0, x1, y1) of a
+    screenshot in device pixels, as (x relative to the region's left edge, |change|)."""
+    x0, y0, x1, y1 = region
     steps = []
-    for y in range(y0 + inset, y1 - inset):
-        row = [luminance(image.pixel(x, y)) for x in range(x0 + inset, x1 - inset)]
+    for y in range(y0, y1):
+        row = [luminance(image.pixel(x, y)) for x in range(x0, x1)]
         steps += [(x, abs(b - a)) for x, (a, b) in enumerate(zip(row, row[1:]))]
     return steps
+
+
+def text_steps(image, box, scale):
+    """The steps along the rows of a card's text: its `box` inside its padding (an even number of
+    device pixels, so that pairs stay pairs)."""
+    x0, y0, x1, y1 = box
+    inset = int(14 * scale)
+    return device_steps(image, (x0 + inset, y0 + inset, x1 - inset, y1 - inset))
 
 
 def sharpness(steps, contrast):
@@ -72,9 +75,11 @@ def between_pairs(steps, contrast):
     return sum(1 for x in large if x % 2 == 0) / len(large)
 
 
-def save(image_bytes_source, name):
+def save_output(sway, name):
+    """A PNG of HEADLESS-1 at its scale among the screenshots kept, to look at."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    image_bytes_source(SCREENSHOTS / name)
+    subprocess.run(["grim", "-o", "HEADLESS-1", str(SCREENSHOTS / name)], check=False,
+                   env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
 
 
 def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_scale_1_and_redrawn_as_the_scale_changes(
@@ -101,8 +106,7 @@ def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_s
         return (image, box, steps) if between_pairs(steps, contrast) > 0.2 else None
 
     two, box_two, steps_two = wait_for(drawn_at_scale_2, timeout=10, what="the card redrawn at scale 2")
-    subprocess.run(["grim", "-o", "HEADLESS-1", str(SCREENSHOTS / "scale-2-card.png")], check=False,
-                   env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
+    save_output(sway, "scale-2-card.png")
     # Twice its logical size, where scale 1 put it (its right edge MARGIN from the output's, in
     # device pixels twice that).
     assert abs((box_two[2] - box_two[0]) - 2 * (box_one[2] - box_one[0])) <= 4, (box_one, box_two)
@@ -115,24 +119,14 @@ def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_s
 
     # Back to scale 1: drawn again at 1, as large and as sharp as before.
     swaymsg(sway, "output", "HEADLESS-1", "scale", "1")
-    again = wait_for(
-        lambda: (lambda image: image if (card_box(image) or (0, 0, 0, 0))[2] - (card_box(image) or (0, 0, 0, 0))[0]
-                 <= WIDTH + 4 and card_box(image) else None)(output_shot(sway)),
-        timeout=10, what="the card redrawn at scale 1")
-    box_again = card_box(again)
+    def drawn_at_scale_1():
+        image = output_shot(sway)
+        box = card_box(image)
+        return (image, box) if box and box[2] - box[0] <= WIDTH + 4 else None
+
+    again, box_again = wait_for(drawn_at_scale_1, timeout=10, what="the card redrawn at scale 1")
     assert box_again == box_one, (box_one, box_again)
     assert sharpness(text_steps(again, box_again, 1), contrast) >= sharp_one - 0.05
-
-
-def device_steps(image, region):
-    """Steps along the rows of `region` (x0, y0, x1, y1) of a screenshot in device pixels, x relative
-    to the region's left edge."""
-    x0, y0, x1, y1 = region
-    steps = []
-    for y in range(y0, y1):
-        row = [luminance(image.pixel(x, y)) for x in range(x0, x1)]
-        steps += [(x, abs(b - a)) for x, (a, b) in enumerate(zip(row, row[1:]))]
-    return steps
 
 
 def test_on_two_outputs_a_card_the_compositor_puts_on_the_scale_2_one_is_drawn_at_2_once_it_enters_it(session):
@@ -184,8 +178,7 @@ def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp
         return image if image.pixel(edge - 4, 10) == BACKGROUND else None
 
     image = wait_for(panel, timeout=10, what="the center 800 device pixels wide")
-    subprocess.run(["grim", "-o", "HEADLESS-1", str(SCREENSHOTS / "scale-2-center.png")], check=False,
-                   env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
+    save_output(sway, "scale-2-center.png")
     steps = device_steps(image, (OUTPUT[0] - 800 + 8, 0, OUTPUT[0], OUTPUT[1] // 2))
     contrast = max(change for _, change in steps)
     assert between_pairs(steps, contrast) > 0.3

@@ -66,14 +66,19 @@ public final class CardPainter {
     if size > 0 { pango_font_description_set_size(appFont, size * 85 / 100) }
     measuringSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
     measuringContext = cairo_create(measuringSurface)
-    let line = pango_cairo_create_layout(measuringContext)!
+    buttonHeight = Self.lineHeight(of: font, on: measuringContext) + 2 * Self.buttonPadding
+  }
+
+  /// The height of a line of `font` laid out on `context`, in pixels.
+  static func lineHeight(of font: OpaquePointer, on context: OpaquePointer) -> Double {
+    let line = pango_cairo_create_layout(context)!
+    defer { g_object_unref(UnsafeMutableRawPointer(line)) }
     pango_layout_set_font_description(line, font)
     pango_layout_set_text(line, "Ag…", -1)
     var width: Int32 = 0
     var height: Int32 = 0
     pango_layout_get_pixel_size(line, &width, &height)
-    g_object_unref(UnsafeMutableRawPointer(line))
-    buttonHeight = Double(height) + 2 * Self.buttonPadding
+    return Double(height)
   }
 
   deinit {
@@ -97,6 +102,13 @@ public final class CardPainter {
     var y = 1.0
     cairo_surface_get_device_scale(surface, &x, &y)
     return x
+  }
+
+  /// `value` (logical pixels) moved to a whole device pixel at `scale`, by `rule`.
+  static func snapped(
+    _ value: Double, scale: Double, _ rule: FloatingPointRoundingRule = .down
+  ) -> Double {
+    (value * scale).rounded(rule) / scale
   }
 
   /// An image surface's size in logical pixels (its pixels over its device scale).
@@ -133,13 +145,8 @@ public final class CardPainter {
 
     let icon = self.icon(card, scale: scale)
     if let icon {
-      // Centred in its square, on a whole device pixel.
       let size = Double(IconImage.cardSize)
-      let (iconWidth, iconHeight) = Self.logicalSize(of: icon)
-      let x = ((Self.padding + (size - iconWidth) / 2) * scale).rounded(.down) / scale
-      let y = ((Self.padding + (size - iconHeight) / 2) * scale).rounded(.down) / scale
-      cairo_set_source_surface(context, icon, x, y)
-      cairo_paint(context)
+      paint(icon, centredIn: (Self.padding, Self.padding, size, size), context)
     }
     let textLeft = Self.padding + (icon == nil ? 0 : Double(IconImage.cardSize) + Self.padding)
     let blocks = textBlocks(card, context: context, width: textWidth(icon: icon != nil))
@@ -194,10 +201,10 @@ public final class CardPainter {
       cairo_save(context)
       // Whole device pixels around the part and its antialiased edge: inside them nothing else is
       // drawn.
-      let left = ((part.x - 1) * scale).rounded(.down) / scale
-      let top = ((part.y - 1) * scale).rounded(.down) / scale
-      let right = ((part.x + part.width + 1) * scale).rounded(.up) / scale
-      let bottom = ((part.y + part.height + 1) * scale).rounded(.up) / scale
+      let left = Self.snapped(part.x - 1, scale: scale)
+      let top = Self.snapped(part.y - 1, scale: scale)
+      let right = Self.snapped(part.x + part.width + 1, scale: scale, .up)
+      let bottom = Self.snapped(part.y + part.height + 1, scale: scale, .up)
       cairo_rectangle(context, left, top, right - left, bottom - top)
       cairo_clip(context)
       cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
@@ -442,12 +449,7 @@ public final class CardPainter {
     cairo_fill(context)
     if let icon {
       // The icon in the middle; the label is what assistive tools would read, and is not drawn.
-      let (iconWidth, iconHeight) = Self.logicalSize(of: icon)
-      let scale = Self.scale(of: icon)
-      let x = ((button.x + (button.width - iconWidth) / 2) * scale).rounded(.down) / scale
-      let y = ((button.y + (button.height - iconHeight) / 2) * scale).rounded(.down) / scale
-      cairo_set_source_surface(context, icon, x, y)
-      cairo_paint(context)
+      paint(icon, centredIn: (button.x, button.y, button.width, button.height), context)
       return
     }
     let layout = pango_cairo_create_layout(context)!
@@ -488,6 +490,20 @@ public final class CardPainter {
       seconds = info.st_mtim.tv_sec
       nanoseconds = info.st_mtim.tv_nsec
     }
+  }
+
+  /// Paints `icon` in the middle of `box` (logical pixels), on a whole device pixel of the icon's
+  /// scale: a card's icon in its square, an action's in its button.
+  private func paint(
+    _ icon: OpaquePointer, centredIn box: (x: Double, y: Double, width: Double, height: Double),
+    _ context: OpaquePointer
+  ) {
+    let (width, height) = Self.logicalSize(of: icon)
+    let scale = Self.scale(of: icon)
+    cairo_set_source_surface(
+      context, icon, Self.snapped(box.x + (box.width - width) / 2, scale: scale),
+      Self.snapped(box.y + (box.height - height) / 2, scale: scale))
+    cairo_paint(context)
   }
 
   /// The card's icon scaled to `IconImage.cardSize` logical pixels at `scale`, read again only

@@ -61,14 +61,7 @@ public final class CenterPainter {
   public init(cards: CardPainter) {
     self.cards = cards
     func measure(_ font: OpaquePointer) -> Double {
-      let layout = pango_cairo_create_layout(cards.measuringContext)!
-      defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-      pango_layout_set_font_description(layout, font)
-      pango_layout_set_text(layout, "Ag…", -1)
-      var width: Int32 = 0
-      var height: Int32 = 0
-      pango_layout_get_pixel_size(layout, &width, &height)
-      return Double(height)
+      CardPainter.lineHeight(of: font, on: cards.measuringContext)
     }
     lineHeight = measure(cards.font)
     let title = measure(cards.titleFont)

@@ -89,7 +89,7 @@ extension PopupDisplay {
     clock.setEventHandler { [weak self] in self?.redrawCenter() }
     clock.resume()
     session.clock = clock
-    engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: true))
+    tellCenter()
     log("display: the center is open")
     // The popups stand aside.
     backend.reconcile()
@@ -103,18 +103,16 @@ extension PopupDisplay {
     center = nil
     backend.closeCenter()
     if connected {
-      engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: false))
+      tellCenter()
       backend.reconcile()
     }
     log("display: the center is closed")
   }
 
-  /// The painter of the center, made with the cards' painter on first use.
-  var centerPainter: CenterPainter {
-    if let made = madeCenterPainter { return made }
-    let made = CenterPainter(cards: painter)
-    madeCenterPainter = made
-    return made
+  /// `Status.display` says whether the center is open now.
+  private func tellCenter() {
+    engine.setDisplay(
+      DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: center != nil))
   }
 
   // MARK: - What it lists
@@ -231,10 +229,14 @@ extension PopupDisplay {
 
   // MARK: - Input
 
+  /// The open center, once it has a size, and what the point (`x`, `y`) of its panel is on.
+  private func centerTarget(x: Double, y: Double) -> (session: CenterSession, target: CenterTarget?)? {
+    guard let session = center, let size = session.size else { return nil }
+    return (session, centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width)))
+  }
+
   public func centerPointerMoved(x: Double, y: Double) {
-    guard let session = center, let size = session.size else { return }
-    let target = centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width))
-    guard target != session.look.hover else { return }
+    guard let (session, target) = centerTarget(x: x, y: y), target != session.look.hover else { return }
     session.look.hover = target
     redrawCenter()
   }
@@ -254,9 +256,7 @@ extension PopupDisplay {
 
   /// A button pressed at (`x`, `y`) of the panel: left does what is there, middle forgets an entry.
   public func centerPressed(_ button: PopupButton, x: Double, y: Double) {
-    guard let session = center, let size = session.size,
-      let target = centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width))
-    else { return }
+    guard let target = centerTarget(x: x, y: y)?.target else { return }
     switch (button, target) {
     case (.left, _): carryOut(target)
     case (.middle, .entry(let id)), (.middle, .forget(let id)), (.middle, .button(let id, _)):

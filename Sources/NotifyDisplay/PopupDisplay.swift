@@ -194,8 +194,8 @@ public final class PopupDisplay: @unchecked Sendable {
   var connected = false
   /// The notification center, while it is open (`PopupDisplay+Center.swift`).
   var center: CenterSession?
-  /// The center's painter, made when it first opens.
-  var madeCenterPainter: CenterPainter?
+  /// The center's painter, made with the cards' painter when the center first opens.
+  lazy var centerPainter = CenterPainter(cards: painter)
   /// What the connected backend draws on ("Wayland (HEADLESS-1)"), for `Status`.
   var drawingOn = ""
   private var readSource: (any DispatchSourceRead)?

@@ -101,7 +101,6 @@ final class X11Center {
   private let deviceHeight: Int
   /// The frame's pixels, copied to the window.
   private let frame: OpaquePointer
-  var dirty = true
 
   init(settings: CenterSettings, monitor: X11Monitor, scale: Double, _ connection: X11Connection) {
     self.scale = scale
@@ -137,7 +136,6 @@ final class X11Center {
   func draw(_ connection: X11Connection, paint: (OpaquePointer) -> Void) {
     paint(frame)
     X11Window.put(frame, to: window, width: deviceWidth, height: deviceHeight, connection)
-    dirty = false
   }
 
   /// Lets the pointer and keyboard go and destroys the window.
