@@ -96,12 +96,18 @@ let package = Package(
       name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     // libxkbcommon: what a key types, for the reply field.
     .systemLibrary(name: "CXkbcommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+    // librsvg (SVG icons), loaded with dlopen when the first SVG icon is drawn: one function that
+    // renders a document, over librsvg's own declarations (glib's and cairo's paths come from
+    // CPangoCairo's pkg-config; librsvg's and gdk-pixbuf's are fixed on Debian).
+    .target(
+      name: "CRsvg", dependencies: ["CPangoCairo"],
+      cSettings: [.unsafeFlags(["-I/usr/include/librsvg-2.0", "-I/usr/include/gdk-pixbuf-2.0"])]),
     // The popups the same for every backend: the stack, the painter and layout (cairo, pango).
     .target(
       name: "NotifyDisplay",
       dependencies: [
         "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix", "NotifySupport",
-        "CPangoCairo", "CXkbcommon",
+        "CPangoCairo", "CXkbcommon", "CRsvg",
       ]),
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
     .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),

@@ -24,7 +24,9 @@ Runs as root; sway, the daemons and their clients run as the popup tests' unpriv
 (tests/test_popups_wayland.py has the harness); on X11 everything runs as root
 (tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
 - at scale 2 (issue 34), the same logical output as 2560×1440 device pixels: CPU per fading frame
-  beside scale 1 measured in the same run, first pixels and RSS with 10 beside mako at scale 2.
+  beside scale 1 measured in the same run, first pixels and RSS with 10 beside mako at scale 2;
+  then with Adwaita's symbolic SVG icon on every card (mako told where Adwaita is): RSS with 8,
+  the first frame committed of a new daemon and the median after.
 
 Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,scale,x11]
 """
@@ -218,7 +220,8 @@ def wayland(options, only, rows):
         user_env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": str(directory), "WAYLAND_DISPLAY": sway.display,
                     "DBUS_SESSION_BUS_ADDRESS": bus, "HOME": str(directory)}
         mako_config = directory / "mako.conf"
-        mako_config.write_text("default-timeout=0\nmax-visible=10\nfont=DejaVu Sans 10\n")
+        mako_config.write_text("default-timeout=0\nmax-visible=10\nfont=DejaVu Sans 10\n"
+                               "max-icon-size=48\nicon-path=/usr/share/icons/Adwaita\n")
         mako = start_server(harness.as_user(user) + ["mako", "--config", str(mako_config)], user_env, bus, processes)
 
         def as_user(*command):
@@ -373,22 +376,25 @@ def notifyctl_show(daemon, env):
         env=env, stdout=subprocess.DEVNULL)
 
 
-def rss_with_ten(rows, sway, daemon, mako, as_user, column, label, budget):
-    """RSS with ten cards of `daemon`'s on screen, beside mako's with the same ten, each counted as
-    ten runs down screenshot column `column` (mako's narrower cards are left of it)."""
+def rss_with_ten(rows, sway, daemon, mako, as_user, column, label, budget, icon=None, count=10):
+    """RSS with ten cards (`count`) of `daemon`'s on screen, beside mako's with the same ten (each
+    with the theme's `icon` when given), each counted as ten runs down screenshot column `column`
+    (mako's narrower cards are left of it)."""
+    ours_icon = ["--icon", icon] if icon else []
+    peer_icon = ["-i", icon] if icon else []
     def ten_shown(what):
-        conftest.wait_for(lambda: len(sway.screenshot().runs_down(column)) == 10, timeout=20, what=what)
+        conftest.wait_for(lambda: len(sway.screenshot().runs_down(column)) == count, timeout=20, what=what)
         time.sleep(2)
 
-    for index in range(10):
-        daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s")
-    ten_shown("ten popups")
+    for index in range(count):
+        daemon.show(f"Popup {index}", "--fade-in", "0", "--hold", "120s", *ours_icon)
+    ten_shown(f"{count} popups")
     ours = conftest.rss_kib(daemon.process.pid)
     daemon.notifyctl("cancel", "--all", "--now", check=True)
     wait_clear(sway)
-    for index in range(10):
-        as_user("notify-send", f"Popup {index}")
-    ten_shown("ten mako popups")
+    for index in range(count):
+        as_user("notify-send", *peer_icon, f"Popup {index}")
+    ten_shown(f"{count} mako popups")
     theirs = conftest.rss_kib(mako.pid)
     rows.add(label, f"{ours / 1024:.1f} MiB", budget, f"mako {theirs / 1024:.1f} MiB", f"{ours / theirs:.2f}×",
              "met" if ours <= theirs else "missed")
@@ -426,7 +432,14 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
         rss_with_ten(rows, sway, daemon, mako, as_user, COLUMN_AT_2, "scale 2: RSS with 10 popups visible",
                      "≤ mako's at scale 2")
         daemon.stop()
+        # A fresh daemon, so that its RSS includes librsvg, loaded at the first SVG icon.
+        daemon = make_daemon("scale-icons")
+        rss_with_ten(rows, sway, daemon, mako, as_user, COLUMN_AT_2,
+                     f"scale 2: RSS with 8 popups visible (10 with their icons overflow the output), each with "
+                     f"the SVG icon {SVG_ICON}", "≤ mako's with the same icon", icon=SVG_ICON, count=8)
+        daemon.stop()
         first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs)
+        first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs, icon=SVG_ICON)
     finally:
         harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "1280x720@60Hz", "scale", "1")
 
@@ -437,11 +450,20 @@ def first_commit(text, since):
     return next(iter(committed_frames(text, since)), None)
 
 
-def first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs):
+# Adwaita's symbolic SVG: drawn by notifyd through librsvg in the text's colour, by mako through
+# gdk-pixbuf's SVG loader (librsvg too).
+SVG_ICON = "dialog-information-symbolic"
+
+
+def first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs, icon=None):
     """Spawning the client → the first frame committed at scale 2, notifyd (`notifyctl show
-    --fade-in 0`) beside mako (`notify-send`), from each daemon's own WAYLAND_DEBUG log: what the
-    screenshots cannot tell apart (both land in the compositor's next frame, and a grim capture at
-    scale 2 takes longer than either)."""
+    --fade-in 0`) beside mako (`notify-send`), each with the theme's `icon` when given, from each
+    daemon's own WAYLAND_DEBUG log: what the screenshots cannot tell apart (both land in the
+    compositor's next frame, and a grim capture at scale 2 takes longer than either). With an icon,
+    the first round of a new daemon (which reads the icon themes and loads librsvg) is told apart
+    from the median of the rest. Stops `mako` (the caller's, once) and a mako of its own."""
+    ours_icon = ["--icon", icon] if icon else []
+    peer_icon = ["-i", icon] if icon else []
     mako.terminate()
     mako.wait(timeout=10)
     mako_log = sway.directory / "mako-debug.log"
@@ -454,30 +476,38 @@ def first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs):
         conftest.wait_for(lambda: subprocess.run(
             ["busctl", f"--address={user_env['DBUS_SESSION_BUS_ADDRESS']}", "status", "org.freedesktop.Notifications"],
             capture_output=True).returncode == 0, what="mako on the bus again")
-        daemon = make_daemon("scale-commit", env={"WAYLAND_DEBUG": "client"})
-        ours, theirs = [], []
+        daemon = make_daemon("scale-commit" + ("-icon" if icon else ""), env={"WAYLAND_DEBUG": "client"})
+        ours, theirs, cold = [], [], []
         for round_ in range(runs + 2):
             since = wayland_clock()
             subprocess.run(harness.as_user(sway.user) + [str(daemon.bin / "notifyctl"), "--socket", daemon.socket_path,
-                                                         "show", "Bench", "--fade-in", "0", "--hold", "60s"],
+                                                         "show", "Bench", "--fade-in", "0", "--hold", "60s",
+                                                         *ours_icon],
                            env=user_env, stdout=subprocess.DEVNULL, check=True)
             committed = conftest.wait_for(lambda: first_commit(daemon.stderr(), since), what="notifyd's frame")
             daemon.notifyctl("cancel", "--all", "--now", check=True)
             wait_clear(sway)
             peer_since = wayland_clock()
-            subprocess.run(harness.as_user(sway.user) + ["notify-send", "Bench"], env=user_env, check=True)
+            subprocess.run(harness.as_user(sway.user) + ["notify-send", *peer_icon, "Bench"], env=user_env, check=True)
             peer_committed = conftest.wait_for(lambda: first_commit(mako_log.read_text(errors="replace"), peer_since),
                                                what="mako's frame")
             as_user("makoctl", "dismiss", "--all")
             wait_clear(sway)
-            if round_ >= 2:
-                ours.append(((committed - since) % (1 << 32)) / 1000)
-                theirs.append(((peer_committed - peer_since) % (1 << 32)) / 1000)
+            times = (((committed - since) % (1 << 32)) / 1000, ((peer_committed - peer_since) % (1 << 32)) / 1000)
+            if round_ == 0:
+                cold = times
+            elif round_ >= 2:
+                ours.append(times[0])
+                theirs.append(times[1])
         median, median_peer = statistics.median(ours), statistics.median(theirs)
-        rows.add(f"scale 2: client spawned → first frame committed (--fade-in 0), median of {runs}",
+        with_icon = f", with the SVG icon {icon}" if icon else ""
+        rows.add(f"scale 2: client spawned → first frame committed (--fade-in 0){with_icon}, median of {runs}",
                  f"{median:.1f} ms (p90 {percentile(ours, 0.9):.1f})", "ahead of mako's",
                  f"notify-send → mako {median_peer:.1f} ms (p90 {percentile(theirs, 0.9):.1f})",
                  f"{median / median_peer:.2f}×", "met" if median < median_peer else "missed")
+        if icon:
+            rows.add(f"scale 2: the first such frame of a new daemon (the themes read, librsvg loaded)",
+                     f"{cold[0]:.1f} ms", "", f"mako's first {cold[1]:.1f} ms", f"{cold[0] / cold[1]:.2f}×")
         daemon.stop()
     finally:
         debug_mako.terminate()

@@ -133,7 +133,7 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a help -d 'Show help, for
 complete -c notifyctl -n '__notifyctl_using show progress' -f
 complete -c notifyctl -n '__notifyctl_using show progress' -l urgency -x -a 'low normal critical' -d Urgency
 complete -c notifyctl -n '__notifyctl_using show progress' -l style -x -a 'clear blur' -d Style
-complete -c notifyctl -n '__notifyctl_using show progress' -l icon -r -F -d 'An image (PNG) the popup shows beside the text'
+complete -c notifyctl -n '__notifyctl_using show progress' -l icon -r -F -d 'An image file (PNG, SVG) or an icon name the popup shows beside the text'
 complete -c notifyctl -n '__notifyctl_using show progress' -l app -x -d 'The application the notice is from'
 complete -c notifyctl -n '__notifyctl_using show progress' -l tag -x -d 'A tag, for cancel --tag'
 complete -c notifyctl -n '__notifyctl_using show progress' -l key -x -d 'Replace the unfinished notice with the same key'

@@ -13,6 +13,7 @@ debian_packages=(
   bash-completion zsh fish openssh-server                 # completion tests; a real sshd for the ssh -R example
   libwayland-dev wayland-protocols libcairo2-dev libpango1.0-dev  # the popups: Wayland client, wayland-scanner, drawing, text
   libxkbcommon-dev                                        # the reply field: what a key types, in the keymap the compositor sends
+  librsvg2-dev                                            # SVG icons: librsvg's header (the library is loaded at the first SVG)
   plasma-wayland-protocols libxcb-screensaver0-dev        # [Idle] After=: KDE's idle protocol (sway 1.7 has only it), X11's screensaver extension
   sway swaybg grim fonts-dejavu-core fonts-wqy-zenhei     # popup tests: headless compositor, its background, screenshots, Latin and CJK fonts
   mako-notifier                                           # the Wayland peer: forwarded to in tests, measured beside notifyd in the bench

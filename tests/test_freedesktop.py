@@ -108,15 +108,22 @@ def test_notify_send_with_every_option_reaches_the_notice(serve, bus, tmp_path):
     assert notice(daemon, replacing)["title"] == "Second"
 
 
-def test_an_icon_name_is_looked_up_in_the_icon_theme(serve, bus):
+def test_an_icon_name_the_icon_theme_has_is_kept_as_the_name(serve, bus):
     daemon = serve()
+    # Kept as the name: the popups look it up for the size and scale they draw at.
     named = int(run(bus, "notify-send", "-p", "-i", "dialog-information", "Named icon").stdout)
-    assert notice(daemon, named)["icon"] == "/usr/share/icons/Adwaita/48x48/legacy/dialog-information.png"
-    # As image-path too, and a name no theme has is no icon.
+    assert notice(daemon, named)["icon"] == "dialog-information"
+    symbolic = int(run(bus, "notify-send", "-p", "-i", "dialog-information-symbolic", "Symbolic").stdout)
+    assert notice(daemon, symbolic)["icon"] == "dialog-information-symbolic"
+    # As image-path too, and a name no theme has is no icon; then app_icon is taken, by the
+    # specification's order.
     hinted = int(run(bus, "notify-send", "-p", "-h", "string:image-path:dialog-warning", "Hinted").stdout)
-    assert notice(daemon, hinted)["icon"] == "/usr/share/icons/Adwaita/48x48/legacy/dialog-warning.png"
+    assert notice(daemon, hinted)["icon"] == "dialog-warning"
     unknown = int(run(bus, "notify-send", "-p", "-i", "no-such-icon-anywhere", "Unknown").stdout)
     assert "icon" not in notice(daemon, unknown)
+    fallback = int(run(bus, "notify-send", "-p", "-i", "dialog-error", "-h", "string:image-path:no-such-icon-anywhere",
+                       "Fallback").stdout)
+    assert notice(daemon, fallback)["icon"] == "dialog-error"
 
 
 def test_zenity_notification_goes_through_libnotify_to_the_queue(serve, bus, display):

@@ -8,6 +8,7 @@ pixel happens in steps of a quarter of the range or more (crisp edges), and `bet
 of those steps fall inside a pair of device pixels — where a card scaled up from scale 1 has none
 (nearest) or only half steps (smooth filters)."""
 
+import os
 import subprocess
 
 from conftest import wait_for
@@ -226,3 +227,96 @@ def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_
     box = wait_for(lambda: (lambda b: b if b and b[2] - b[0] <= WIDTH + 4 else None)(card_box(x11_shot(x))),
                    timeout=10, what="the card at scale 1 after xrdb")
     assert abs((box[2] - box[0]) - (WIDTH - 4)) <= 4, box
+
+
+# Icons by name (the freedesktop icon theme lookup), SVG and symbolic, at the output's scale.
+
+FOREGROUND = (0x10, 0x30, 0xE0)  # [Display:normal] Foreground: the text, and a symbolic icon
+MAGENTA, GREEN = (0xE0, 0x10, 0xC0), (0x10, 0xC0, 0x40)
+
+
+def icon_region(image, scale):
+    """Where the card's icon is drawn: the 48-pixel square inside its 12-pixel padding, from the
+    card's outer edge (its border)."""
+    x0, y0, _, _ = image.box()
+    return (x0 + 12 * scale, y0 + 12 * scale, x0 + 60 * scale, y0 + 60 * scale)
+
+
+def region_pixels(image, region):
+    x0, y0, x1, y1 = region
+    return [image.pixel(x, y) for y in range(y0, y1) for x in range(x0, x1)]
+
+
+def off_the_blend(rgb, a, b):
+    """How far `rgb` is from every mix of colours `a` and `b` (0 for a pixel of an icon in `b`
+    drawn over `a`, anti-aliased or not)."""
+    span = [q - p for p, q in zip(a, b)]
+    t = max(0.0, min(1.0, sum((c - p) * s for c, p, s in zip(rgb, a, span)) / sum(s * s for s in span)))
+    return max(abs(c - (p + t * s)) for c, p, s in zip(rgb, a, span))
+
+
+def test_adwaitas_symbolic_svg_by_name_is_drawn_in_the_text_colour_at_the_devices_resolution(session):
+    sway, make_daemon = session
+    swaymsg(sway, "output", "HEADLESS-1", "scale", "2")
+    colour = "#%02x%02x%02x" % FOREGROUND
+    daemon = make_daemon(display_config().replace("[Idle]", f"[Display:normal]\nForeground={colour}\n[Idle]"))
+    daemon.show(TITLE, BODY, "--icon", "dialog-information-symbolic", "--fade-in", "0", "--hold", "60s")
+
+    def icon_drawn():
+        image = output_shot(sway)
+        box = card_box(image)
+        if not box or box[2] - box[0] < 2 * WIDTH - 12:
+            return None
+        pixels = region_pixels(image, icon_region(image, 2))
+        return (image, box, pixels) if sum(close_to(p, FOREGROUND, 12) for p in pixels) > 500 else None
+
+    image, box, pixels = wait_for(icon_drawn, timeout=10, what="the symbolic icon in the text's colour")
+    save_output(sway, "scale-2-symbolic-icon.png")
+    # Every pixel of the square is the card, the text's colour, or a mix of the two: Adwaita's own
+    # grey is gone (it is far from that line).
+    assert off_the_blend((0x2E, 0x34, 0x36), CARD, FOREGROUND) > 60
+    astray = [p for p in pixels if off_the_blend(p, CARD, FOREGROUND) > 16]
+    assert len(astray) <= len(pixels) // 100, astray[:10]
+    # Drawn from the SVG at 96 device pixels, not a 48-pixel image doubled: edges inside pixel pairs.
+    steps = device_steps(image, icon_region(image, 2))
+    contrast = max(change for _, change in steps)
+    assert 0.25 <= between_pairs(steps, contrast) <= 0.75
+
+
+def test_a_theme_of_ones_own_draws_its_full_colour_svg_and_inherits_adwaitas_icons(session):
+    sway, make_daemon = session
+    # A theme in the user's data directory: a full-colour SVG of a program, Adwaita inherited.
+    data = sway.directory / "data"
+    theme = data / "icons" / "NotifydTest"
+    (theme / "scalable" / "apps").mkdir(parents=True)
+    (theme / "index.theme").write_text(
+        "[Icon Theme]\nName=NotifydTest\nInherits=Adwaita\nDirectories=scalable/apps\n\n"
+        "[scalable/apps]\nSize=48\nMinSize=8\nMaxSize=512\nType=Scalable\n")
+    (theme / "scalable" / "apps" / "notifyd-test-app.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48">'
+        '<rect width="24" height="48" fill="#%02x%02x%02x"/>' % MAGENTA
+        + '<rect x="24" width="24" height="48" fill="#%02x%02x%02x"/></svg>' % GREEN)
+    for path in [data, *data.rglob("*")]:
+        os.chown(path, sway.user.pw_uid, sway.user.pw_gid)
+    daemon = make_daemon(display_config(IconTheme="NotifydTest"), env={"XDG_DATA_HOME": str(data)})
+    daemon.show(TITLE, BODY, "--icon", "notifyd-test-app", "--fade-in", "0", "--hold", "60s")
+
+    def icon_in(colours, count):
+        def drawn():
+            image = output_shot(sway)
+            if not card_box(image):
+                return None
+            pixels = region_pixels(image, icon_region(image, 1))
+            return pixels if all(sum(close_to(p, c, 6) for p in pixels) >= count for c in colours) else None
+        return drawn
+
+    # Its own colours, not tinted: half magenta, half green, filling the square.
+    pixels = wait_for(icon_in([MAGENTA, GREEN], 48 * 24 - 48), timeout=10, what="the theme's own SVG")
+    save_output(sway, "own-theme-icon.png")
+    assert sum(close_to(p, MAGENTA, 6) or close_to(p, GREEN, 6) for p in pixels) >= 48 * 48 - 96
+
+    # A name the theme lacks is Adwaita's, through Inherits= (hicolor has no symbolic icons).
+    assert daemon.notifyctl("cancel", "--all", "--now").returncode == 0
+    wait_for(lambda: card_box(output_shot(sway)) is None, timeout=10, what="the first card gone")
+    daemon.show(TITLE, BODY, "--icon", "dialog-information-symbolic", "--fade-in", "0", "--hold", "60s")
+    wait_for(icon_in([(0xE8, 0xEB, 0xF0)], 300), timeout=10, what="Adwaita's symbolic icon in the default text colour")

@@ -42,6 +42,12 @@ struct ParsedArguments: Sendable, Equatable {
     return try ValueParser.path(option.value, option: option.spelling, workingDirectory: workingDirectory)
   }
 
+  /// The last value of `name` read as an icon: a file made absolute, or an icon name.
+  func icon(_ name: String) throws(UsageError) -> String? {
+    guard let option = values[name]?.last else { return nil }
+    return try ValueParser.icon(option.value, option: option.spelling, workingDirectory: workingDirectory)
+  }
+
   /// The last value of `name` read as an integer no less than `minimum`.
   func integer(_ name: String, minimum: Int = 0) throws(UsageError) -> Int? {
     guard let option = values[name]?.last else { return nil }

@@ -16,6 +16,22 @@ enum ValueParser {
     return seconds
   }
 
+  /// The extensions that make an `--icon` value a file rather than an icon name.
+  static let imageExtensions = [".png", ".svg", ".svgz", ".jpg", ".jpeg", ".xpm"]
+
+  /// Reads an icon: a file path (with a `/`, or ending in an image's extension) made absolute
+  /// against `workingDirectory`, else an icon theme's name (`dialog-warning`).
+  static func icon(_ text: String, option: String, workingDirectory: String) throws(UsageError) -> String {
+    let lowered = text.lowercased()
+    guard !text.contains("/"), !imageExtensions.contains(where: lowered.hasSuffix) else {
+      return try path(text, option: option, workingDirectory: workingDirectory)
+    }
+    guard RequestLimits.isIconName(text) else {
+      throw .invalidValue(option: option, value: text, reason: "an image file or an icon name")
+    }
+    return text
+  }
+
   /// Reads a file path, made absolute against `workingDirectory`.
   static func path(_ text: String, option: String, workingDirectory: String) throws(UsageError) -> String {
     guard !text.isEmpty else { throw .invalidValue(option: option, value: text, reason: "a file path") }

@@ -160,7 +160,7 @@ extension Verb {
   private static let appearanceOptions: [OptionSpec] = [
     .value("urgency", "U", "low, normal or critical"),
     .value("style", "S", "clear or blur"),
-    .value("icon", "PATH", "an image (PNG) the popup shows beside the text"),
+    .value("icon", "ICON", "an image file (PNG, SVG) or an icon name the popup shows beside the text"),
     .value("app", "NAME", "the application the notice is from"),
     .value("tag", "T", "a tag, for cancel --tag"),
     .value("key", "K", "replace the unfinished notice with the same key"),

@@ -57,7 +57,7 @@ public enum PopupAnchor: String, Sendable, CaseIterable {
 }
 
 /// A colour with alpha, each channel 0…1 (`#rrggbb` or `#rrggbbaa` in the config).
-public struct RGBA: Sendable, Equatable, CustomStringConvertible {
+public struct RGBA: Sendable, Hashable, CustomStringConvertible {
   public var red: Double
   public var green: Double
   public var blue: Double

@@ -57,9 +57,6 @@ public final class DBusBridge: @unchecked Sendable {
   private let environment: [String: String]
   /// Where the server keeps icons that come as pixels: the popups' cache, handed in by the daemon.
   private let icons: any IconStore
-  /// The icon theme names are looked up in, read when the first name comes (and again when
-  /// `[Display] IconTheme=` changes).
-  private var iconTheme: IconTheme?
 
   /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
   private let busQueue = DispatchQueue(label: "notifyd.dbus")
@@ -196,12 +193,10 @@ public final class DBusBridge: @unchecked Sendable {
     }
   }
 
-  /// The theme `settings` name, made anew when the name changed.
+  /// The theme `settings` name: the one the popups look names up in too (`IconTheme.named`), read
+  /// when the first name comes.
   private func theme(for settings: DBusServerSettings) -> IconTheme {
-    if let iconTheme, iconTheme.theme == settings.iconTheme { return iconTheme }
-    let theme = IconTheme(theme: settings.iconTheme, environment: environment)
-    iconTheme = theme
-    return theme
+    IconTheme.named(settings.iconTheme, environment: environment)
   }
 
   private func startServer(on connection: DBusConnection) throws(DBusError) {

@@ -103,10 +103,11 @@ struct DBusNotification: Equatable {
         actionIcons: flag(DBusNames.Hint.actionIcons)))
   }
 
-  /// The notice's icon as a file, by the specification's order: `image-data` (kept as a PNG file
-  /// in `icons`), else `image-path`, else `app_icon`, each a file (an absolute path or a `file://`
-  /// URI) or an icon name found in `theme`. Pixels that do not describe an image throw, naming
-  /// the hint; a cache that cannot be written is logged and the notice goes on without its icon.
+  /// The notice's icon, by the specification's order: `image-data` (kept as a PNG file in
+  /// `icons`), else `image-path`, else `app_icon`, each a file (an absolute path or a `file://`
+  /// URI) or an icon name `theme` has (kept as the name: the popups look it up for the size and
+  /// scale they draw at). Pixels that do not describe an image throw, naming the hint; a cache
+  /// that cannot be written is logged and the notice goes on without its icon.
   func icon(storingPixelsIn icons: (any IconStore)?, theme: IconTheme? = nil, log: Logger) throws(QueueError)
     -> String?
   {
@@ -123,7 +124,8 @@ struct DBusNotification: Equatable {
       }
     }
     func file(_ icon: String) -> String? {
-      Self.filePath(icon) ?? theme?.path(forName: icon)
+      if let path = Self.filePath(icon) { return path }
+      return theme?.contains(icon) == true ? icon : nil
     }
     for name in DBusNames.Hint.imagePath {
       if let path = hints[name]?.stringValue.flatMap(file) { return path }

@@ -3,6 +3,7 @@ import Foundation
 import NotifyConfig
 import NotifyCore
 import NotifyIcons
+import NotifyPosix
 import NotifyProtocol
 
 /// Draws cards with cairo and pango: measures a card for a width, renders it at full opacity into
@@ -22,20 +23,19 @@ public final class CardPainter {
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
   let measuringContext: OpaquePointer
-  /// Icons read lately, by path and the pixels they were read for, with the file's identity when
-  /// read (nil surface: not an image).
+  /// Icons read lately (a card's, a button's), with the file's identity when read (nil surface:
+  /// not an image).
   private var icons: [IconKey: (stamp: FileStamp, surface: OpaquePointer?)] = [:]
-  /// Where the icons a button shows (`action-icons`) are found by name.
-  private let buttonIconTheme: IconTheme
-  /// Buttons' icons read lately, by name and pixels, at the button's size (nil surface: none found).
-  private var buttonIcons: [IconKey: OpaquePointer?] = [:]
+  /// Where icons given by name (a card's, the buttons' of `action-icons`) are found.
+  private let iconTheme: IconTheme
   /// The most icons kept read (48×48 pixels each at scale 1, 96×96 at 2).
-  static let iconsKept = 16
+  static let iconsKept = 24
 
-  /// An icon read for an edge of `pixels` device pixels.
+  /// An icon file read for an edge of `pixels` device pixels, in `tint` when it is symbolic.
   private struct IconKey: Hashable {
-    var name: String
+    var path: String
     var pixels: Int
+    var tint: RGBA?
   }
 
   /// Pixels inside the border.
@@ -57,7 +57,7 @@ public final class CardPainter {
   public init(settings: DisplaySettings, environment: [String: String] = ProcessInfo.processInfo.environment)
   {
     self.settings = settings
-    buttonIconTheme = IconTheme(theme: settings.iconTheme, environment: environment, size: 24)
+    iconTheme = IconTheme.named(settings.iconTheme, environment: environment)
     font = pango_font_description_from_string(settings.font)
     titleFont = pango_font_description_copy(font)
     pango_font_description_set_weight(titleFont, PANGO_WEIGHT_BOLD)
@@ -88,7 +88,6 @@ public final class CardPainter {
     cairo_destroy(measuringContext)
     cairo_surface_destroy(measuringSurface)
     for entry in icons.values { entry.surface.map { cairo_surface_destroy($0) } }
-    for case let surface?? in buttonIcons.values { cairo_surface_destroy(surface) }
   }
 
   /// Device pixels for `logical` pixels at `scale` (whole ones, rounded up).
@@ -163,7 +162,9 @@ public final class CardPainter {
     }
     for button in buttons(of: card, height: height) {
       drawButton(
-        context, button, icon: card.actionIcons ? buttonIcon(for: button.target, scale: scale) : nil,
+        context, button,
+        icon: card.actionIcons
+          ? buttonIcon(for: button.target, scale: scale, colour: colours.foreground) : nil,
         colours: colours, highlighted: card.highlighted == button.target)
     }
     if let field = field(of: card, height: height) {
@@ -216,7 +217,9 @@ public final class CardPainter {
         drawField(context, part, typed: new.typed, colours: colours)
       } else {
         drawButton(
-          context, part, icon: new.actionIcons ? buttonIcon(for: part.target, scale: scale) : nil,
+          context, part,
+          icon: new.actionIcons
+            ? buttonIcon(for: part.target, scale: scale, colour: colours.foreground) : nil,
           colours: colours, highlighted: new.highlighted == part.target)
       }
       cairo_restore(context)
@@ -422,21 +425,11 @@ public final class CardPainter {
     cairo_fill(context)
   }
 
-  /// The icon the action key of `target` names, fitting a button (`action-icons`); `nil` for "…"
-  /// or a key no theme has an icon for (its label is drawn then). At most `iconsKept` are kept.
-  func buttonIcon(for target: CardTarget, scale: Double) -> OpaquePointer? {
-    guard case .action(let name) = target else { return nil }
-    let key = IconKey(
-      name: name, pixels: Self.devicePixels(Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale))
-    if let kept = buttonIcons[key] { return kept }
-    if buttonIcons.count >= Self.iconsKept, let victim = buttonIcons.keys.first {
-      if case let surface?? = buttonIcons.removeValue(forKey: victim) { cairo_surface_destroy(surface) }
-    }
-    let surface = buttonIconTheme.path(forName: name).flatMap {
-      IconImage.load(path: $0, fitting: key.pixels, scale: scale)
-    }
-    buttonIcons[key] = surface
-    return surface
+  /// The icon the action key of `target` names, fitting a button (`action-icons`), a symbolic one
+  /// in `colour`; `nil` for "…" or a key no theme has an icon for (its label is drawn then).
+  func buttonIcon(for target: CardTarget, scale: Double, colour: RGBA) -> OpaquePointer? {
+    guard case .action(let name) = target, IconTheme.isName(name) else { return nil }
+    return icon(name, edge: Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale, colour: colour)
   }
 
   func drawButton(
@@ -473,25 +466,6 @@ public final class CardPainter {
 
   // MARK: - Icons
 
-  /// What identifies a file's contents without reading it: device, inode, size, modification time.
-  struct FileStamp: Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var seconds: Int
-    var nanoseconds: Int
-
-    init?(path: String) {
-      var info = stat()
-      guard stat(path, &info) == 0 else { return nil }
-      device = UInt64(info.st_dev)
-      inode = UInt64(info.st_ino)
-      size = Int64(info.st_size)
-      seconds = info.st_mtim.tv_sec
-      nanoseconds = info.st_mtim.tv_nsec
-    }
-  }
-
   /// Paints `icon` in the middle of `box` (logical pixels), on a whole device pixel of the icon's
   /// scale: a card's icon in its square, an action's in its button.
   private func paint(
@@ -506,24 +480,32 @@ public final class CardPainter {
     cairo_paint(context)
   }
 
-  /// The card's icon scaled to `IconImage.cardSize` logical pixels at `scale`, read again only
-  /// when its file changed; nil when the card has none or its file is not a readable PNG within
-  /// bounds.
+  /// The card's icon at `IconImage.cardSize` logical pixels and `scale`, a symbolic one in the
+  /// card's foreground; nil when the card has none or it is no readable image within bounds.
   private func icon(_ card: Card, scale: Double = 1) -> OpaquePointer? {
-    card.icon.flatMap { icon(path: $0, scale: scale) }
+    card.icon.flatMap {
+      icon($0, edge: IconImage.cardSize, scale: scale, colour: settings.colours(for: card.urgency).foreground)
+    }
   }
 
-  /// The icon at `path` scaled to `IconImage.cardSize` logical pixels at `scale`, kept as
-  /// `icon(_:)` keeps a card's.
-  func icon(path: String, scale: Double = 1) -> OpaquePointer? {
-    guard let stamp = FileStamp(path: path) else { return nil }
-    let key = IconKey(name: path, pixels: Self.devicePixels(IconImage.cardSize, scale: scale))
+  /// The icon `icon` names, a file's absolute path or a theme's icon name (looked up for `edge`
+  /// logical pixels at `scale`), fitting `edge` logical pixels at `scale`; a symbolic icon
+  /// (`*-symbolic`) drawn in `colour`. The last `iconsKept` read are kept, each read again only
+  /// when its file changed; nil when nothing is found or the file is no image within bounds.
+  func icon(_ icon: String, edge: Int, scale: Double, colour: RGBA) -> OpaquePointer? {
+    let path =
+      icon.hasPrefix("/")
+      ? icon : iconTheme.path(forName: icon, size: edge, scale: Int(scale.rounded(.up)))
+    guard let path, let stamp = FileStamp(path: path) else { return nil }
+    let key = IconKey(
+      path: path, pixels: Self.devicePixels(edge, scale: scale),
+      tint: IconImage.isSymbolic(path) ? colour : nil)
     if let kept = icons[key], kept.stamp == stamp { return kept.surface }
     if let kept = icons.removeValue(forKey: key) { kept.surface.map { cairo_surface_destroy($0) } }
     if icons.count >= Self.iconsKept, let victim = icons.keys.first {
       icons.removeValue(forKey: victim)?.surface.map { cairo_surface_destroy($0) }
     }
-    let surface = IconImage.load(path: path, fitting: key.pixels, scale: scale)
+    let surface = IconImage.load(path: path, fitting: key.pixels, scale: scale, tint: key.tint)
     icons[key] = (stamp, surface)
     return surface
   }

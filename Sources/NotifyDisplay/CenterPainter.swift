@@ -323,8 +323,10 @@ public final class CenterPainter {
       cairo_arc(context, 6, top + padding + metrics.title / 2, 3.5, 0, 2 * Double.pi)
       cairo_fill(context)
     }
-    if let path = entry.icon,
-      let icon = cards.icon(path: path, scale: CardPainter.scale(of: cairo_get_target(context)))
+    if let name = entry.icon,
+      let icon = cards.icon(
+        name, edge: IconImage.cardSize, scale: CardPainter.scale(of: cairo_get_target(context)),
+        colour: colours.foreground)
     {
       let size = CardPainter.logicalSize(of: icon)
       let side = max(size.width, size.height)

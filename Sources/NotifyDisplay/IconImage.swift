@@ -1,5 +1,7 @@
 import CPangoCairo
+import CRsvg
 import Glibc
+import NotifyConfig
 import NotifyIcons
 import NotifyPosix
 
@@ -15,38 +17,111 @@ public enum IconImage {
 
   // MARK: - Reading files
 
-  /// The PNG at `path` as an image surface scaled to fit `size`×`size` (never scaled up); nil when the path is not a regular file, is larger than `maximumFileBytes` or
-  /// `maximumDimension`, or is not a PNG. Opens without blocking, so a FIFO or a device cannot
-  /// stall the display thread. The caller owns the surface.
+  /// The icon at `path`, a PNG or an SVG document, as an image surface fitting `size`×`size`
+  /// device pixels; nil when the path is not a regular file, is larger than `maximumFileBytes` or
+  /// (a PNG) `maximumDimension`, or is neither. A PNG is scaled down to fit, never up; an SVG is
+  /// drawn at that size (through librsvg, loaded then). With `tint`, a symbolic icon's shapes take
+  /// that colour (`symbolicStylesheet` for an SVG, its alpha as a mask for a PNG). Opens without
+  /// blocking, so a FIFO or a device cannot stall the display thread. The caller owns the surface.
   /// The surface carries `scale` as its device scale: drawn, it covers `size` / `scale` logical
   /// pixels at the device's resolution.
-  public static func load(path: String, fitting size: Int, scale: Double = 1) -> OpaquePointer? {
-    guard let bytes = readFile(path), let (width, height) = pngSize(bytes),
-      (1...maximumDimension).contains(width), (1...maximumDimension).contains(height),
-      let image = decodePNG(bytes)
-    else { return nil }
-    defer { cairo_surface_destroy(image) }
-    let fitted = scaled(image, fitting: size)
+  public static func load(path: String, fitting size: Int, scale: Double = 1, tint: RGBA? = nil)
+    -> OpaquePointer?
+  {
+    guard let bytes = Posix.readRegularFile(path, limit: maximumFileBytes) else { return nil }
+    let fitted: OpaquePointer?
+    if let (width, height) = pngSize(bytes) {
+      guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height),
+        let image = decodePNG(bytes)
+      else { return nil }
+      defer { cairo_surface_destroy(image) }
+      fitted = scaled(image, fitting: size).map { image in tint.map { tinted(image, $0) } ?? image }
+    } else if isSVG(path: path, bytes) {
+      fitted = renderSVG(bytes, size: size, stylesheet: tint.map(symbolicStylesheet))
+    } else {
+      return nil
+    }
     if let fitted { cairo_surface_set_device_scale(fitted, scale, scale) }
     return fitted
   }
 
-  /// The file's bytes, when it is a regular file of at most `maximumFileBytes`.
-  static func readFile(_ path: String) -> [UInt8]? {
-    guard let fd = try? Posix.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) else { return nil }
-    defer { Posix.close(fd) }
-    guard let info = try? Posix.status(fd), info.st_mode & S_IFMT == S_IFREG, info.st_size <= maximumFileBytes
-    else { return nil }
-    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var filled = 0
-    while filled < bytes.count {
-      let transfer = bytes.withUnsafeMutableBytes { buffer in
-        try? Posix.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-      }
-      guard case .bytes(let count) = transfer else { break }
-      filled += count
+  /// Whether the file at `path` is a symbolic icon, drawn in the colour of the text beside it:
+  /// its name, without the extension, ends in `-symbolic`.
+  public static func isSymbolic(_ path: String) -> Bool {
+    let file = path.split(separator: "/").last ?? ""
+    return (file.lastIndex(of: ".").map { file[..<$0] } ?? file).hasSuffix("-symbolic")
+  }
+
+  // MARK: - SVG
+
+  /// Whether `bytes` are to be read as SVG: the file is named `.svg` or `.svgz`, or its text
+  /// begins with `<` (after a byte-order mark and blanks). Anything else is never handed to
+  /// librsvg, which is loaded only for a document.
+  static func isSVG(path: String, _ bytes: [UInt8]) -> Bool {
+    if path.hasSuffix(".svg") || path.hasSuffix(".svgz") { return true }
+    let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+    return text.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "<")
+  }
+
+  /// The document drawn into a `size`×`size` image (proportions kept, centred), with
+  /// `stylesheet` applied; nil when librsvg is missing or refuses the document.
+  static func renderSVG(_ bytes: [UInt8], size: Int, stylesheet: String?) -> OpaquePointer? {
+    let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(size), Int32(size))!
+    let context = cairo_create(image)!
+    defer { cairo_destroy(context) }
+    var reason = [CChar](repeating: 0, count: 256)
+    let drawn = bytes.withUnsafeBufferPointer { data in
+      notifyd_rsvg_render(
+        data.baseAddress, data.count, stylesheet, UnsafeMutableRawPointer(context), Double(size),
+        Double(size),
+        &reason, reason.count)
     }
-    return filled == bytes.count ? bytes : nil
+    guard drawn == 0, cairo_surface_status(image) == CAIRO_STATUS_SUCCESS else {
+      cairo_surface_destroy(image)
+      return nil
+    }
+    cairo_surface_flush(image)
+    return image
+  }
+
+  /// The CSS that draws a symbolic icon (`*-symbolic.svg`) in `colour`, by the convention symbolic
+  /// icons are drawn to: plain shapes and the `foreground-fill` class take the colour, the
+  /// `warning`, `error` and `success` classes their own, `*-stroke` classes the same as strokes.
+  static func symbolicStylesheet(_ colour: RGBA) -> String {
+    func css(_ colour: RGBA) -> String {
+      func byte(_ value: Double) -> Int { Int((min(max(value, 0), 1) * 255).rounded()) }
+      let alpha = min(max(colour.alpha, 0), 1)
+      return "rgba(\(byte(colour.red)),\(byte(colour.green)),\(byte(colour.blue)),\(alpha))"
+    }
+    var rules = [
+      "path, rect, circle, ellipse, polygon, polyline, line, .foreground-fill { fill: \(css(colour)) !important; }",
+      ".foreground-stroke { stroke: \(css(colour)) !important; }",
+    ]
+    for (name, kept) in [
+      ("warning", symbolicWarning), ("error", symbolicError), ("success", symbolicSuccess),
+    ] {
+      rules.append(".\(name), .\(name)-fill { fill: \(css(kept)) !important; }")
+      rules.append(".\(name)-stroke { stroke: \(css(kept)) !important; }")
+    }
+    return rules.joined(separator: "\n")
+  }
+
+  /// The colours a symbolic icon's `warning`, `error` and `success` parts keep on any card.
+  static let symbolicWarning = RGBA(red: 0.96, green: 0.47, blue: 0)
+  static let symbolicError = RGBA(red: 0.88, green: 0.11, blue: 0.14)
+  static let symbolicSuccess = RGBA(red: 0.2, green: 0.82, blue: 0.48)
+
+  /// A symbolic PNG in `colour`: its alpha kept as the shape, its colours dropped. Takes `image`.
+  static func tinted(_ image: OpaquePointer, _ colour: RGBA) -> OpaquePointer {
+    defer { cairo_surface_destroy(image) }
+    let target = cairo_image_surface_create(
+      CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(image), cairo_image_surface_get_height(image))!
+    let context = cairo_create(target)!
+    defer { cairo_destroy(context) }
+    cairo_set_source_rgba(context, colour.red, colour.green, colour.blue, colour.alpha)
+    cairo_mask_surface(context, image, 0, 0)
+    cairo_surface_flush(target)
+    return target
   }
 
   /// Width and height from a PNG's header (signature, then the `IHDR` chunk), read before any

@@ -226,6 +226,27 @@ public enum Posix {
     return bytes
   }
 
+  /// The bytes of the regular file at `path` when it holds at most `limit` of them; `nil` for
+  /// anything else (missing, a directory, a FIFO, a device, too large). Opened without blocking,
+  /// so that a FIFO cannot stall the caller.
+  public static func readRegularFile(_ path: String, limit: Int) -> [UInt8]? {
+    guard let fd = try? open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) else { return nil }
+    defer { close(fd) }
+    guard let info = try? status(fd), info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else {
+      return nil
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var filled = 0
+    while filled < bytes.count {
+      let transfer = bytes.withUnsafeMutableBytes { buffer in
+        try? read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+      }
+      guard case .bytes(let count) = transfer, count > 0 else { break }
+      filled += count
+    }
+    return filled == bytes.count ? bytes : nil
+  }
+
   /// `access(2)` with `F_OK`: whether something exists at `path`.
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
@@ -282,5 +303,26 @@ extension Posix {
       }
     }
     return released
+  }
+}
+
+/// What identifies a file's contents without reading it: device, inode, size and modification
+/// time (`stat(2)`). Equal stamps: the same contents, as far as anything short of reading can tell.
+public struct FileStamp: Equatable, Sendable {
+  public var device: UInt64
+  public var inode: UInt64
+  public var size: Int64
+  public var seconds: Int
+  public var nanoseconds: Int
+
+  /// The stamp of what `path` names (links followed); `nil` when nothing is there.
+  public init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+    size = Int64(info.st_size)
+    seconds = info.st_mtim.tv_sec
+    nanoseconds = info.st_mtim.tv_nsec
   }
 }

@@ -21,6 +21,17 @@ public enum RequestLimits {
   /// The most bytes in a file's path, an icon's or a sound's (`PATH_MAX`).
   public static let maximumIconPathLength = 4096
 
+  /// The most bytes in an icon's name (`dialog-information`, `mail-unread-symbolic`).
+  public static let maximumIconNameLength = 255
+
+  /// Whether `icon` is an icon theme's name rather than a file: not empty, no `/`, not hidden (no
+  /// leading `.`), no control character, at most `maximumIconNameLength` bytes. Anything else an
+  /// icon may be is an absolute path.
+  public static func isIconName(_ icon: String) -> Bool {
+    !icon.isEmpty && icon.utf8.count <= maximumIconNameLength && !icon.hasPrefix(".")
+      && !icon.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 < 0x20 || $0 == 0x7F })
+  }
+
   public static func check(_ request: ShowParameters) throws(InvalidField) {
     try checkCommon(
       title: request.title, body: request.body,
@@ -66,7 +77,9 @@ public enum RequestLimits {
     try check(name: app, field: "app")
     try check(name: tag, field: "tag")
     try check(name: key, field: "key")
-    try check(path: icon, field: "icon", of: "an image file")
+    if let icon, !isIconName(icon) {
+      try check(path: icon, field: "icon", of: "an image file or an icon name")
+    }
     if let hints {
       try check(name: hints.category, field: "hints.category")
       try check(name: hints.desktopEntry, field: "hints.desktopEntry")

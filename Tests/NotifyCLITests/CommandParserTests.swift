@@ -46,6 +46,26 @@ struct CommandParserTests {
     #expect(usageError("show", "t", "--icon", "") != nil)
   }
 
+  @Test func icon_withoutASlashOrAnImageExtension_isAnIconName() throws {
+    func icon(_ value: String) throws -> String? {
+      guard
+        case .show(let parameters, _) = try CommandParser.parse(
+          ["show", "t", "--icon", value], workingDirectory: "/home/ann"
+        ).command
+      else { return nil }
+      return parameters.icon
+    }
+    #expect(try icon("dialog-warning") == "dialog-warning")
+    #expect(try icon("mail-unread-symbolic") == "mail-unread-symbolic")
+    #expect(try icon("org.gnome.Nautilus") == "org.gnome.Nautilus")
+    // A file by its extension, whatever its case, or by a slash.
+    #expect(try icon("logo.PNG") == "/home/ann/logo.PNG")
+    #expect(try icon("drawing.svg") == "/home/ann/drawing.svg")
+    #expect(try icon("./dialog-warning") == "/home/ann/./dialog-warning")
+    #expect(usageError("show", "t", "--icon", ".hidden") != nil)
+    #expect(usageError("show", "t", "--icon", String(repeating: "n", count: 256)) != nil)
+  }
+
   @Test func show_withEqualsForm_parsesHold() throws {
     #expect(
       try command("show", "t", "--hold=2.5s") == .show(ShowParameters(title: "t", hold: 2.5), wait: false))

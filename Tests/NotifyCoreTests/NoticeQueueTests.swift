@@ -677,15 +677,18 @@ struct NoticeQueueTests {
     }
   }
 
-  @Test func icon_isKept_andReplacedInPlaceWithTheRest_butOnlyAsAnAbsolutePath() throws {
+  @Test func icon_isKept_andReplacedInPlaceWithTheRest_asAnAbsolutePathOrAnIconName() throws {
     let h = QueueHarness()
     let id = try h.queue.show(ShowParameters(title: "t", icon: "/usr/share/pixmaps/a.png", key: "k"))
     #expect(try h.queue.get(id).icon == "/usr/share/pixmaps/a.png")
     let progress = try h.queue.progress(ProgressParameters(title: "p", icon: "/tmp/b.png")).id
     #expect(try h.queue.get(progress).icon == "/tmp/b.png")
-    for bad in ["a.png", "", "file:///a.png"] {
+    let named = try h.queue.show(ShowParameters(title: "t", icon: "dialog-warning-symbolic"))
+    #expect(try h.queue.get(named).icon == "dialog-warning-symbolic")
+    for bad in ["./a.png", "", "file:///a.png", ".hidden", "a\nb", String(repeating: "n", count: 256)] {
       #expect(
-        throws: QueueError.invalidArgument(field: "icon", reason: "must be an absolute path to an image file")
+        throws: QueueError.invalidArgument(
+          field: "icon", reason: "must be an absolute path to an image file or an icon name")
       ) { try h.queue.show(ShowParameters(title: "t", icon: bad)) }
     }
     #expect(throws: QueueError.self) {

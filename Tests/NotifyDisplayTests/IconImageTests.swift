@@ -58,6 +58,64 @@ struct IconImageTests {
     #expect((red, green, blue, alpha) == (0x20, 0xC0, 0x50, 0xFF))
   }
 
+  /// A 16×16 document: a red square in its left half over nothing, and a `.warning` dot.
+  static let svg = """
+    <svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">
+      <rect x="0" y="0" width="8" height="16" fill="#ff0000"/>
+      <circle class="warning" cx="12" cy="12" r="2" fill="#00ff00"/>
+    </svg>
+    """
+
+  @Test func anSVG_isDrawnAtTheSizeAsked_notScaledFromASmallerOne() throws {
+    let directory = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/square.svg"
+    try Data(Self.svg.utf8).write(to: URL(fileURLWithPath: path))
+    for (pixels, scale) in [(48, 1.0), (96, 2.0)] {
+      let icon = try #require(IconImage.load(path: path, fitting: pixels, scale: scale))
+      defer { cairo_surface_destroy(icon) }
+      #expect(cairo_image_surface_get_width(icon) == Int32(pixels))
+      #expect(CardPainter.logicalSize(of: icon) == (48, 48))
+      // The square's edge falls between two device pixels, sharp at both sizes: fully red left
+      // of the middle, nothing right of it.
+      #expect(pixel(icon, pixels / 2 - 1, pixels / 4) == (0xFF, 0, 0, 0xFF))
+      #expect(pixel(icon, pixels / 2, pixels / 4) == (0, 0, 0, 0))
+      // Not symbolic: the document's own colours.
+      #expect(pixel(icon, pixels * 3 / 4, pixels * 3 / 4) == (0, 0xFF, 0, 0xFF))
+    }
+    // A document named otherwise is read by its first `<`; a broken one is no icon.
+    let unnamed = directory + "/icon"
+    try Data(("\u{FEFF}  " + Self.svg).utf8).write(to: URL(fileURLWithPath: unnamed))
+    let read = try #require(IconImage.load(path: unnamed, fitting: 48))
+    cairo_surface_destroy(read)
+    try Data("<svg><rect".utf8).write(to: URL(fileURLWithPath: directory + "/broken.svg"))
+    #expect(IconImage.load(path: directory + "/broken.svg", fitting: 48) == nil)
+    try Data("GIF89a".utf8).write(to: URL(fileURLWithPath: directory + "/picture.gif"))
+    #expect(!IconImage.isSVG(path: directory + "/picture.gif", Array("GIF89a".utf8)))
+    #expect(IconImage.load(path: directory + "/picture.gif", fitting: 48) == nil)
+  }
+
+  @Test func aSymbolicIcon_takesTheTint_butItsWarningPartKeepsItsColour() throws {
+    let directory = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/square-symbolic.svg"
+    try Data(Self.svg.utf8).write(to: URL(fileURLWithPath: path))
+    #expect(IconImage.isSymbolic(path) && IconImage.isSymbolic("/a/b-symbolic.symbolic.png") == false)
+    #expect(IconImage.isSymbolic("/x/y-symbolic.png") && !IconImage.isSymbolic("/x/symbolic/y.svg"))
+    let tint = RGBA(red: 0.2, green: 0.4, blue: 1)
+    let icon = try #require(IconImage.load(path: path, fitting: 32, tint: tint))
+    defer { cairo_surface_destroy(icon) }
+    #expect(pixel(icon, 4, 8) == (0x33, 0x66, 0xFF, 0xFF))
+    #expect(pixel(icon, 24, 24) == (0xF5, 0x78, 0x00, 0xFF))
+    #expect(pixel(icon, 24, 4) == (0, 0, 0, 0))
+    // A symbolic PNG: its shape in the tint, its own colour dropped.
+    let png = directory + "/dot-symbolic.png"
+    try writePNG(pixels(width: 8, height: 8, rgba: [0xFF, 0, 0, 0xFF]), to: png)
+    let tinted = try #require(IconImage.load(path: png, fitting: 48, tint: tint))
+    defer { cairo_surface_destroy(tinted) }
+    #expect(pixel(tinted, 4, 4) == (0x33, 0x66, 0xFF, 0xFF))
+  }
+
   @Test func aSmallIcon_isNotScaledUp() throws {
     let directory = temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
