@@ -683,7 +683,7 @@ struct NoticeQueueTests {
     #expect(try h.queue.get(id).icon == "/usr/share/pixmaps/a.png")
     let progress = try h.queue.progress(ProgressParameters(title: "p", icon: "/tmp/b.png")).id
     #expect(try h.queue.get(progress).icon == "/tmp/b.png")
-    let named = try h.queue.show(ShowParameters(title: "t", icon: "dialog-warning-symbolic"))
+    let named = try h.queue.show(ShowParameters(title: "named", icon: "dialog-warning-symbolic"))
     #expect(try h.queue.get(named).icon == "dialog-warning-symbolic")
     for bad in ["./a.png", "", "file:///a.png", ".hidden", "a\nb", String(repeating: "n", count: 256)] {
       #expect(
