@@ -19,6 +19,7 @@ debian_packages=(
   mako-notifier                                           # the Wayland peer: forwarded to in tests, measured beside notifyd in the bench
   libxcb1-dev libxcb-randr0-dev libxcb-xfixes0-dev libxcb-shape0-dev  # the X11 popups: xcb, monitors, the compositing manager's selection, corners
   picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
+  openbox wmctrl                                          # X11 screen tests: a real EWMH window manager (_NET_ACTIVE_WINDOW) and its client
   fuzzel rofi                                             # pickers for notifyctl menu: fuzzel on sway (virtual keyboard), rofi on Xvfb (xdotool)
   gdb                                                     # a test that finds a process stuck prints its threads
   zenity adwaita-icon-theme                               # freedesktop tests: zenity --notification (libnotify), icon names

@@ -15,7 +15,8 @@ from conftest import wait_for
 from popup_helpers import Image as Screenshot, button_centres, close_to
 from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, display_config, session,
                                  swaymsg, user)
-from test_popups_x11 import SCREEN as X11_SCREEN, session as x11_session, x11_config
+from test_popups_x11 import (MARGIN as X11_MARGIN, SCREEN as X11_SCREEN, WIDTH as X11_WIDTH, card_left_edges,
+                             session as x11_session, x11_config)
 
 __all__ = ["session", "user", "x11_session"]
 
@@ -227,6 +228,57 @@ def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_
     box = wait_for(lambda: (lambda b: b if b and b[2] - b[0] <= WIDTH + 4 else None)(card_box(x11_shot(x))),
                    timeout=10, what="the card at scale 1 after xrdb")
     assert abs((box[2] - box[0]) - (WIDTH - 4)) <= 4, box
+
+
+def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_window_with_the_keyboard(x11_session):
+    x, make_daemon = x11_session
+    half = X11_SCREEN[0] // 2
+    on_left, on_right = [half - X11_MARGIN - X11_WIDTH], [X11_SCREEN[0] - X11_MARGIN - X11_WIDTH]
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{X11_SCREEN[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
+    # A real window manager, which names the window with the keyboard in _NET_ACTIVE_WINDOW, and a
+    # window on each monitor, low, away from the cards.
+    log = open(x.directory / "openbox.log", "ab")
+    processes = [subprocess.Popen(["openbox", "--sm-disable"], env=x.env(), stdout=log, stderr=log)]
+    try:
+        wait_for(lambda: x.run("wmctrl", "-m", check=False).returncode == 0, what="openbox to manage the screen")
+        windows = {}
+        for name, left in [("left", 100), ("right", half + 100)]:
+            processes.append(subprocess.Popen(
+                ["xmessage", "-title", f"notifyd-{name}", "-geometry", f"300x100+{left}+500", f"the {name} window"],
+                env=x.env(), stdout=log, stderr=log))
+            windows[name] = wait_for(
+                lambda: x.run("xdotool", "search", "--name", f"^notifyd-{name}$", check=False).stdout.split(),
+                what=f"the {name} window")[0]
+
+        def activate(name):
+            x.run("xdotool", "windowactivate", "--sync", windows[name])
+            wait_for(lambda: int(x.run("xprop", "-root", "_NET_ACTIVE_WINDOW").stdout.split()[-1], 16)
+                     == int(windows[name]), what=f"the {name} window to have the keyboard")
+
+        daemon = make_daemon(x11_config(FollowFocus="keyboard"))
+        # The pointer on the left monitor: it is not what decides.
+        x.run("xdotool", "mousemove", "100", "100")
+        activate("right")
+        daemon.show("Where you type", "--fade-in", "0", "--hold", "30s")
+        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_right,
+                 what="the card on the active window's monitor")
+        activate("left")
+        daemon.show("Followed", "--fade-in", "0", "--hold", "30s")
+        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_left,
+                 what="the stack moved to the newly active window's monitor")
+        # The right window active again, then no window named at all: the primary monitor.
+        activate("right")
+        daemon.notifyctl("cancel", "--all", "--now", check=True)
+        x.run("xprop", "-root", "-remove", "_NET_ACTIVE_WINDOW")
+        daemon.show("Nobody types", "--fade-in", "0", "--hold", "30s")
+        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_left,
+                 what="the card on the primary monitor")
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            process.wait(timeout=10)
+        log.close()
 
 
 # Icons by name (the freedesktop icon theme lookup), SVG and symbolic, at the output's scale.

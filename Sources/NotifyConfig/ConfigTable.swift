@@ -213,7 +213,9 @@ public enum ConfigTable {
       .integer("Width", \.width, in: 100...4_000, doc: "Pixels, the width of every card."),
       .integer("Gap", \.gap, in: 0...1_000, doc: "Pixels between two cards."),
       .text("Output", \.output, doc: "The output to draw on, by name; empty: the compositor's choice."),
-      .choice("FollowFocus", \.followFocus, doc: "X11 without Output=: the monitor under the pointer."),
+      .choice(
+        "FollowFocus", \.followFocus,
+        doc: "X11 without Output=: the monitor under the pointer, or the active window's."),
       Field(
         name: "Scale", values: "auto|0.5–4",
         doc: "X11: device pixels per logical pixel; auto: Xft.dpi / 96. Wayland: each output's own.",

@@ -15,10 +15,12 @@ public enum DisplayMode: String, Sendable, CaseIterable {
 }
 
 /// Which monitor the popups go to when `[Display] Output=` names none (`[Display] FollowFocus=`,
-/// X11): the primary one, or the one under the pointer when a card appears.
+/// X11), chosen when a card appears: the primary one, the one under the pointer, or the one the
+/// window with the keyboard is on (`_NET_ACTIVE_WINDOW`).
 public enum FollowFocus: String, Sendable, CaseIterable {
   case no
   case mouse
+  case keyboard
 }
 
 /// The edge of the output the notification center opens on (`[Center] Anchor=`).
@@ -147,7 +149,8 @@ public struct DisplaySettings: Sendable, Equatable {
   public var gap = 8
   /// The output to draw on, by name (`HDMI-A-1`); nil lets the compositor choose.
   public var output: String?
-  /// On X11 without `output`: the primary monitor, or the one under the pointer.
+  /// On X11 without `output`: the primary monitor, the one under the pointer, or the active
+  /// window's.
   public var followFocus = FollowFocus.no
   /// X11's device pixels per logical pixel (`[Display] Scale=`); nil: the X resources' `Xft.dpi`
   /// over 96. Wayland outputs say their own.

@@ -283,26 +283,26 @@ struct ThemeDescription {
   var parents: [String] = []
   var directories: [ThemeDirectory] = []
 
-  /// The most directories read of one theme (Adwaita lists 94, hicolor 500 or so).
+  /// The most directories read of one theme (on Debian 12 Adwaita lists 94, hicolor 649).
   static let maximumDirectories = 4096
 
   init(_ text: String) {
     var sections: [String: [String: String]] = [:]
     var current: String?
     for line in text.split(whereSeparator: \.isNewline) {
-      let line = Self.trimmed(line)
+      let line = String(line.trimmingWhitespace())
       if line.isEmpty || line.hasPrefix("#") { continue }
       if line.hasPrefix("["), line.hasSuffix("]") {
         current = String(line.dropFirst().dropLast())
         continue
       }
       guard let current, let equals = line.firstIndex(of: "=") else { continue }
-      let key = Self.trimmed(line[..<equals])
-      let value = Self.trimmed(line[line.index(after: equals)...])
+      let key = String(line[..<equals].trimmingWhitespace())
+      let value = String(line[line.index(after: equals)...].trimmingWhitespace())
       if sections[current, default: [:]][key] == nil { sections[current, default: [:]][key] = value }
     }
     func list(_ value: String?) -> [String] {
-      (value ?? "").split(separator: ",").map(Self.trimmed).filter { !$0.isEmpty }
+      (value ?? "").split(separator: ",").map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty }
     }
     let theme = sections["Icon Theme"] ?? [:]
     parents = list(theme["Inherits"])
@@ -326,11 +326,5 @@ struct ThemeDescription {
       }
       directories.append(directory)
     }
-  }
-
-  /// `text` without the spaces and tabs around it.
-  static func trimmed(_ text: Substring) -> String {
-    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-    return String(text.drop(while: blank).reversed().drop(while: blank).reversed())
   }
 }

@@ -288,7 +288,9 @@ public enum BodyMarkup {
 }
 
 extension Substring {
-  fileprivate func trimmingWhitespace() -> Substring {
+  /// The text without the white space (blanks, tabs, line ends) around it: markup's attributes,
+  /// `index.theme`'s keys and values, X resources.
+  public func trimmingWhitespace() -> Substring {
     let start = drop(while: \.isWhitespace)
     var end = start.endIndex
     while end > start.startIndex, start[start.index(before: end)].isWhitespace {

@@ -65,6 +65,7 @@ final class X11Connection {
     var state: xcb_atom_t
     var above: xcb_atom_t
     var compositorSelection: xcb_atom_t
+    var activeWindow: xcb_atom_t
   }
 
   /// Connects to the X server `DISPLAY` names (wraps `xcb_connect(3)`).
@@ -133,16 +134,9 @@ final class X11Connection {
   /// The scale `Xft.dpi` gives in X resources' text (`Xft.dpi:\t192` → 2), the last line setting it.
   static func scale(fromResources text: String) -> Double? {
     var scale: Double?
-    func trimmed(_ text: Substring) -> Substring {
-      let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-      guard let first = text.firstIndex(where: { !blank($0) }),
-        let last = text.lastIndex(where: { !blank($0) })
-      else { return "" }
-      return text[first...last]
-    }
     for line in text.split(separator: "\n") {
       let parts = line.split(separator: ":", maxSplits: 1)
-      guard parts.count == 2, trimmed(parts[0]) == "Xft.dpi", let dpi = Double(trimmed(parts[1])),
+      guard parts.count == 2, parts[0].trimmingWhitespace() == "Xft.dpi", let dpi = Double(parts[1].trimmingWhitespace()),
         (48...384).contains(dpi)
       else { continue }
       scale = dpi / 96
@@ -217,7 +211,7 @@ final class X11Connection {
   private static func internAtoms(_ connection: OpaquePointer, screenNumber: Int32) -> Atoms {
     let names = [
       "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NOTIFICATION", "_NET_WM_NAME", "UTF8_STRING",
-      "_NET_WM_STATE", "_NET_WM_STATE_ABOVE", "_NET_WM_CM_S\(screenNumber)",
+      "_NET_WM_STATE", "_NET_WM_STATE_ABOVE", "_NET_WM_CM_S\(screenNumber)", "_NET_ACTIVE_WINDOW",
     ]
     let cookies = names.map { name in xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name) }
     let values = cookies.map { cookie -> xcb_atom_t in
@@ -227,7 +221,7 @@ final class X11Connection {
     }
     return Atoms(
       windowType: values[0], notification: values[1], name: values[2], utf8String: values[3],
-      state: values[4], above: values[5], compositorSelection: values[6])
+      state: values[4], above: values[5], compositorSelection: values[6], activeWindow: values[7])
   }
 
   private static func argbVisual(of screen: UnsafeMutablePointer<xcb_screen_t>) -> xcb_visualid_t? {
@@ -377,13 +371,46 @@ final class X11Connection {
     return (Int(reply.pointee.root_x), Int(reply.pointee.root_y))
   }
 
+  /// The middle of the window the window manager says has the keyboard (the root window's
+  /// `_NET_ACTIVE_WINDOW`), on the root window; nil when none is named, or it is gone.
+  func activeWindowCentre() -> (x: Int, y: Int)? {
+    let cookie = xcb_get_property(connection, 0, root, atoms.activeWindow, XCB_ATOM_WINDOW.rawValue, 0, 1)
+    guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return nil }
+    var window: xcb_window_t = 0
+    if xcb_get_property_value_length(reply) >= 4, let value = xcb_get_property_value(reply) {
+      window = value.load(as: xcb_window_t.self)
+    }
+    free(reply)
+    guard window != 0, window != root else { return nil }
+    // The window's size, and where its corner is on the root window (a window manager reparents
+    // it into a frame: its own position is the frame's offset).
+    let geometry = xcb_get_geometry(connection, window)
+    let translation = xcb_translate_coordinates(connection, window, root, 0, 0)
+    let size = xcb_get_geometry_reply(connection, geometry, nil)
+    let corner = xcb_translate_coordinates_reply(connection, translation, nil)
+    defer {
+      free(size)
+      free(corner)
+    }
+    guard let size, let corner else { return nil }
+    return (
+      Int(corner.pointee.dst_x) + Int(size.pointee.width) / 2, Int(corner.pointee.dst_y) + Int(size.pointee.height) / 2
+    )
+  }
+
   /// The monitor popups go to: the one named `output`, else (with `followFocus`) the one under
-  /// the pointer (the primary one if it is, else the smallest: monitors may overlap), else the
-  /// primary one, else the first.
+  /// the pointer or the one the active window's middle is on (the primary one if it is, else the
+  /// smallest: monitors may overlap), else the primary one, else the first.
   func monitor(named output: String?, followFocus: FollowFocus) -> X11Monitor {
     if let output, let named = monitors.first(where: { $0.name == output }) { return named }
-    if followFocus == .mouse, let pointer = pointerPosition() {
-      let under = monitors.filter { $0.contains(x: pointer.x, y: pointer.y) }
+    let point: (x: Int, y: Int)?
+    switch followFocus {
+    case .no: point = nil
+    case .mouse: point = pointerPosition()
+    case .keyboard: point = activeWindowCentre()
+    }
+    if let point {
+      let under = monitors.filter { $0.contains(x: point.x, y: point.y) }
       if let chosen = under.first(where: \.primary)
         ?? under.min(by: { $0.width * $0.height < $1.width * $1.height })
       {
