@@ -136,7 +136,8 @@ final class X11Connection {
     var scale: Double?
     for line in text.split(separator: "\n") {
       let parts = line.split(separator: ":", maxSplits: 1)
-      guard parts.count == 2, parts[0].trimmingWhitespace() == "Xft.dpi", let dpi = Double(parts[1].trimmingWhitespace()),
+      guard parts.count == 2, parts[0].trimmingWhitespace() == "Xft.dpi",
+        let dpi = Double(parts[1].trimmingWhitespace()),
         (48...384).contains(dpi)
       else { continue }
       scale = dpi / 96
@@ -394,7 +395,8 @@ final class X11Connection {
     }
     guard let size, let corner else { return nil }
     return (
-      Int(corner.pointee.dst_x) + Int(size.pointee.width) / 2, Int(corner.pointee.dst_y) + Int(size.pointee.height) / 2
+      Int(corner.pointee.dst_x) + Int(size.pointee.width) / 2,
+      Int(corner.pointee.dst_y) + Int(size.pointee.height) / 2
     )
   }
 

@@ -183,7 +183,8 @@ struct ConfigParserTests {
       (("Display", "Width", "20"), "test.conf:1: Width: 20 is out of range"),
       (("Display", "Mode", "x12"), "test.conf:1: Mode: 'x12' is not one of auto, wayland, x11, off"),
       (
-        ("Display", "FollowFocus", "keyboard"), "test.conf:1: FollowFocus: 'keyboard' is not one of no, mouse"
+        ("Display", "FollowFocus", "touch"),
+        "test.conf:1: FollowFocus: 'touch' is not one of no, mouse, keyboard"
       ),
       (("Display", "Scale", "5"), "test.conf:1: Scale: auto, or a number from 0.5 to 4 (e.g. 2 or 1.5)"),
       (("Display", "Scale", "nan"), "test.conf:1: Scale: auto, or a number from 0.5 to 4 (e.g. 2 or 1.5)"),
