@@ -80,13 +80,16 @@ public final class IconTheme: Sendable {
   private static let shared = Mutex<[String: IconTheme]>([:])
 
   /// The one `IconTheme` for `theme` in `environment`'s directories, shared by whoever asks, so the
-  /// themes are read once per process. The last four asked for are kept.
+  /// themes are read once per process; asked for on every D-Bus `Notify`, it makes nothing when
+  /// it has one. At most four are kept (any one dropped when a fifth is asked for).
   public static func named(_ theme: String, environment: [String: String]) -> IconTheme {
-    let made = IconTheme(theme: theme, environment: environment)
-    let key = ([theme] + made.baseDirectories).joined(separator: "\0")
+    // What the base directories are made of (`ConfigLocation`), not the directories: no work.
+    let key = ([theme] + ["XDG_DATA_HOME", "HOME", "XDG_DATA_DIRS"].map { environment[$0] ?? "" })
+      .joined(separator: "\0")
     return shared.withLock { themes in
       if let kept = themes[key] { return kept }
       if themes.count >= 4, let victim = themes.keys.first { themes.removeValue(forKey: victim) }
+      let made = IconTheme(theme: theme, environment: environment)
       themes[key] = made
       return made
     }
