@@ -256,23 +256,26 @@ def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_windo
             wait_for(lambda: int(x.run("xprop", "-root", "_NET_ACTIVE_WINDOW").stdout.split()[-1], 16)
                      == int(windows[name]), what=f"the {name} window to have the keyboard")
 
+        def stack_edges():
+            return card_left_edges(x.screenshot((0, 0, *X11_SCREEN)))
+
         daemon = make_daemon(x11_config(FollowFocus="keyboard"))
         # The pointer on the left monitor: it is not what decides.
         x.run("xdotool", "mousemove", "100", "100")
         activate("right")
         daemon.show("Where you type", "--fade-in", "0", "--hold", "30s")
-        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_right,
+        wait_for(lambda: stack_edges() == on_right,
                  what="the card on the active window's monitor")
         activate("left")
         daemon.show("Followed", "--fade-in", "0", "--hold", "30s")
-        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_left,
+        wait_for(lambda: stack_edges() == on_left,
                  what="the stack moved to the newly active window's monitor")
         # The right window active again, then no window named at all: the primary monitor.
         activate("right")
         daemon.notifyctl("cancel", "--all", "--now", check=True)
         x.run("xprop", "-root", "-remove", "_NET_ACTIVE_WINDOW")
         daemon.show("Nobody types", "--fade-in", "0", "--hold", "30s")
-        wait_for(lambda: card_left_edges(x.screenshot((0, 0, *X11_SCREEN))) == on_left,
+        wait_for(lambda: stack_edges() == on_left,
                  what="the card on the primary monitor")
     finally:
         for process in reversed(processes):

@@ -193,19 +193,16 @@ public final class DBusBridge: @unchecked Sendable {
     }
   }
 
-  /// The theme `settings` name: the one the popups look names up in too (`IconTheme.named`), read
-  /// when the first name comes.
-  private func theme(for settings: DBusServerSettings) -> IconTheme {
-    IconTheme.named(settings.iconTheme, environment: environment)
-  }
-
   private func startServer(on connection: DBusConnection) throws(DBusError) {
     let settings = settings
     let server = DBusNotificationServer(
       connection: connection, service: service, icons: icons, log: log,
       settings: { settings.withLock { $0 } },
       popupsDrawn: { [unowned self] in popupsDrawable },
-      iconTheme: { [unowned self] in theme(for: settings.withLock { $0 }) })
+      // The theme the popups look names up in too, read when the first name comes.
+      iconTheme: { [unowned self] in
+        IconTheme.named(settings.withLock { $0.iconTheme }, environment: environment)
+      })
     do {
       try server.start()
     } catch .system(_, let errno) where errno == EEXIST {

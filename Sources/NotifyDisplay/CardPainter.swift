@@ -428,7 +428,8 @@ public final class CardPainter {
   /// The icon the action key of `target` names, fitting a button (`action-icons`), a symbolic one
   /// in `colour`; `nil` for "…" or a key no theme has an icon for (its label is drawn then).
   func buttonIcon(for target: CardTarget, scale: Double, colour: RGBA) -> OpaquePointer? {
-    guard case .action(let name) = target, IconTheme.isName(name) else { return nil }
+    // A key that is a path is no icon name: it would be read as a file.
+    guard case .action(let name) = target, RequestLimits.isIconName(name) else { return nil }
     return icon(name, edge: Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale, colour: colour)
   }
 

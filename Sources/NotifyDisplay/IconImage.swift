@@ -69,12 +69,10 @@ public enum IconImage {
     let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(size), Int32(size))!
     let context = cairo_create(image)!
     defer { cairo_destroy(context) }
-    var reason = [CChar](repeating: 0, count: 256)
     let drawn = bytes.withUnsafeBufferPointer { data in
       notifyd_rsvg_render(
-        data.baseAddress, data.count, stylesheet, UnsafeMutableRawPointer(context), Double(size),
-        Double(size),
-        &reason, reason.count)
+        data.baseAddress, data.count, stylesheet, UnsafeMutableRawPointer(context), Double(size), Double(size)
+      )
     }
     guard drawn == 0, cairo_surface_status(image) == CAIRO_STATUS_SUCCESS else {
       cairo_surface_destroy(image)

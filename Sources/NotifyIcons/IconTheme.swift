@@ -95,14 +95,10 @@ public final class IconTheme: Sendable {
     }
   }
 
-  /// Whether `name` could be the name of an icon (`RequestLimits.isIconName`): not empty, not too
-  /// long, no `/`, not hidden, no control character.
-  public static func isName(_ name: String) -> Bool { RequestLimits.isIconName(name) }
-
   /// The file for icon `name` to be drawn `size` logical pixels wide at `scale` (device pixels per
   /// logical pixel), or nil when no theme and no pixmaps directory has one.
   public func path(forName name: String, size: Int = 48, scale: Int = 1) -> String? {
-    guard Self.isName(name) else { return nil }
+    guard RequestLimits.isIconName(name) else { return nil }
     return state.withLock { state in
       refreshIfChanged(&state)
       var visited: Set<String> = []
@@ -169,7 +165,7 @@ public final class IconTheme: Sendable {
   /// Reads `index.theme` from the first base directory that has one, then the files of its
   /// directories in every base directory.
   private func readTheme(_ name: String, _ stamps: inout [String: FileStamp?]) -> ThemeIndex? {
-    guard Self.isName(name) else { return nil }
+    guard RequestLimits.isIconName(name) else { return nil }
     var description: ThemeDescription?
     for base in baseDirectories {
       let root = "\(base)/\(name)"
@@ -253,14 +249,9 @@ struct ThemeDirectory: Equatable {
     maximum = size
   }
 
-  /// `DirectoryMatchesSize`.
+  /// `DirectoryMatchesSize`: the directory's scale, and the size within its range.
   func matches(size wanted: Int, scale wantedScale: Int) -> Bool {
-    guard scale == wantedScale else { return false }
-    switch kind {
-    case .fixed: return size == wanted
-    case .scalable: return minimum <= wanted && wanted <= maximum
-    case .threshold: return size - threshold <= wanted && wanted <= size + threshold
-    }
+    scale == wantedScale && distance(size: wanted, scale: wantedScale) == 0
   }
 
   /// `DirectorySizeDistance`, in device pixels (the specification's threshold case corrected to

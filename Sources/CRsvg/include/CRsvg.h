@@ -10,6 +10,7 @@
 /// `cairo_t *`), fitted to the `width`×`height` box at its origin, proportions kept and centred,
 /// with the CSS `stylesheet` applied over the document's own (NULL: none). The document may load
 /// nothing else (it is read from memory, without a base file). Loads librsvg the first time.
-/// Returns 0, or -1 with the reason in `error` (the library missing, or the document refused).
+/// Returns 0, or -1 when the library is missing or the document is refused (the card is then
+/// drawn without its icon, as for any file that is no image).
 int notifyd_rsvg_render(const unsigned char *data, size_t length, const char *stylesheet, void *context,
-                        double width, double height, char *error, size_t size);
+                        double width, double height);
