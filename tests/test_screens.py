@@ -13,9 +13,10 @@ import subprocess
 
 from conftest import wait_for
 from popup_helpers import Image as Screenshot, button_centres, close_to
-from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, display_config, session,
+from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, as_user,
+                                 display_config, session,
                                  swaymsg, user)
-from test_popups_x11 import (MARGIN as X11_MARGIN, SCREEN as X11_SCREEN, WIDTH as X11_WIDTH, card_left_edges,
+from test_popups_x11 import (BORDER, MARGIN as X11_MARGIN, SCREEN as X11_SCREEN, WIDTH as X11_WIDTH, card_left_edges,
                              session as x11_session, x11_config)
 
 __all__ = ["session", "user", "x11_session"]
@@ -375,3 +376,129 @@ def test_a_theme_of_ones_own_draws_its_full_colour_svg_and_inherits_adwaitas_ico
     wait_for(lambda: card_box(output_shot(sway)) is None, timeout=10, what="the first card gone")
     daemon.show(TITLE, BODY, "--icon", "dialog-information-symbolic", "--fade-in", "0", "--hold", "60s")
     wait_for(icon_in([(0xE8, 0xEB, 0xF0)], 300), timeout=10, what="Adwaita's symbolic icon in the default text colour")
+
+
+# Looks by rule
+
+CI_CARD, CI_BORDER, PAGER_CARD = (0x20, 0x30, 0x80), (0xFF, 0x00, 0xFF), (0x10, 0x90, 0x40)
+
+
+def hex_colour(rgb):
+    return "#%02x%02x%02x" % rgb
+
+
+def rule_config(*rules):
+    """`display_config()` with `[Rule:NAME]` sections, each (name, {key: value})."""
+    text = display_config()
+    for name, keys in rules:
+        text += f"[Rule:{name}]\n" + "".join(f"{key}={value}\n" for key, value in keys.items())
+    return text
+
+
+def test_a_rule_gives_the_cards_it_matches_its_own_width_colours_border_corners_padding_and_format(session):
+    sway, make_daemon = session
+    daemon = make_daemon(rule_config(("ci", {
+        "MatchApp": "ci", "Background": hex_colour(CI_CARD), "Border": hex_colour(CI_BORDER), "BorderWidth": 6,
+        "Width": 480, "CornerRadius": 0, "Padding": 20, "Format": "<b>%s</b>"})))
+    daemon.show(TITLE, BODY, "--app", "mail", "--fade-in", "0", "--hold", "60s")
+    daemon.show("Build 42 passed", BODY, "--app", "ci", "--fade-in", "0", "--hold", "60s")
+
+    def both_drawn():
+        image = sway.screenshot()
+        mail = card_box(image)
+        ci = image.box(differs=lambda rgb: close_to(rgb, CI_CARD, 8) or close_to(rgb, CI_BORDER, 8))
+        return (image, mail, ci) if mail and ci and ci[2] - ci[0] >= 470 else None
+
+    image, mail, ci = wait_for(both_drawn, timeout=10, what="a card in the rule's look beside one in the default")
+    save_output(sway, "rule-look.png")
+    right = OUTPUT[0] - MARGIN
+    # Each at its own width, both against the anchor's side.
+    assert (ci[2], ci[2] - ci[0]) == (right, 480), ci
+    assert abs(mail[2] - right) <= 2 and abs((mail[2] - mail[0]) - WIDTH) <= 4, mail
+    # Its border: six pixels of magenta, square corners (the corner pixel is the border's), then
+    # its own background.
+    middle = (ci[1] + ci[3]) // 2
+    assert all(close_to(image.pixel(ci[0] + x, middle), CI_BORDER, 8) for x in range(6))
+    assert close_to(image.pixel(ci[0] + 6, middle), CI_CARD, 8)
+    assert close_to(image.pixel(ci[0], ci[1]), CI_BORDER, 8) and close_to(image.pixel(ci[2] - 1, ci[3] - 1), CI_BORDER, 8)
+    # The default card's corners are round: the corner of its background's box is not its background.
+    assert not close_to(image.pixel(mail[0], mail[1]), CARD, 8)
+    # Its text is the format alone, the title: one line inside 20 pixels of padding.
+    rows = [y for y in range(ci[1] + 6, ci[3] - 6)
+            if any(not close_to(image.pixel(x, y), CI_CARD, 24) for x in range(ci[0] + 6, ci[2] - 6))]
+    assert rows and rows[0] >= ci[1] + 20 and rows[-1] < ci[3] - 20, (ci, rows[:1], rows[-1:])
+    assert rows[-1] - rows[0] < 24, "more than one line of text"
+    assert ci[3] - ci[1] < mail[3] - mail[1], (ci, mail)
+
+
+def gtk_window(sway):
+    """A GTK window (zenity) on sway: returns its process once sway has mapped it."""
+    environment = {"PATH": os.environ["PATH"], "HOME": str(sway.directory), "XDG_RUNTIME_DIR": str(sway.directory),
+                   "WAYLAND_DISPLAY": sway.display, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"}
+    window = subprocess.Popen(as_user(sway.user) + ["zenity", "--info", "--text", "fullscreen"], env=environment,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: '"app_id": "zenity"' in sway_tree(sway), timeout=15, what="the zenity window mapped")
+    return window
+
+
+def sway_tree(sway):
+    ipc = next(sway.directory.glob("sway-ipc.*.sock"))
+    return subprocess.run(as_user(sway.user) + ["swaymsg", "-s", str(ipc), "-t", "get_tree"], capture_output=True,
+                          text=True, timeout=20).stdout
+
+
+def test_a_rules_layer_overlay_shows_its_card_over_a_fullscreen_window_where_top_cards_go_under_it(session):
+    sway, make_daemon = session
+    daemon = make_daemon(rule_config(("pager", {"MatchApp": "pager", "Layer": "overlay",
+                                                "Background": hex_colour(PAGER_CARD)})))
+    window = gtk_window(sway)
+
+    def shown(colour):
+        return lambda: sway.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+
+    try:
+        # Over a window that is not fullscreen, both show.
+        daemon.show(TITLE, BODY, "--app", "mail", "--fade-in", "0", "--hold", "60s")
+        wait_for(shown(CARD), timeout=10, what="the top card over a tiled window")
+        daemon.show("Disk failing", "sda: 12 reallocated sectors", "--app", "pager", "--fade-in", "0",
+                    "--hold", "60s")
+        pager = wait_for(shown(PAGER_CARD), timeout=10, what="the overlay card")
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
+        assert '"fullscreen_mode": 1' in sway_tree(sway)
+        # The fullscreen window covers the top layer's card, not the overlay's.
+        wait_for(lambda: shown(CARD)() is None, timeout=10, what="the top card under the fullscreen window")
+        save_output(sway, "fullscreen-overlay.png")
+        assert shown(PAGER_CARD)() == pager
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        mail = wait_for(shown(CARD), timeout=10, what="the top card once the window is no longer fullscreen")
+        assert mail[1] > pager[3], (pager, mail)
+    finally:
+        window.kill()
+        window.wait()
+
+
+def test_on_x11_a_notice_updated_into_a_rule_takes_its_look_the_window_resized_and_cut_to_its_corners(x11_session):
+    x, make_daemon = x11_session
+    config = x11_config() + f"[Rule:failed]\nMatchTitle=*failed*\nWidth=480\nCornerRadius=0\nBackground={hex_colour(CI_CARD)}\n"
+    daemon = make_daemon(config)
+    notice = daemon.show("Build 42", BODY, "--app", "ci", "--fade-in", "0", "--hold", "60s")
+    right = X11_SCREEN[0] - X11_MARGIN
+
+    def card(colour, width):
+        def drawn():
+            image = x11_shot(x)
+            box = image.box(differs=lambda rgb: close_to(rgb, colour, 8))
+            return (image, box) if box and abs((box[2] - box[0]) - (width - 4)) <= 2 else None
+        return drawn
+
+    image, box = wait_for(card(CARD, X11_WIDTH), timeout=10, what="the card in the default look")
+    # Nothing composites: the window is cut round at its corners (the root shows there).
+    assert box[2] == right - 2, box
+    assert image.pixel(right - 1, X11_MARGIN) == x.background
+    assert daemon.notifyctl("update", str(notice), "--title", "Build 42 failed").returncode == 0
+    image, box = wait_for(card(CI_CARD, 480), timeout=10, what="the card in the rule's look, 480 wide")
+    x.save(SCREENSHOTS / "x11-rule-look.png")
+    # The same right edge; square corners: the corner pixel is the border's.
+    assert box[2] == right - 2, box
+    assert close_to(image.pixel(right - 1, X11_MARGIN), BORDER, 8), image.pixel(right - 1, X11_MARGIN)
+    assert close_to(image.pixel(right - 480, X11_MARGIN), BORDER, 8)

@@ -15,6 +15,7 @@ extension Config {
         if !lines.isEmpty { lines.append("") }
         lines.append("[\(section.name)\(suffix.map { ":\($0)" } ?? "")]")
         lines.append(contentsOf: present)
+        lines.append(contentsOf: section.notes(self, scope))
       }
     }
     return lines.joined(separator: "\n") + "\n"

@@ -79,6 +79,17 @@ extension Field {
       show: { "\($0[keyPath: path])" })
   }
 
+  /// A whole number in `range`, or unset (a layer that leaves the one below in force).
+  static func integer(
+    _ name: String, _ path: WritableKeyPath<Target, Int?> & Sendable, in range: ClosedRange<Int>, doc: String
+  ) -> Field {
+    Field(
+      name: name, values: "\(range.lowerBound)…\(range.upperBound)", doc: doc,
+      read: { target, text throws(ConfigProblem) in target[keyPath: path] = try Value.integer(text, in: range)
+      },
+      show: { $0[keyPath: path].map { "\($0)" } })
+  }
+
   /// A duration of at most a day.
   static func duration(_ name: String, _ path: WritableKeyPath<Target, Double> & Sendable, doc: String)
     -> Field
@@ -160,8 +171,9 @@ extension Field {
       show: { $0[keyPath: path]?.pattern })
   }
 
-  /// `#rrggbb` or `#rrggbbaa`.
-  static func colour(_ name: String, _ path: WritableKeyPath<Target, RGBA> & Sendable, doc: String) -> Field {
+  /// `#rrggbb` or `#rrggbbaa`, or unset.
+  static func colour(_ name: String, _ path: WritableKeyPath<Target, RGBA?> & Sendable, doc: String) -> Field
+  {
     Field(
       name: name, values: "colour", doc: doc,
       read: { target, text throws(ConfigProblem) in
@@ -170,7 +182,7 @@ extension Field {
         }
         target[keyPath: path] = colour
       },
-      show: { "\($0[keyPath: path])" })
+      show: { $0[keyPath: path].map { "\($0)" } })
   }
 }
 

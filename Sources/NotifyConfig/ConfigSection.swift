@@ -30,6 +30,8 @@ public struct ConfigSection: Sendable {
   let scopes: @Sendable (Config) -> [(suffix: String?, scope: ConfigScope)]
   /// Checks the keys of the section together, once the whole file is read.
   let check: @Sendable (Config) -> Conflict?
+  /// Comment lines `--check-config` writes after a scope's keys (what a rule's look comes to).
+  var notes: @Sendable (Config, ConfigScope) -> [String] = { _, _ in [] }
 
   /// The key named `name`.
   public func key(_ name: String) -> ConfigKey? { keys.first { $0.name == name } }
@@ -76,21 +78,48 @@ public struct ConfigSection: Sendable {
       scopes: { _ in Urgency.allCases.map { ($0.rawValue, .urgency($0)) } }, check: { _ in nil })
   }
 
-  /// `[Rule:NAME]`: keys of one rule.
-  static func rules(doc: String, _ fields: [Field<Rule>]) -> ConfigSection {
-    ConfigSection(
-      name: "Rule", form: .named, doc: doc,
-      keys: fields.map { field in
-        field.lifted(
-          modify: { config, scope, body throws(ConfigProblem) in
-            guard case .rule(let index) = scope else { return }
-            try body(&config.queue.rules[index])
-          },
-          view: { config, scope in
-            guard case .rule(let index) = scope else { return Rule(name: "") }
-            return config.queue.rules[index]
-          })
-      },
-      scopes: { config in config.queue.rules.enumerated().map { ($1.name, .rule($0)) } }, check: { _ in nil })
+  /// `[Rule:NAME]`: keys of one rule, and the keys of the look it gives its cards (kept with the
+  /// display's settings, by the rule's name).
+  static func rules(doc: String, _ fields: [Field<Rule>], looks: [Field<LookOverrides>]) -> ConfigSection {
+    let ruleKeys = fields.map { field in
+      field.lifted(
+        modify: { config, scope, body throws(ConfigProblem) in
+          guard case .rule(let index) = scope else { return }
+          try body(&config.queue.rules[index])
+        },
+        view: { config, scope in
+          guard case .rule(let index) = scope else { return Rule(name: "") }
+          return config.queue.rules[index]
+        })
+    }
+    let lookKeys = looks.map { field in
+      field.lifted(
+        modify: { config, scope, body throws(ConfigProblem) in
+          guard case .rule(let index) = scope else { return }
+          try body(&config.display.ruleLooks[config.queue.rules[index].name, default: LookOverrides()])
+        },
+        view: { config, scope in
+          guard case .rule(let index) = scope else { return LookOverrides() }
+          return config.display.ruleLooks[config.queue.rules[index].name] ?? LookOverrides()
+        })
+    }
+    return ConfigSection(
+      name: "Rule", form: .named, doc: doc, keys: ruleKeys + lookKeys,
+      scopes: { config in config.queue.rules.enumerated().map { ($1.name, .rule($0)) } }, check: { _ in nil },
+      notes: { config, scope in
+        // The whole look of the rule's cards, as if it were the only rule a notice matched.
+        guard case .rule(let index) = scope else { return [] }
+        let rule = config.queue.rules[index]
+        guard config.display.ruleLooks[rule.name].map({ !$0.isEmpty }) ?? false else { return [] }
+        let urgency = rule.urgency ?? rule.matchUrgency ?? .normal
+        let look = LookOverrides(config.display.look(for: urgency, rules: [rule.name]))
+        let keys = looks.compactMap { field in field.show(look).map { "\(field.name)=\($0)" } }
+        return [
+          "# the look of its cards (\(urgency.rawValue), over [Display] and [Display:\(urgency.rawValue)]):"
+        ]
+          + stride(from: 0, to: keys.count, by: 5).map {
+            "#   " + keys[$0..<min($0 + 5, keys.count)].joined(separator: " ")
+          }
+      })
   }
 }

@@ -9,7 +9,7 @@ public enum ConfigTable {
   /// The sections, in the order `--check-config` shows them.
   public static let sections: [ConfigSection] = [
     queue, doNotDisturb, limits, idle, timing, urgency, progress, rules, socket, store, dbus, sound, display,
-    displayColours, center, hooks, relay,
+    displayLooks, center, hooks, relay,
   ]
 
   /// The section a header (`Queue`, `Urgency:low`, `Rule:backups`) belongs to, with what follows the
@@ -31,6 +31,33 @@ public enum ConfigTable {
     .duration("FadeOut", \.fadeOut, doc: "How long the opacity takes to go from 1 to 0."),
     .choice("EaseIn", \.easeIn, doc: "The curve of the fade-in."),
     .choice("EaseOut", \.easeOut, doc: "The curve of the fade-out."),
+  ]
+
+  /// The look keys: `[Display]`, `[Display:URGENCY]` and `[Rule:NAME]` each have them.
+  static let lookFields: [Field<LookOverrides>] = [
+    .colour("Background", \.background, doc: "The card."),
+    .colour("Foreground", \.foreground, doc: "The text."),
+    .colour("Border", \.border, doc: "The border."),
+    .colour("Progress", \.progress, doc: "The progress bar."),
+    .integer("BorderWidth", \.borderWidth, in: 0...20, doc: "Pixels, the border's width; 0 draws none."),
+    .integer("Width", \.width, in: 100...4_000, doc: "Pixels, the card's width."),
+    Field(
+      name: "Font", values: "font", doc: "A pango font description: the body's; the title is its bold.",
+      read: { look, text throws(ConfigProblem) in
+        guard !text.isEmpty else { throw ConfigProblem("a font is needed, e.g. Sans 10") }
+        look.font = text
+      },
+      show: { $0.font }),
+    .integer("IconSize", \.iconSize, in: 16...256, doc: "Pixels, the edge of the icon's square."),
+    .integer("CornerRadius", \.cornerRadius, in: 0...100, doc: "Pixels, the radius of the card's corners."),
+    .integer("Padding", \.padding, in: 0...100, doc: "Pixels inside the border, around what the card shows."),
+    .integer("MaxLines", \.maxLines, in: 1...50, doc: "Lines of the body (or of Format=) at most."),
+    Field(
+      name: "Format", values: "format",
+      doc: "The card's text: %a app, %s title, %b body, %h host, %p progress.",
+      read: { look, text throws(ConfigProblem) in look.format = text.isEmpty ? nil : try CardFormat(text) },
+      show: { $0.format?.description }),
+    .choice("Layer", \.layer, doc: "Wayland: top is under fullscreen windows, overlay above them."),
   ]
 
   // MARK: - The engine's sections
@@ -168,7 +195,7 @@ public enum ConfigTable {
         .choice("LeftClick", \.leftClick, doc: "Overrides [Display] LeftClick= for what it matches."),
         .choice("MiddleClick", \.middleClick, doc: "Overrides [Display] MiddleClick= for what it matches."),
         .choice("RightClick", \.rightClick, doc: "Overrides [Display] RightClick= for what it matches."),
-      ])
+      ], looks: lookFields)
 
   // MARK: - The adapters' sections
 
@@ -205,12 +232,19 @@ public enum ConfigTable {
     ])
 
   static let display = ConfigSection.single(
-    "Display", \.display, doc: "The popups notifyd draws itself.",
+    "Display", \.display,
+    view: { config in
+      // Beside the keys it sets, the built-in look's; its colours and layer only when set (each
+      // urgency has its own, shown under [Display:URGENCY]).
+      var display = config.display
+      display.look.fill(from: CardLook.builtIn(for: .normal), urgencyKeys: false, rest: true)
+      return display
+    },
+    doc: "The popups notifyd draws itself.",
     [
       .choice("Mode", \.mode, doc: "Where popups are drawn: auto, wayland, x11 or off."),
       .choice("Anchor", \.anchor, doc: "Where the cards stack from."),
       .integer("Margin", \.margin, in: 0...10_000, doc: "Pixels from the output's edges to the stack."),
-      .integer("Width", \.width, in: 100...4_000, doc: "Pixels, the width of every card."),
       .integer("Gap", \.gap, in: 0...1_000, doc: "Pixels between two cards."),
       .text("Output", \.output, doc: "The output to draw on, by name; empty: the compositor's choice."),
       .choice(
@@ -230,31 +264,25 @@ public enum ConfigTable {
           display.scale = scale
         },
         show: { $0.scale.map { String(format: "%g", $0) } ?? "auto" }),
-      Field(
-        name: "Font", values: "font", doc: "A pango font description.",
-        read: { display, text throws(ConfigProblem) in
-          guard !text.isEmpty else { throw ConfigProblem("a font is needed, e.g. Sans 10") }
-          display.font = text
-        },
-        show: { $0.font }),
-      .integer("CornerRadius", \.cornerRadius, in: 0...100, doc: "Pixels, the radius of a card's corners."),
-      Field(
-        name: "IconTheme", values: "name", doc: "The icon theme names given as icons are looked up in.",
-        read: { display, text throws(ConfigProblem) in
-          guard !text.isEmpty, !text.contains("/") else {
-            throw ConfigProblem("a theme's name is needed, e.g. Adwaita")
-          }
-          display.iconTheme = text
-        },
-        show: { $0.iconTheme }),
-      .integer(
-        "MaxButtons", \.maxButtons, in: 0...8, doc: "Action buttons on a card at most; … opens the picker."),
-      .boolean("HoverHolds", \.hoverHolds, doc: "The pointer over a card stops its hold."),
-      .choice("LeftClick", \.leftClick, doc: "A left click on a card, away from its buttons."),
-      .choice("MiddleClick", \.middleClick, doc: "A middle click on a card."),
-      .choice("RightClick", \.rightClick, doc: "A right click on a card."),
-      .text("Picker", \.picker, doc: "Shows action labels, one a line, and prints the chosen one."),
-    ])
+    ] + lookFields.map { $0.within(\DisplaySettings.look) }
+      + [
+        Field(
+          name: "IconTheme", values: "name", doc: "The icon theme names given as icons are looked up in.",
+          read: { display, text throws(ConfigProblem) in
+            guard !text.isEmpty, !text.contains("/") else {
+              throw ConfigProblem("a theme's name is needed, e.g. Adwaita")
+            }
+            display.iconTheme = text
+          },
+          show: { $0.iconTheme }),
+        .integer(
+          "MaxButtons", \.maxButtons, in: 0...8, doc: "Action buttons on a card at most; … opens the picker."),
+        .boolean("HoverHolds", \.hoverHolds, doc: "The pointer over a card stops its hold."),
+        .choice("LeftClick", \.leftClick, doc: "A left click on a card, away from its buttons."),
+        .choice("MiddleClick", \.middleClick, doc: "A middle click on a card."),
+        .choice("RightClick", \.rightClick, doc: "A right click on a card."),
+        .text("Picker", \.picker, doc: "Shows action labels, one a line, and prints the chosen one."),
+      ])
 
   static let center = ConfigSection.single(
     "Center", \.display.center, doc: "The notification center: `notifyctl center` opens it.",
@@ -263,21 +291,18 @@ public enum ConfigTable {
       .integer("Width", \.width, in: 200...4_000, doc: "Pixels, its width; it is the output's full height."),
     ])
 
-  static let displayColours = ConfigSection.perUrgency(
+  static let displayLooks = ConfigSection.perUrgency(
     "Display",
     modify: { config, urgency, body throws(ConfigProblem) in
-      var colours = config.display.colours(for: urgency)
-      try body(&colours)
-      config.display.colours[urgency] = colours
+      try body(&config.display.urgencyLooks[urgency, default: LookOverrides()])
     },
-    view: { config, urgency in config.display.colours(for: urgency) },
-    doc: "The colours of the cards of one urgency.",
-    [
-      .colour("Background", \.background, doc: "The card."),
-      .colour("Foreground", \.foreground, doc: "The text."),
-      .colour("Border", \.border, doc: "The border."),
-      .colour("Progress", \.progress, doc: "The progress bar."),
-    ])
+    view: { config, urgency in
+      // Beside the keys it sets, the colours and layer in force for the urgency.
+      var layer = config.display.urgencyLooks[urgency] ?? LookOverrides()
+      layer.fill(from: config.display.look(for: urgency), urgencyKeys: true, rest: false)
+      return layer
+    },
+    doc: "The look of the cards of one urgency, over [Display]'s.", lookFields)
 
   static let hooks = ConfigSection.single(
     "Hooks", \.hooks, doc: "Commands run through sh -c as notices show and finish.",

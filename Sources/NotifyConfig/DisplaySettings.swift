@@ -109,42 +109,12 @@ public struct RGBA: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// The colours of a card of one urgency (`[Display:low]`, `[Display:normal]`, `[Display:critical]`).
-public struct CardColours: Sendable, Equatable {
-  public var background: RGBA
-  public var foreground: RGBA
-  public var border: RGBA
-  public var progress: RGBA
-
-  public init(background: RGBA, foreground: RGBA, border: RGBA, progress: RGBA) {
-    self.background = background
-    self.foreground = foreground
-    self.border = border
-    self.progress = progress
-  }
-
-  /// The built-in colours: a dark card, the border and bar in the urgency's colour (the terminal
-  /// view's palette).
-  public static func builtIn(for urgency: Urgency) -> CardColours {
-    let accent: RGBA
-    switch urgency {
-    case .low: accent = RGBA(hex: "#8a94a6")!
-    case .normal: accent = RGBA(hex: "#4fa8ff")!
-    case .critical: accent = RGBA(hex: "#ff5c5c")!
-    }
-    return CardColours(
-      background: RGBA(hex: "#1f232b")!, foreground: RGBA(hex: "#e8ebf0")!, border: accent, progress: accent)
-  }
-}
-
 /// How the popups look and where they go (`[Display]`, DESIGN §9).
 public struct DisplaySettings: Sendable, Equatable {
   public var mode = DisplayMode.auto
   public var anchor = PopupAnchor.topRight
   /// Pixels between the output's edges and the stack.
   public var margin = 16
-  /// Pixels, the width of every card.
-  public var width = 360
   /// Pixels between two cards.
   public var gap = 8
   /// The output to draw on, by name (`HDMI-A-1`); nil lets the compositor choose.
@@ -158,10 +128,6 @@ public struct DisplaySettings: Sendable, Equatable {
   /// `[Idle] After=`: seconds without input after which the person counts as away and shown
   /// notices' holds stand still (default 2 minutes); `nil` (`off`) never.
   public var idleAfter: Double? = 120
-  /// A pango font description.
-  public var font = "Sans 10"
-  /// Pixels, the radius of a card's corners.
-  public var cornerRadius = 8
   /// `IconTheme=`: the icon theme whose names a D-Bus client may give as its icon (then hicolor).
   public var iconTheme = "Adwaita"
   /// `MaxButtons=`: action buttons at a card's foot at most; a "…" button opens the picker for
@@ -178,14 +144,26 @@ public struct DisplaySettings: Sendable, Equatable {
   public var picker: String?
   /// The notification center (`[Center]`).
   public var center = CenterSettings()
-  /// Colours per urgency.
-  public var colours: [Urgency: CardColours] = Dictionary(
-    uniqueKeysWithValues: Urgency.allCases.map { ($0, CardColours.builtIn(for: $0)) })
+  /// The cards' look: `[Display]`'s keys, over the built-in look of each urgency.
+  public var look = LookOverrides()
+  /// `[Display:URGENCY]`'s keys, over `look`.
+  public var urgencyLooks: [Urgency: LookOverrides] = [:]
+  /// Each `[Rule:NAME]`'s look keys, by the rule's name, over the urgency's.
+  public var ruleLooks: [String: LookOverrides] = [:]
 
   public init() {}
 
-  /// The colours of a card of `urgency`.
-  public func colours(for urgency: Urgency) -> CardColours {
-    colours[urgency] ?? CardColours.builtIn(for: urgency)
+  /// The look of a card of `urgency` whose notice matches the rules named `rules` (in the file's
+  /// order): the built-in look of the urgency ← `[Display]` ← `[Display:URGENCY]` ← each rule's.
+  public func look(for urgency: Urgency, rules: [String] = []) -> CardLook {
+    var resolved = look.over(CardLook.builtIn(for: urgency))
+    if let layer = urgencyLooks[urgency] { resolved = layer.over(resolved) }
+    for name in rules {
+      if let layer = ruleLooks[name] { resolved = layer.over(resolved) }
+    }
+    return resolved
   }
+
+  /// The colours of a card of `urgency` no rule changes (the center's rows).
+  public func colours(for urgency: Urgency) -> CardColours { look(for: urgency).colours }
 }

@@ -354,9 +354,10 @@ public final class Daemon: @unchecked Sendable {
       backend = X11Backend()
     }
     let log = self.log
-    let popups = PopupDisplay(settings: config.display, engine: queue, backend: backend) { message in
-      log.info(message)
-    }
+    let popups = PopupDisplay(
+      settings: config.display, engine: queue, backend: backend,
+      host: config.relay.host ?? RelaySubjects.localHost()
+    ) { message in log.info(message) }
     // Until the display tells (or whenever it cannot), logind does.
     logindIdle?.stop()
     popups.idleFallback = logindIdle.map(LogindFallback.init)

@@ -1,3 +1,4 @@
+import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 
@@ -27,8 +28,16 @@ public struct Card: Sendable, Equatable {
   /// What is typed into the reply field while it has the keyboard (`PopupDisplay` sets it); `nil`
   /// while it has not.
   public var typed: String?
+  /// How it looks: its urgency's, and the rules' its notice matches.
+  public var look: CardLook
+  /// The host the notice came from (`%h` of `Format=`).
+  public var host: String?
+  /// The app as its notice named it: without the `@host` a relayed notice's app carries (`%a`).
+  public var appName: String?
 
-  public init(_ notice: Notice) {
+  /// The card of `notice`, with `look` (default: the built-in look of its urgency); `host` is where
+  /// a notice not relayed from elsewhere comes from.
+  public init(_ notice: Notice, look: CardLook? = nil, host: String? = nil) {
     id = notice.id
     app = notice.app
     title = notice.displayTitle
@@ -42,6 +51,12 @@ public struct Card: Sendable, Equatable {
     buttons = notice.actions?.filter { $0.key != Card.defaultActionKey } ?? []
     reply = notice.reply
     actionIcons = notice.hints?.hasActionIcons ?? false
+    self.look = look ?? CardLook.builtIn(for: notice.urgency)
+    self.host = notice.origin?.host ?? host
+    appName = notice.app
+    if let origin = notice.origin, let app = notice.app, app.hasSuffix("@" + origin.host) {
+      appName = String(app.dropLast(origin.host.count + 1))
+    }
   }
 
   /// The action a left click invokes (DESIGN §9).

@@ -17,9 +17,9 @@ import NotifyProtocol
 /// - Important: not thread-safe; one painter per display thread.
 public final class CardPainter {
   public let settings: DisplaySettings
-  let font: OpaquePointer
-  let titleFont: OpaquePointer
-  let appFont: OpaquePointer
+  /// The fonts of `[Display]`'s look (the center's), and those of every other font a look names.
+  private let base: Fonts
+  private var fonts: [String: Fonts] = [:]
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
   let measuringContext: OpaquePointer
@@ -38,12 +38,8 @@ public final class CardPainter {
     var tint: RGBA?
   }
 
-  /// Pixels inside the border.
-  static let padding = 12.0
-  static let borderWidth = 2.0
   static let barHeight = 6.0
   static let titleLines: Int32 = 2
-  static let bodyLines: Int32 = 6
   /// Seconds for the activity indicator to sweep across and back.
   public static let activityPeriod = 1.6
   /// Pixels above the row of buttons, and between two buttons.
@@ -51,22 +47,55 @@ public final class CardPainter {
   static let buttonSpacing = 6.0
   /// Pixels around a button's label.
   static let buttonPadding = 6.0
-  /// A button's height: a line of the font and its padding, measured once.
-  public let buttonHeight: Double
+
+  /// A font's faces — the body's, the title's bold, the app line's smaller one — and the height of
+  /// a button labelled in it.
+  final class Fonts {
+    let body: OpaquePointer
+    let title: OpaquePointer
+    let app: OpaquePointer
+    let buttonHeight: Double
+
+    init(_ description: String, measuringOn context: OpaquePointer) {
+      body = pango_font_description_from_string(description)
+      title = pango_font_description_copy(body)
+      pango_font_description_set_weight(title, PANGO_WEIGHT_BOLD)
+      app = pango_font_description_copy(body)
+      let size = pango_font_description_get_size(body)
+      if size > 0 { pango_font_description_set_size(app, size * 85 / 100) }
+      buttonHeight = CardPainter.lineHeight(of: body, on: context) + 2 * CardPainter.buttonPadding
+    }
+
+    deinit {
+      pango_font_description_free(body)
+      pango_font_description_free(title)
+      pango_font_description_free(app)
+    }
+  }
+
+  /// `[Display]`'s font (the center's), its bold, its smaller face, and a button's height in it.
+  var font: OpaquePointer { base.body }
+  var titleFont: OpaquePointer { base.title }
+  var appFont: OpaquePointer { base.app }
+  public var buttonHeight: Double { base.buttonHeight }
 
   public init(settings: DisplaySettings, environment: [String: String] = ProcessInfo.processInfo.environment)
   {
     self.settings = settings
     iconTheme = IconTheme.named(settings.iconTheme, environment: environment)
-    font = pango_font_description_from_string(settings.font)
-    titleFont = pango_font_description_copy(font)
-    pango_font_description_set_weight(titleFont, PANGO_WEIGHT_BOLD)
-    appFont = pango_font_description_copy(font)
-    let size = pango_font_description_get_size(font)
-    if size > 0 { pango_font_description_set_size(appFont, size * 85 / 100) }
     measuringSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
     measuringContext = cairo_create(measuringSurface)
-    buttonHeight = Self.lineHeight(of: font, on: measuringContext) + 2 * Self.buttonPadding
+    let font = settings.look(for: .normal).font
+    base = Fonts(font, measuringOn: measuringContext)
+    fonts[font] = base
+  }
+
+  /// The faces of `description`, made the first time a look names it (a config names a few).
+  func fonts(_ description: String) -> Fonts {
+    if let made = fonts[description] { return made }
+    let made = Fonts(description, measuringOn: measuringContext)
+    fonts[description] = made
+    return made
   }
 
   /// The height of a line of `font` laid out on `context`, in pixels.
@@ -82,9 +111,7 @@ public final class CardPainter {
   }
 
   deinit {
-    pango_font_description_free(font)
-    pango_font_description_free(titleFont)
-    pango_font_description_free(appFont)
+    fonts.removeAll()
     cairo_destroy(measuringContext)
     cairo_surface_destroy(measuringSurface)
     for entry in icons.values { entry.surface.map { cairo_surface_destroy($0) } }
@@ -119,10 +146,10 @@ public final class CardPainter {
     )
   }
 
-  /// The card's height in logical pixels at the configured width.
+  /// The card's height in logical pixels at its look's width.
   public func height(of card: Card) -> Int {
     let icon = self.icon(card)
-    let blocks = textBlocks(card, context: measuringContext, width: textWidth(icon: icon != nil))
+    let blocks = textBlocks(card, context: measuringContext, width: textWidth(card.look, icon: icon != nil))
     defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
     return Int(layoutHeight(card, blocks, icon: icon != nil).rounded(.up))
   }
@@ -134,23 +161,25 @@ public final class CardPainter {
   /// pixels; the caller owns it.
   public func render(_ card: Card, height: Int, scale: Double = 1) -> OpaquePointer {
     let surface = cairo_image_surface_create(
-      CAIRO_FORMAT_ARGB32, Int32(Self.devicePixels(settings.width, scale: scale)),
+      CAIRO_FORMAT_ARGB32, Int32(Self.devicePixels(card.look.width, scale: scale)),
       Int32(Self.devicePixels(height, scale: scale)))!
     cairo_surface_set_device_scale(surface, scale, scale)
     let context = cairo_create(surface)!
     defer { cairo_destroy(context) }
-    let colours = settings.colours(for: card.urgency)
-    drawBackground(context, card, height: height, colours: colours)
+    let look = card.look
+    let colours = look.colours
+    let padding = Double(look.padding)
+    drawBackground(context, card, height: height)
 
     let icon = self.icon(card, scale: scale)
     if let icon {
-      let size = Double(IconImage.cardSize)
-      paint(icon, centredIn: (Self.padding, Self.padding, size, size), context)
+      let size = Double(look.iconSize)
+      paint(icon, centredIn: (padding, padding, size, size), context)
     }
-    let textLeft = Self.padding + (icon == nil ? 0 : Double(IconImage.cardSize) + Self.padding)
-    let blocks = textBlocks(card, context: context, width: textWidth(icon: icon != nil))
+    let textLeft = padding + (icon == nil ? 0 : Double(look.iconSize) + padding)
+    let blocks = textBlocks(card, context: context, width: textWidth(look, icon: icon != nil))
     defer { blocks.forEach { g_object_unref(UnsafeMutableRawPointer($0.layout)) } }
-    var y = Self.padding
+    var y = padding
     for block in blocks {
       y += block.spaceBefore
       var colour = colours.foreground
@@ -160,19 +189,21 @@ public final class CardPainter {
       pango_cairo_show_layout(context, block.layout)
       y += block.height
     }
+    let fonts = fonts(look.font)
     for button in buttons(of: card, height: height) {
       drawButton(
         context, button,
         icon: card.actionIcons
-          ? buttonIcon(for: button.target, scale: scale, colour: colours.foreground) : nil,
-        colours: colours, highlighted: card.highlighted == button.target)
+          ? buttonIcon(for: button.target, height: button.height, scale: scale, colour: colours.foreground)
+          : nil,
+        font: fonts.body, colours: colours, highlighted: card.highlighted == button.target)
     }
     if let field = field(of: card, height: height) {
-      drawField(context, field, typed: card.typed, colours: colours)
+      drawField(context, field, typed: card.typed, font: fonts.body, colours: colours)
     }
     if card.kind == .progress {
       drawBar(
-        context, x: Self.padding, y: barTop(of: card, height: height), width: textWidth, value: card.value,
+        context, x: padding, y: barTop(of: card, height: height), width: textWidth(look), value: card.value,
         colours: colours)
     }
     cairo_surface_flush(surface)
@@ -196,7 +227,8 @@ public final class CardPainter {
     guard !parts.isEmpty else { return true }
     let context = cairo_create(image)!
     defer { cairo_destroy(context) }
-    let colours = settings.colours(for: new.urgency)
+    let colours = new.look.colours
+    let font = fonts(new.look.font).body
     let scale = Self.scale(of: image)
     for part in parts {
       cairo_save(context)
@@ -212,15 +244,16 @@ public final class CardPainter {
       cairo_set_source_rgba(context, 0, 0, 0, 0)
       cairo_paint(context)
       cairo_set_operator(context, CAIRO_OPERATOR_OVER)
-      drawBackground(context, new, height: height, colours: colours)
+      drawBackground(context, new, height: height)
       if part.target == .field {
-        drawField(context, part, typed: new.typed, colours: colours)
+        drawField(context, part, typed: new.typed, font: font, colours: colours)
       } else {
         drawButton(
           context, part,
           icon: new.actionIcons
-            ? buttonIcon(for: part.target, scale: scale, colour: colours.foreground) : nil,
-          colours: colours, highlighted: new.highlighted == part.target)
+            ? buttonIcon(for: part.target, height: part.height, scale: scale, colour: colours.foreground)
+            : nil,
+          font: font, colours: colours, highlighted: new.highlighted == part.target)
       }
       cairo_restore(context)
     }
@@ -245,14 +278,15 @@ public final class CardPainter {
     cairo_paint_with_alpha(context, opacity)
     if card.isAnimated {
       // A segment a third of the track wide, sweeping across and back, eased at the ends.
-      let segment = textWidth / 3
+      let track = textWidth(card.look)
+      let segment = track / 3
       let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
       let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
       let eased = travel * travel * (3 - 2 * travel)
-      var colours = settings.colours(for: card.urgency)
+      var colours = card.look.colours
       colours.progress.alpha *= opacity
       drawFill(
-        context, x: Self.padding + (textWidth - segment) * eased,
+        context, x: Double(card.look.padding) + (track - segment) * eased,
         y: barTop(of: card, height: Int(Self.logicalSize(of: target).height.rounded())), length: segment,
         colours: colours)
     }
@@ -268,12 +302,12 @@ public final class CardPainter {
     var dim: Bool
   }
 
-  /// The width inside the padding: the text's, and the progress bar's.
-  private var textWidth: Double { Double(settings.width) - 2 * Self.padding }
+  /// The width inside the padding of a card of `look`: the text's, and the progress bar's.
+  private func textWidth(_ look: CardLook) -> Double { max(Double(look.width - 2 * look.padding), 1) }
 
   /// The text's width beside an icon, or without one.
-  private func textWidth(icon: Bool) -> Double {
-    icon ? max(textWidth - Double(IconImage.cardSize) - Self.padding, 1) : textWidth
+  private func textWidth(_ look: CardLook, icon: Bool) -> Double {
+    icon ? max(textWidth(look) - Double(look.iconSize + look.padding), 1) : textWidth(look)
   }
 
   private func textBlocks(_ card: Card, context: OpaquePointer, width: Double) -> [TextBlock] {
@@ -295,21 +329,32 @@ public final class CardPainter {
       blocks.append(
         TextBlock(layout: layout, height: Double(height), spaceBefore: blocks.isEmpty ? 0 : 4, dim: dim))
     }
-    if let app = card.app, !app.isEmpty { add(Self.plain(app), font: appFont, lines: 1, dim: true) }
-    add(Self.plain(card.title), font: titleFont, lines: Self.titleLines)
-    if let body = card.body, !body.isEmpty {
-      let (text, attributes) = Self.styled(
-        BodyMarkup.runs(body), link: settings.colours(for: card.urgency).border)
-      add(text, font: font, lines: Self.bodyLines, attributes: attributes)
+    let look = card.look
+    let fonts = fonts(look.font)
+    func addMarkup(_ markup: String) {
+      let (text, attributes) = Self.styled(BodyMarkup.runs(markup), link: look.colours.border)
+      add(text, font: fonts.body, lines: Int32(look.maxLines), attributes: attributes)
       pango_attr_list_unref(attributes)
     }
+    if let format = look.format {
+      // One block: the format filled in with the notice's fields.
+      addMarkup(
+        format.markup(
+          app: card.appName, title: card.title, body: card.body, host: card.host,
+          value: card.kind == .progress ? card.value : nil))
+      return blocks
+    }
+    if let app = card.app, !app.isEmpty { add(Self.plain(app), font: fonts.app, lines: 1, dim: true) }
+    add(Self.plain(card.title), font: fonts.title, lines: Self.titleLines)
+    if let body = card.body, !body.isEmpty { addMarkup(body) }
     return blocks
   }
 
   private func layoutHeight(_ card: Card, _ blocks: [TextBlock], icon: Bool) -> Double {
     var text = 0.0
     for block in blocks { text += block.spaceBefore + block.height }
-    var height = 2 * Self.padding + max(text, icon ? Double(IconImage.cardSize) : 0)
+    let look = card.look
+    var height = Double(2 * look.padding) + max(text, icon ? Double(look.iconSize) : 0)
     if card.kind == .progress { height += 8 + Self.barHeight }
     return height + footHeight(card)
   }
@@ -340,13 +385,20 @@ public final class CardPainter {
       (CardTarget.action(action.key), action.label.isEmpty ? action.key : action.label)
     }
     if card.buttons.count > limit { entries.append((.more, "…")) }
+    let padding = Double(card.look.padding)
+    let buttonHeight = fonts(card.look.font).buttonHeight
     return buttonRow(
-      entries, x: Self.padding, y: Double(height) - Self.padding - buttonHeight, width: textWidth)
+      entries, x: padding, y: Double(height) - padding - buttonHeight, width: textWidth(card.look),
+      height: buttonHeight)
   }
 
   /// Buttons for `entries` (what each chooses, its label) in a row `width` wide from (`x`, `y`),
-  /// of equal widths `buttonSpacing` apart: a card's foot, an entry's in the center.
-  func buttonRow(_ entries: [(CardTarget, String)], x: Double, y: Double, width: Double) -> [Button] {
+  /// of equal widths `buttonSpacing` apart, `height` high (default `[Display]`'s font's): a card's
+  /// foot, an entry's in the center.
+  func buttonRow(
+    _ entries: [(CardTarget, String)], x: Double, y: Double, width: Double, height: Double? = nil
+  ) -> [Button] {
+    let buttonHeight = height ?? buttonHeight
     let count = Double(entries.count)
     let each = (width - Self.buttonSpacing * (count - 1)) / count
     return entries.enumerated().map { index, entry in
@@ -361,10 +413,12 @@ public final class CardPainter {
   /// when the notice offers no reply.
   public func field(of card: Card, height: Int) -> Button? {
     guard let placeholder = card.reply else { return nil }
+    let buttonHeight = fonts(card.look.font).buttonHeight
+    let padding = Double(card.look.padding)
     let below = hasButtons(card) ? buttonHeight + Self.buttonSpacing : 0
     return Button(
-      target: .field, label: placeholder, x: Self.padding,
-      y: Double(height) - Self.padding - below - buttonHeight, width: textWidth, height: buttonHeight)
+      target: .field, label: placeholder, x: padding, y: Double(height) - padding - below - buttonHeight,
+      width: textWidth(card.look), height: buttonHeight)
   }
 
   /// What the point (`x`, `y`) of `card`, `height` pixels high, is on: the one hit-test every
@@ -380,12 +434,14 @@ public final class CardPainter {
   private func footHeight(_ card: Card) -> Double {
     let rows = (card.reply != nil ? 1.0 : 0) + (hasButtons(card) ? 1 : 0)
     guard rows > 0 else { return 0 }
-    return Self.buttonGap + rows * buttonHeight + (rows - 1) * Self.buttonSpacing
+    return Self.buttonGap + rows * fonts(card.look.font).buttonHeight + (rows - 1) * Self.buttonSpacing
   }
 
   /// The reply field: what is typed with a caret after it while it has the keyboard (its end, when
   /// longer than the field), else the placeholder, dimmed; its border lit while it has the keyboard.
-  func drawField(_ context: OpaquePointer, _ field: Button, typed: String?, colours: CardColours) {
+  func drawField(
+    _ context: OpaquePointer, _ field: Button, typed: String?, font: OpaquePointer, colours: CardColours
+  ) {
     let focused = typed != nil
     roundedRectangle(
       context, x: field.x + 0.5, y: field.y + 0.5, width: field.width - 1, height: field.height - 1, radius: 5
@@ -425,16 +481,19 @@ public final class CardPainter {
     cairo_fill(context)
   }
 
-  /// The icon the action key of `target` names, fitting a button (`action-icons`), a symbolic one
-  /// in `colour`; `nil` for "…" or a key no theme has an icon for (its label is drawn then).
-  func buttonIcon(for target: CardTarget, scale: Double, colour: RGBA) -> OpaquePointer? {
+  /// The icon the action key of `target` names, fitting a button `height` pixels high
+  /// (`action-icons`), a symbolic one in `colour`; `nil` for "…" or a key no theme has an icon for
+  /// (its label is drawn then).
+  func buttonIcon(for target: CardTarget, height: Double, scale: Double, colour: RGBA) -> OpaquePointer? {
     // A key that is a path is no icon name: it would be read as a file.
     guard case .action(let name) = target, RequestLimits.isIconName(name) else { return nil }
-    return icon(name, edge: Int(buttonHeight - 2 * Self.buttonPadding + 4), scale: scale, colour: colour)
+    return icon(name, edge: Int(height - 2 * Self.buttonPadding + 4), scale: scale, colour: colour)
   }
 
   func drawButton(
-    _ context: OpaquePointer, _ button: Button, icon: OpaquePointer?, colours: CardColours, highlighted: Bool
+    _ context: OpaquePointer, _ button: Button, icon: OpaquePointer?, font: OpaquePointer,
+    colours: CardColours,
+    highlighted: Bool
   ) {
     roundedRectangle(context, x: button.x, y: button.y, width: button.width, height: button.height, radius: 5)
     var fill = highlighted ? colours.border : colours.foreground
@@ -481,11 +540,11 @@ public final class CardPainter {
     cairo_paint(context)
   }
 
-  /// The card's icon at `IconImage.cardSize` logical pixels and `scale`, a symbolic one in the
+  /// The card's icon at its look's `iconSize` logical pixels and `scale`, a symbolic one in the
   /// card's foreground; nil when the card has none or it is no readable image within bounds.
   private func icon(_ card: Card, scale: Double = 1) -> OpaquePointer? {
     card.icon.flatMap {
-      icon($0, edge: IconImage.cardSize, scale: scale, colour: settings.colours(for: card.urgency).foreground)
+      icon($0, edge: card.look.iconSize, scale: scale, colour: card.look.colours.foreground)
     }
   }
 
@@ -553,7 +612,7 @@ public final class CardPainter {
 
   /// The top of the progress bar, the last thing on a card but its buttons.
   private func barTop(of card: Card, height: Int) -> Double {
-    Double(height) - Self.padding - footHeight(card) - Self.barHeight
+    Double(height - card.look.padding) - footHeight(card) - Self.barHeight
   }
 
   /// A progress bar `width` wide at (`x`, `y`): its track, and its fill of `value` percent when it
@@ -582,25 +641,29 @@ public final class CardPainter {
     cairo_fill(context)
   }
 
-  /// A frosted look for `style=blur`: a soft light sheen over the (more translucent) card.
   /// The card's rounded rectangle, `height` pixels high: filled (frosted with `Style=blur`) and
-  /// bordered.
-  private func drawBackground(_ context: OpaquePointer, _ card: Card, height: Int, colours: CardColours) {
-    let inset = Self.borderWidth / 2
+  /// bordered (unless its look's border is 0 wide).
+  private func drawBackground(_ context: OpaquePointer, _ card: Card, height: Int) {
+    let look = card.look
+    let inset = Double(look.borderWidth) / 2
     roundedRectangle(
-      context, x: inset, y: inset, width: Double(settings.width) - 2 * inset,
-      height: Double(height) - 2 * inset,
-      radius: Double(settings.cornerRadius))
-    var background = colours.background
+      context, x: inset, y: inset, width: Double(look.width) - 2 * inset, height: Double(height) - 2 * inset,
+      radius: max(Double(look.cornerRadius) - inset, 0))
+    var background = look.colours.background
     if card.style == .blur { background.alpha *= 0.72 }
     setSource(context, background)
     cairo_fill_preserve(context)
     if card.style == .blur { frost(context, height: Double(height)) }
-    setSource(context, colours.border)
-    cairo_set_line_width(context, Self.borderWidth)
-    cairo_stroke(context)
+    if look.borderWidth > 0 {
+      setSource(context, look.colours.border)
+      cairo_set_line_width(context, Double(look.borderWidth))
+      cairo_stroke(context)
+    } else {
+      cairo_new_path(context)
+    }
   }
 
+  /// A frosted look for `style=blur`: a soft light sheen over the (more translucent) card.
   private func frost(_ context: OpaquePointer, height: Double) {
     let gradient = cairo_pattern_create_linear(0, 0, 0, height)!
     defer { cairo_pattern_destroy(gradient) }

@@ -226,8 +226,8 @@ public final class CenterPainter {
       y: Self.padding + (cards.buttonHeight - metrics.title) / 2, width: width / 2, colour: colours.foreground
     )
     cards.drawButton(
-      context, clearAllButton(width: width), icon: nil, colours: colours, highlighted: look.hover == .clearAll
-    )
+      context, clearAllButton(width: width), icon: nil, font: cards.font, colours: colours,
+      highlighted: look.hover == .clearAll)
 
     // The switch: a pill, lit and its knob at the right while do-not-disturb holds notices back.
     let row = switchRow(width: width)
@@ -260,7 +260,7 @@ public final class CenterPainter {
       let field = CardPainter.Button(
         target: .field, label: "Filter by app, title or body", x: Self.padding,
         y: row.y + row.height + 8, width: width - 2 * Self.padding, height: cards.buttonHeight)
-      cards.drawField(context, field, typed: filter, colours: colours)
+      cards.drawField(context, field, typed: filter, font: cards.font, colours: colours)
     }
     var rule = colours.foreground
     rule.alpha *= 0.2
@@ -384,8 +384,7 @@ public final class CenterPainter {
     for button in buttons(of: entry, top: top, height: height, width: width) {
       var lit = false
       if case .action(let key) = button.target { lit = look.hover == .button(entry.id, key) }
-      cards.drawButton(
-        context, button, icon: nil, colours: colours, highlighted: lit)
+      cards.drawButton(context, button, icon: nil, font: cards.font, colours: colours, highlighted: lit)
     }
     var rule = colours.foreground
     rule.alpha *= 0.1

@@ -116,13 +116,16 @@ public struct PopupDisplayFailure: Error, Sendable {
 
 /// The visible notices and what they show, as the engine's events tell them: newest first.
 public struct PopupStack: Sendable {
+  /// The card a notice shows (its look resolved).
+  private let card: @Sendable (Notice) -> Card
   /// Every unfinished notice the engine told of.
   public private(set) var cards: [Int: Card] = [:]
   public private(set) var phases: [Int: Phase] = [:]
   /// Visible notices (fading in, holding, fading out), newest first.
   public private(set) var visible: [Int] = []
 
-  public init() {}
+  /// A stack whose notices show as `card` makes them (default: in their urgency's built-in look).
+  public init(card: @escaping @Sendable (Notice) -> Card = { Card($0) }) { self.card = card }
 
   /// Applies `event`; answers whether anything changed, and the notice whose phase changed.
   mutating func apply(_ event: Event) -> (changed: Bool, phaseOf: Int?) {
@@ -133,14 +136,14 @@ public struct PopupStack: Sendable {
       visible.removeAll()
       let notices = (event.notices ?? []).sorted { ($0.shown ?? 0, $0.id) > ($1.shown ?? 0, $1.id) }
       for notice in notices {
-        cards[notice.id] = Card(notice)
+        cards[notice.id] = card(notice)
         phases[notice.id] = notice.phase
         if notice.phase.isVisible { visible.append(notice.id) }
       }
       return (true, nil)
     case .added, .updated:
       guard let notice = event.notice else { return (false, nil) }
-      cards[notice.id] = Card(notice)
+      cards[notice.id] = card(notice)
       setPhase(notice.phase, of: notice.id)
       return (true, notice.id)
     case .phase:
@@ -188,7 +191,7 @@ public final class PopupDisplay: @unchecked Sendable {
   public let queue = DispatchQueue(label: "notifyd.display", qos: .userInitiated)
   let backend: PopupBackend
   var painter: CardPainter!
-  public private(set) var stack = PopupStack()
+  public private(set) var stack: PopupStack
   private var subscription: NoticeQueue.Subscription?
 
   var connected = false
@@ -221,14 +224,27 @@ public final class PopupDisplay: @unchecked Sendable {
   /// connected. Set before `start()`.
   public var idleFallback: (any FallbackIdleSource)?
 
+  /// `host` is the name `Format=`'s `%h` gives notices not relayed from another host.
   public init(
     settings: DisplaySettings, engine: NoticeQueue, backend: PopupBackend,
-    log: @escaping @Sendable (String) -> Void
+    host: String = RelaySubjects.localHost(), log: @escaping @Sendable (String) -> Void
   ) {
     self.settings = settings
     self.engine = engine
     self.backend = backend
     self.log = log
+    stack = PopupStack { notice in
+      Card(notice, look: Self.look(of: notice, settings: settings, engine: engine), host: host)
+    }
+  }
+
+  /// The look of `notice`'s card: its urgency's, then each matching rule's in the file's order.
+  /// Rules are matched against the notice as it is shown (as `binding(of:for:)` does).
+  static func look(of notice: Notice, settings: DisplaySettings, engine: NoticeQueue) -> CardLook {
+    guard !settings.ruleLooks.isEmpty else { return settings.look(for: notice.urgency) }
+    let rules = engine.settings.matchingRules(
+      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
+    return settings.look(for: notice.urgency, rules: rules.map(\.name))
   }
 
   /// Follows the engine and connects in the background; returns at once.

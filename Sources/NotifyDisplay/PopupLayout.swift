@@ -1,7 +1,7 @@
 import NotifyConfig
 import NotifyCore
 
-/// Where each card goes: a pure function of the cards' heights, the settings and the output's
+/// Where each card goes: a pure function of the cards' sizes, the settings and the output's
 /// size, shared by every backend.
 ///
 /// Cards stack from the anchor, newest at the anchor end: with a top anchor the newest is at the
@@ -33,32 +33,33 @@ public enum PopupLayout {
     public var height: Int
   }
 
-  /// The placements of cards of `heights` (newest first) on an output `outputWidth` ×
-  /// `outputHeight` pixels; cards that would leave the output are left out.
+  /// The placements of cards of `sizes` (logical pixels, newest first) on an output `outputWidth` ×
+  /// `outputHeight` pixels, each held against the anchor's side (or centred) at its own width;
+  /// cards that would leave the output are left out.
   public static func place(
-    heights: [Int], settings: DisplaySettings, outputWidth: Int, outputHeight: Int
+    sizes: [(width: Int, height: Int)], settings: DisplaySettings, outputWidth: Int, outputHeight: Int
   ) -> [Placement] {
-    let width = settings.width
     let margin = settings.margin
     let anchor = settings.anchor
-    var horizontal: Edges
-    var x: Int
+    let horizontal: Edges
     switch anchor {
-    case .topLeft, .bottomLeft:
-      horizontal = .left
-      x = margin
-    case .topRight, .bottomRight:
-      horizontal = .right
-      x = outputWidth - margin - width
-    case .topCenter, .bottomCenter, .center:
-      horizontal = []
-      x = (outputWidth - width) / 2
+    case .topLeft, .bottomLeft: horizontal = .left
+    case .topRight, .bottomRight: horizontal = .right
+    case .topCenter, .bottomCenter, .center: horizontal = []
     }
-    let total = heights.reduce(0, +) + settings.gap * max(heights.count - 1, 0)
+    let total = sizes.reduce(0) { $0 + $1.height } + settings.gap * max(sizes.count - 1, 0)
     var offset = anchor == .center ? max((outputHeight - total) / 2, margin) : margin
     var placements: [Placement] = []
-    for height in heights {
+    for (width, height) in sizes {
       guard offset + height + margin <= outputHeight || placements.isEmpty else { break }
+      let x: Int
+      if horizontal == .left {
+        x = margin
+      } else if horizontal == .right {
+        x = outputWidth - margin - width
+      } else {
+        x = (outputWidth - width) / 2
+      }
       var placement = Placement(edges: horizontal, x: x, y: 0, width: width, height: height)
       if horizontal.contains(.left) { placement.left = margin }
       if horizontal.contains(.right) { placement.right = margin }

@@ -107,7 +107,8 @@ public enum BodyMarkup {
     return markup
   }
 
-  private static func escaped(_ text: String, quotes: Bool) -> String {
+  /// `text` as markup that reads back as it is: `&`, `<` and `>` (and `"` with `quotes`) escaped.
+  public static func escaped(_ text: String, quotes: Bool = false) -> String {
     var result = ""
     for scalar in text.unicodeScalars {
       switch scalar {

@@ -1,6 +1,7 @@
 import CPangoCairo
 import CWayland
 import Glibc
+import NotifyConfig
 import NotifyDisplay
 import NotifyPosix
 
@@ -176,6 +177,8 @@ final class Popup: PopupSurface {
   private(set) var frames: SurfaceFrames!
   /// Device pixels per logical pixel its image is rendered at: its output's scale.
   var scale = 1.0
+  /// The layer it is on: its card's look's (`Layer=`).
+  private(set) var layer: CardLayer
 
   init(
     owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
@@ -186,10 +189,9 @@ final class Popup: PopupSurface {
     self.card = card
     self.height = height
     surface = wl_compositor_create_surface(compositor)
-    // Critical notices go over full-screen windows; the rest stay under them.
-    let layer = card.urgency == .critical ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY : ZWLR_LAYER_SHELL_V1_LAYER_TOP
+    layer = card.look.layer
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
-      layerShell, surface, output, layer.rawValue, "notifyd")
+      layerShell, surface, output, Self.shellLayer(card.look.layer), "notifyd")
     frames = SurfaceFrames(surface: surface, most: 3) { [unowned self] in owner.popupFrameDone(self) }
     frames.outputsChanged = { [unowned self] in owner.popupMoved(self) }
   }
@@ -220,6 +222,24 @@ final class Popup: PopupSurface {
       Int32(placement.left))
     zwlr_layer_surface_v1_set_size(layerSurface, UInt32(placement.width), UInt32(placement.height))
     return true
+  }
+
+  /// Moves the popup to the layer its card's look names now (a notice updated to match another
+  /// rule); returns whether it moved (a commit is then due). Layer-shell 1 cannot move a surface:
+  /// it stays on the layer it was made on.
+  func followLayer(shellVersion: UInt32) -> Bool {
+    guard card.look.layer != layer, shellVersion >= 2 else { return false }
+    layer = card.look.layer
+    zwlr_layer_surface_v1_set_layer(layerSurface, Self.shellLayer(layer))
+    return true
+  }
+
+  /// `zwlr_layer_shell_v1.layer`'s value for `layer`.
+  static func shellLayer(_ layer: CardLayer) -> UInt32 {
+    switch layer {
+    case .top: ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue
+    case .overlay: ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue
+    }
   }
 
   /// Lets the rendered image go; it is rendered again when next drawn.

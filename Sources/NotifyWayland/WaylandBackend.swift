@@ -128,13 +128,15 @@ public final class WaylandBackend: PopupBackend {
     }
     let size = connection.layoutSize(for: output)
     let placements = PopupLayout.place(
-      heights: shown.map(\.height), settings: display.settings, outputWidth: size.width,
+      sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
+      outputWidth: size.width,
       outputHeight: size.height)
     for (index, popup) in shown.enumerated() {
       // A card that does not fit waits, drawn nowhere, until those before it go.
       guard index < placements.count else { continue }
       rescale(popup)
-      let moved = popup.place(placements[index])
+      let placed = popup.place(placements[index])
+      let moved = popup.followLayer(shellVersion: connection.layerShellVersion) || placed
       if !popup.started {
         popup.start()
       } else if moved && popup.configured && !popup.dirty {
@@ -169,7 +171,7 @@ public final class WaylandBackend: PopupBackend {
       return
     }
     guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
-    let width = CardPainter.devicePixels(display.settings.width, scale: popup.scale)
+    let width = CardPainter.devicePixels(popup.card.look.width, scale: popup.scale)
     let height = CardPainter.devicePixels(popup.height, scale: popup.scale)
     guard let buffer = popup.frames.freeBuffer(shm: shm, width: width, height: height) else {
       // No buffer free: the next release or frame brings another try.

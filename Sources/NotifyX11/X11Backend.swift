@@ -148,7 +148,7 @@ public final class X11Backend: PopupBackend {
       &popups,
       make: { id, card, height in
         X11Popup(
-          id: id, card: card, width: display.settings.width, height: height, scale: scale,
+          id: id, card: card, height: height, scale: scale,
           connection: connection)
       }, destroy: { $0.destroy(connection) })
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
@@ -163,7 +163,7 @@ public final class X11Backend: PopupBackend {
     let monitor = monitor!
     // Laid out in logical pixels, placed in the monitor's.
     let placements = PopupLayout.place(
-      heights: shown.map(\.height), settings: display.settings,
+      sizes: shown.map { ($0.width, $0.height) }, settings: display.settings,
       outputWidth: Int(Double(monitor.width) / scale),
       outputHeight: Int(Double(monitor.height) / scale))
     let appearances = display.engine.appearances(of: shown.map(\.id))
@@ -179,7 +179,7 @@ public final class X11Backend: PopupBackend {
       }
       // Without a compositing manager a card shows only while it holds: its alpha would not blend.
       let shows = fits && (connection.fades || appearance.phase == .holding)
-      popup.setShape(rounded: !connection.fades, radius: display.settings.cornerRadius, connection)
+      popup.setShape(rounded: !connection.fades, connection)
       if shows != popup.mapped { popup.setMapped(shows, connection) }
       if popup.mapped && popup.dirty { draw(popup, appearance) }
     }

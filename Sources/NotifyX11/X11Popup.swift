@@ -12,8 +12,8 @@ final class X11Popup: PopupSurface {
   let id: Int
   let window: xcb_window_t
   var card: Card
-  /// The card's width and height in logical pixels.
-  let width: Int
+  /// The card's width (its look's) and height in logical pixels.
+  var width: Int { card.look.width }
   var height: Int
   /// Device pixels per logical pixel: the window is the card's size times this.
   let scale: Double
@@ -26,35 +26,38 @@ final class X11Popup: PopupSurface {
   /// A frame should be drawn.
   var dirty = true
   private(set) var mapped = false
-  /// Where the window was put last, and the height it was given.
-  private var geometry: (x: Int, y: Int, height: Int)?
-  /// The bounding shape set: rounded (nothing composites) or none (alpha draws the corners).
-  private var shape: (rounded: Bool, height: Int)?
+  /// Where the window was put last, and the size it was given (logical pixels).
+  private var geometry: (x: Int, y: Int, width: Int, height: Int)?
+  /// The bounding shape set: rounded (nothing composites) or none (alpha draws the corners), for a
+  /// size and radius.
+  private var shape: (rounded: Bool, width: Int, height: Int, radius: Int)?
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared = Posix.monotonicNow()
 
-  init(id: Int, card: Card, width: Int, height: Int, scale: Double, connection: X11Connection) {
+  init(id: Int, card: Card, height: Int, scale: Double, connection: X11Connection) {
     self.id = id
     self.card = card
-    self.width = width
     self.height = height
     self.scale = scale
     window = X11Window.make(
-      width: CardPainter.devicePixels(width, scale: scale),
+      width: CardPainter.devicePixels(card.look.width, scale: scale),
       height: CardPainter.devicePixels(height, scale: scale),
       connection)
   }
 
   /// Moves the window to (`x`, `y`) on the root window (device pixels), and gives it the card's
-  /// height.
+  /// size.
   func move(x: Int, y: Int, _ connection: X11Connection) {
-    guard geometry.map({ $0 != (x, y, height) }) ?? true else { return }
-    geometry = (x, y, height)
+    guard geometry.map({ $0 != (x, y, width, height) }) ?? true else { return }
+    geometry = (x, y, width, height)
     var values = xcb_configure_window_value_list_t()
     values.x = Int32(x)
     values.y = Int32(y)
+    values.width = UInt32(deviceWidth)
     values.height = UInt32(deviceHeight)
-    let mask = XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
+    let mask =
+      XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_WIDTH.rawValue
+      | XCB_CONFIG_WINDOW_HEIGHT.rawValue
     xcb_configure_window_aux(connection.connection, window, UInt16(mask), &values)
   }
 
@@ -73,11 +76,12 @@ final class X11Popup: PopupSurface {
     }
   }
 
-  /// Cuts the window's corners round (`rounded`: nothing composites, so the card's transparent
-  /// corners would show black), or takes the cut away (the alpha draws them).
-  func setShape(rounded: Bool, radius: Int, _ connection: X11Connection) {
-    guard connection.hasShape, shape.map({ $0 != (rounded, height) }) ?? true else { return }
-    shape = (rounded, height)
+  /// Cuts the window's corners round to its card's look's radius (`rounded`: nothing composites, so
+  /// the card's transparent corners would show black), or takes the cut away (the alpha draws them).
+  func setShape(rounded: Bool, _ connection: X11Connection) {
+    let radius = card.look.cornerRadius
+    guard connection.hasShape, shape.map({ $0 != (rounded, width, height, radius) }) ?? true else { return }
+    shape = (rounded, width, height, radius)
     let operation = UInt8(XCB_SHAPE_SO_SET.rawValue)
     let kind = UInt8(XCB_SHAPE_SK_BOUNDING.rawValue)
     guard rounded, radius > 0 else {

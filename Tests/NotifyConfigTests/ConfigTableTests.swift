@@ -25,6 +25,7 @@ struct ConfigTableTests {
   }
 
   private static let timingKeys = Set(ConfigTable.timingFields.map(\.name))
+  private static let lookKeys = Set(ConfigTable.lookFields.map(\.name))
 
   private static func everyPlace() -> Set<Place> {
     Set(
@@ -105,7 +106,8 @@ struct ConfigTableTests {
   private static func manPageKeys() throws -> [Place: String?] {
     var keys: [Place: String?] = [:]
     var sections: [(name: String, form: ConfigSection.Form)] = []
-    var inTiming = false
+    // Under `# TIMING` and `# LOOKS`: the keys every section that has them all takes.
+    var shared: Set<String>?
     var lastTerm: [Place] = []
     let lines = try read("man/notifyd.conf.5.scd").split(separator: "\n", omittingEmptySubsequences: false)
     let term = try Regex(#"\*([A-Za-z]+)=([^*]*)\*"#)
@@ -113,12 +115,12 @@ struct ConfigTableTests {
     for raw in lines {
       let line = String(raw)
       if line.hasPrefix("# ") {
-        inTiming = line == "# TIMING"
+        shared = line == "# TIMING" ? Self.timingKeys : line == "# LOOKS" ? Self.lookKeys : nil
         sections = []
         continue
       }
       if line.hasPrefix("## ") {
-        inTiming = false
+        shared = nil
         sections = line.matches(of: try Regex(#"\[([A-Za-z]+)(:?)[^\]]*\]"#)).compactMap { match in
           let name = String(match.output[1].substring ?? "")
           let colon = !(match.output[2].substring?.isEmpty ?? true)
@@ -129,11 +131,9 @@ struct ConfigTableTests {
       }
       if line.hasPrefix("*") {
         let targets: [(String, ConfigSection.Form)] =
-          inTiming
-          ? ConfigTable.sections.filter { $0.keys.contains { Self.timingKeys.contains($0.name) } }.map {
-            ($0.name, $0.form)
-          }
-          : sections
+          shared.map { keys in
+            ConfigTable.sections.filter { keys.isSubset(of: $0.keys.map(\.name)) }.map { ($0.name, $0.form) }
+          } ?? sections
         lastTerm = []
         for match in line.matches(of: term) {
           let key = String(match.output[1].substring ?? "")
@@ -200,7 +200,12 @@ struct ConfigTableTests {
     config.queue.urgencyTiming[.low] = TimingOverrides(fadeIn: 0.25)
     config.queue.perApp = FloodLimit(count: 20, period: 60)
     config.display.idleAfter = nil
-    config.display.colours[.critical]?.background = RGBA(hex: "#10203040")!
+    config.display.urgencyLooks[.critical] = LookOverrides()
+    config.display.urgencyLooks[.critical]?.background = RGBA(hex: "#10203040")!
+    config.display.look.padding = 6
+    config.display.ruleLooks["quiet"] = LookOverrides()
+    config.display.ruleLooks["quiet"]?.format = try CardFormat("%a: <b>%s</b>\\n%b")
+    config.display.ruleLooks["quiet"]?.layer = .overlay
     var rule = Rule(name: "quiet", matchApp: Glob("backup*"), urgency: .low)
     rule.bypassDoNotDisturb = false
     config.queue.rules = [rule]
@@ -214,7 +219,17 @@ struct ConfigTableTests {
     #expect(
       reread.queue.resolve(app: "backup-home", tag: nil, title: "t", urgency: nil, explicit: .init())
         == config.queue.resolve(app: "backup-home", tag: nil, title: "t", urgency: nil, explicit: .init()))
-    #expect(reread.queue.perApp == config.queue.perApp && reread.display == config.display)
+    #expect(reread.queue.perApp == config.queue.perApp)
+    // The looks come to the same, though the reread file sets explicitly what was built in.
+    for urgency in Urgency.allCases {
+      #expect(reread.display.look(for: urgency) == config.display.look(for: urgency))
+      #expect(
+        reread.display.look(for: urgency, rules: ["quiet"])
+          == config.display.look(for: urgency, rules: ["quiet"]))
+    }
+    var looksApart = reread.display
+    (looksApart.look, looksApart.urgencyLooks) = (config.display.look, config.display.urgencyLooks)
+    #expect(looksApart == config.display)
     #expect(
       (reread.socketPath, reread.storePath, reread.relay) == (
         config.socketPath, config.storePath, config.relay

@@ -9,17 +9,20 @@ import Testing
 @Suite("Card painter (cairo and pango)")
 struct CardPainterTests {
   private func card(title: String, body: String? = nil, kind: Kind = .notice, value: Int? = nil) -> Card {
-    Card(Notice(id: 1, kind: kind, title: title, body: body, value: value))
+    Card(Notice(id: 1, kind: kind, title: title, body: body, value: value), look: settings.look(for: .normal))
   }
 
   private var settings: DisplaySettings {
     var settings = DisplaySettings()
-    settings.font = "DejaVu Sans 11"
-    settings.colours[.normal] = CardColours(
-      background: RGBA(hex: "#f0e030")!, foreground: RGBA(hex: "#ffffff")!, border: RGBA(hex: "#e02020")!,
-      progress: RGBA(hex: "#00ff00")!)
+    settings.look.font = "DejaVu Sans 11"
+    settings.urgencyLooks[.normal] = LookOverrides(
+      colours: CardColours(
+        background: RGBA(hex: "#f0e030")!, foreground: RGBA(hex: "#ffffff")!, border: RGBA(hex: "#e02020")!,
+        progress: RGBA(hex: "#00ff00")!))
     return settings
   }
+
+  private var width: Int { settings.look(for: .normal).width }
 
   @Test func longText_wrapsToAFewLines_andNoFurther() {
     let painter = CardPainter(settings: settings)
@@ -47,7 +50,7 @@ struct CardPainterTests {
     let height = painter.height(of: shown)
     let image = painter.render(shown, height: height)
     defer { cairo_surface_destroy(image) }
-    let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(settings.width), Int32(height))!
+    let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
     defer { cairo_surface_destroy(target) }
     painter.composite(image, of: shown, into: target, opacity: 0.5)
     // A pixel inside the border, left of the text: the background colour at half alpha,
@@ -69,18 +72,18 @@ struct CardPainterTests {
       let height = painter.height(of: card)
       let image = painter.render(card, height: height)
       defer { cairo_surface_destroy(image) }
-      let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(settings.width), Int32(height))!
+      let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
       defer { cairo_surface_destroy(target) }
       painter.composite(image, of: card, into: target, opacity: 1, activity: activity)
       let stride = Int(cairo_image_surface_get_stride(target))
       let data = cairo_image_surface_get_data(target)!
       let row = height - 12 - 3  // the middle of the bar: padding 12, bar 6
-      let green = (0..<settings.width).filter { x in
+      let green = (0..<width).filter { x in
         let offset = row * stride + x * 4
         return data[offset + 1] > 200 && data[offset + 2] < 60 && data[offset] < 60
       }
       guard let first = green.first, let last = green.last else { return nil }
-      return (Double(first) / Double(settings.width), Double(last) / Double(settings.width))
+      return (Double(first) / Double(width), Double(last) / Double(width))
     }
     let spinning = card(title: "Syncing", kind: .progress)
     let start = filled(spinning, activity: 0)
@@ -115,16 +118,23 @@ struct CardPainterTests {
 struct CardButtonTests {
   private func card(_ keys: [String], labels: [String]? = nil) -> Card {
     let actions = keys.enumerated().map { Action(key: $1, label: labels?[$0] ?? $1.capitalized) }
-    return Card(Notice(id: 1, kind: .notice, title: "Deploy 42?", actions: actions))
+    return Card(Notice(id: 1, kind: .notice, title: "Deploy 42?", actions: actions), look: Self.look)
   }
+
+  /// Black cards with white text, a red border and a green bar, in DejaVu Sans 11.
+  private static let look: CardLook = {
+    var look = CardLook(
+      colours: CardColours(
+        background: RGBA(hex: "#000000")!, foreground: RGBA(hex: "#ffffff")!, border: RGBA(hex: "#ff0000")!,
+        progress: RGBA(hex: "#00ff00")!))
+    look.font = "DejaVu Sans 11"
+    return look
+  }()
 
   private func painter(maxButtons: Int = 3) -> CardPainter {
     var settings = DisplaySettings()
-    settings.font = "DejaVu Sans 11"
+    settings.look = LookOverrides(Self.look)
     settings.maxButtons = maxButtons
-    settings.colours[.normal] = CardColours(
-      background: RGBA(hex: "#000000")!, foreground: RGBA(hex: "#ffffff")!, border: RGBA(hex: "#ff0000")!,
-      progress: RGBA(hex: "#00ff00")!)
     return CardPainter(settings: settings)
   }
 
@@ -248,7 +258,7 @@ struct CardButtonTests {
     let shown = Card(
       Notice(
         id: 1, kind: .notice, title: "Sharp at every scale",
-        body: "The quick brown fox jumps over the lazy dog"))
+        body: "The quick brown fox jumps over the lazy dog"), look: Self.look)
     let height = painter.height(of: shown)
     let one = painter.render(shown, height: height)
     let two = painter.render(shown, height: height, scale: 2)
@@ -268,7 +278,7 @@ struct CardButtonTests {
     // where a card drawn at scale 1 and scaled up has none.
     var inside = 0
     var between = 0
-    let text = (top: 2 * Int(CardPainter.padding), bottom: 2 * (height - Int(CardPainter.padding)))
+    let text = (top: 2 * Self.look.padding, bottom: 2 * (height - Self.look.padding))
     for y in text.top..<text.bottom {
       for x in 0..<(Int(cairo_image_surface_get_width(two)) - 1)
       where abs(green(two, x, y) - green(two, x + 1, y)) >= 64 {

@@ -56,11 +56,12 @@ struct CardPressTests {
 struct ReplyFieldTests {
   @Test func theField_isAboveTheButtons_andALeftClickOnItTakesTheKeyboard() {
     var settings = DisplaySettings()
-    settings.font = "DejaVu Sans 11"
+    settings.look.font = "DejaVu Sans 11"
     let painter = CardPainter(settings: settings)
     let card = Card(
       Notice(
-        id: 1, kind: .notice, title: "Ada", actions: [Action(key: "later", label: "Later")], reply: "Reply"))
+        id: 1, kind: .notice, title: "Ada", actions: [Action(key: "later", label: "Later")], reply: "Reply"),
+      look: settings.look(for: .normal))
     let height = painter.height(of: card)
     let field = try! #require(painter.field(of: card, height: height))
     let button = painter.buttons(of: card, height: height)[0]

@@ -211,7 +211,7 @@ struct CenterModelTests {
 
   @Test func thePainter_hitTestAgreesWithItsDrawing_andTheButtonUnderThePointerIsLit() {
     var settings = DisplaySettings()
-    settings.font = "DejaVu Sans 11"
+    settings.look.font = "DejaVu Sans 11"
     let painter = CenterPainter(cards: CardPainter(settings: settings))
     var live = Notice(
       id: 50, kind: .notice, title: "Deploy", app: "ci", actions: [Action(key: "later", label: "Later")],

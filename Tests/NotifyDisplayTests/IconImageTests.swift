@@ -211,9 +211,9 @@ struct IconImageTests {
     let path = directory + "/icon.png"
     try writePNG(pixels(width: 96, height: 96), to: path)
     var settings = DisplaySettings()
-    settings.font = "DejaVu Sans 11"
+    settings.look.font = "DejaVu Sans 11"
     let painter = CardPainter(settings: settings)
-    let plain = Card(Notice(id: 1, kind: .notice, title: "t"))
+    let plain = Card(Notice(id: 1, kind: .notice, title: "t"), look: settings.look(for: .normal))
     var withIcon = plain
     withIcon.icon = path
     let height = painter.height(of: withIcon)
@@ -224,6 +224,15 @@ struct IconImageTests {
     #expect(pixel(image, 12 + 24, 12 + 24) == (0x20, 0xC0, 0x50, 0xFF))
     #expect(pixel(image, 12 + 47, 12 + 47) == (0x20, 0xC0, 0x50, 0xFF))
     #expect(pixel(image, 12 + 49, 12 + 24) != (0x20, 0xC0, 0x50, 0xFF))
+    // A look's IconSize=: the icon fills a square of that edge, the text moves past it.
+    var large = withIcon
+    large.look.iconSize = 80
+    let largeHeight = painter.height(of: large)
+    #expect(largeHeight >= 80 + 24)
+    let largeImage = painter.render(large, height: largeHeight)
+    defer { cairo_surface_destroy(largeImage) }
+    #expect(pixel(largeImage, 12 + 79, 12 + 79) == (0x20, 0xC0, 0x50, 0xFF))
+    #expect(pixel(largeImage, 12 + 81, 12 + 40) != (0x20, 0xC0, 0x50, 0xFF))
     // A missing file: the card is drawn as if it had no icon.
     withIcon.icon = directory + "/gone.png"
     #expect(painter.height(of: withIcon) == painter.height(of: plain))

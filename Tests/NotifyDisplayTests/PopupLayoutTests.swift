@@ -6,20 +6,20 @@ import Testing
 
 @Suite("Popup layout")
 struct PopupLayoutTests {
-  private func settings(_ anchor: PopupAnchor, margin: Int = 20, width: Int = 300, gap: Int = 10)
-    -> DisplaySettings
-  {
+  private func settings(_ anchor: PopupAnchor, margin: Int = 20, gap: Int = 10) -> DisplaySettings {
     var settings = DisplaySettings()
     settings.anchor = anchor
     settings.margin = margin
-    settings.width = width
     settings.gap = gap
     return settings
   }
 
+  /// Cards 300 pixels wide of `heights`.
+  private func sizes(_ heights: [Int]) -> [(width: Int, height: Int)] { heights.map { (300, $0) } }
+
   @Test func topRight_stacksTheNewestFirstDownwards_withTheGap() {
     let placements = PopupLayout.place(
-      heights: [80, 60], settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([80, 60]), settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
     #expect(placements.map(\.edges) == [[.top, .right], [.top, .right]])
     #expect(placements.map(\.top) == [20, 110])
     #expect(placements.map(\.right) == [20, 20])
@@ -29,7 +29,7 @@ struct PopupLayoutTests {
 
   @Test func bottomLeft_stacksUpwards_fromTheBottomMargin() {
     let placements = PopupLayout.place(
-      heights: [80, 60], settings: settings(.bottomLeft), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([80, 60]), settings: settings(.bottomLeft), outputWidth: 1280, outputHeight: 720)
     #expect(placements.map(\.edges) == [[.bottom, .left], [.bottom, .left]])
     #expect(placements.map(\.bottom) == [20, 110])
     #expect(placements.map(\.y) == [620, 550])
@@ -38,24 +38,39 @@ struct PopupLayoutTests {
 
   @Test func topCenter_isCentredHorizontally_withoutSideEdges() {
     let placements = PopupLayout.place(
-      heights: [50], settings: settings(.topCenter), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([50]), settings: settings(.topCenter), outputWidth: 1280, outputHeight: 720)
     #expect(placements.first?.edges == .top)
     #expect(placements.first?.x == 490)
   }
 
   @Test func center_centresTheWholeStack() {
     let placements = PopupLayout.place(
-      heights: [100, 100], settings: settings(.center), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([100, 100]), settings: settings(.center), outputWidth: 1280, outputHeight: 720)
     // 210 pixels of stack on 720: (720 - 210) / 2 = 255 from the top.
     #expect(placements.map(\.y) == [255, 365])
   }
 
   @Test func cardsThatWouldLeaveTheOutput_areLeftOut_butTheFirstAlwaysShows() {
     let placements = PopupLayout.place(
-      heights: [300, 300, 300], settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([300, 300, 300]), settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
     #expect(placements.count == 2)
     let tall = PopupLayout.place(
-      heights: [2000], settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
+      sizes: sizes([2000]), settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
     #expect(tall.count == 1)
+  }
+
+  @Test func cardsOfTheirOwnWidths_holdTheAnchorsSide_orAreEachCentred() {
+    let sizes = [(width: 480, height: 80), (width: 300, height: 60)]
+    let right = PopupLayout.place(
+      sizes: sizes, settings: settings(.topRight), outputWidth: 1280, outputHeight: 720)
+    #expect(right.map(\.x) == [780, 960])
+    #expect(right.map(\.width) == [480, 300])
+    #expect(right.map(\.right) == [20, 20])
+    let left = PopupLayout.place(
+      sizes: sizes, settings: settings(.bottomLeft), outputWidth: 1280, outputHeight: 720)
+    #expect(left.map(\.x) == [20, 20])
+    let centre = PopupLayout.place(
+      sizes: sizes, settings: settings(.topCenter), outputWidth: 1280, outputHeight: 720)
+    #expect(centre.map(\.x) == [400, 490])
   }
 }

@@ -1,3 +1,5 @@
+import NotifyConfig
+import NotifyCore
 import NotifyProtocol
 import Testing
 
@@ -52,5 +54,35 @@ struct PopupStackTests {
     for kind in [EventKind.frame, .invoked, .suspended, .resumed] {
       #expect(stack.apply(Event(kind: kind, at: 0, id: 1)) == (false, nil))
     }
+  }
+
+  @Test func aCardsLook_isItsUrgencysThenTheMatchingRules_andFollowsAnUpdate() throws {
+    var queueSettings = QueueSettings()
+    queueSettings.rules = [
+      Rule(name: "ci", matchApp: Glob("ci")), Rule(name: "failed", matchTitle: Glob("*failed*")),
+    ]
+    let engine = NoticeQueue(settings: queueSettings, scheduler: ManualScheduler())
+    var settings = DisplaySettings()
+    settings.look.width = 400
+    settings.ruleLooks["ci"] = LookOverrides()
+    settings.ruleLooks["ci"]?.width = 480
+    settings.ruleLooks["failed"] = LookOverrides()
+    settings.ruleLooks["failed"]?.background = RGBA(hex: "#400000")
+    var stack = PopupStack { [settings] notice in
+      Card(notice, look: PopupDisplay.look(of: notice, settings: settings, engine: engine), host: "desk")
+    }
+    func shown(_ id: Int, app: String?, title: String) -> Notice {
+      Notice(id: id, kind: .notice, title: title, app: app, phase: .holding, shown: Double(id))
+    }
+    _ = stack.apply(Event(kind: .added, at: 0, notice: shown(1, app: "ci", title: "Build 42")))
+    _ = stack.apply(Event(kind: .added, at: 1, notice: shown(2, app: "mail", title: "Hi")))
+    let ci = try #require(stack.cards[1])
+    #expect(ci.look.width == 480 && ci.look.colours == CardColours.builtIn(for: .normal))
+    #expect(stack.cards[2]?.look.width == 400)
+    #expect(ci.host == "desk")
+    // Updated to match another rule too: its card takes that rule's look over the first's.
+    _ = stack.apply(Event(kind: .updated, at: 2, notice: shown(1, app: "ci", title: "Build 42 failed")))
+    #expect(stack.cards[1]?.look.width == 480)
+    #expect(stack.cards[1]?.look.colours.background.description == "#400000")
   }
 }
