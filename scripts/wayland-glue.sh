@@ -8,9 +8,11 @@ data=$(pkg-config --variable=pkgdatadir wayland-protocols)
 # xdg-activation for the token an action's program is started with (ActivationToken on D-Bus).
 # ext-idle-notify, and KDE's idle protocol (Debian's plasma-wayland-protocols) where the compositor
 # has only that (sway 1.7), for [Idle] After=. viewporter stretches the 1×1 buffer of the surface
-# that catches a click outside the notification center.
+# that catches a click outside the notification center. wlr-foreign-toplevel-management (our own
+# description) tells which window has the focus, on which output, and whether it is fullscreen.
 kde=/usr/share/plasma-wayland-protocols
-sources=(protocols/wlr-layer-shell-unstable-v1.xml "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"
+sources=(protocols/wlr-layer-shell-unstable-v1.xml protocols/wlr-foreign-toplevel-management-unstable-v1.xml
+  "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"
   "$data/stable/xdg-shell/xdg-shell.xml" "$data/staging/xdg-activation/xdg-activation-v1.xml"
   "$data/staging/ext-idle-notify/ext-idle-notify-v1.xml" "$kde/idle.xml" "$data/stable/viewporter/viewporter.xml")
 out=Sources/CWayland

@@ -641,24 +641,24 @@ def swaymsg(sway, *command):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_an_output_going_away_and_coming_back_loses_nothing_and_1000_popups_leave_memory_flat(session):
+def test_200_quick_notices_leave_the_daemon_idle_and_1000_popups_leave_memory_flat(session):
+    # This test once disabled the output first, to draw while there was none: wlroots 0.15's
+    # headless outputs cannot be disabled ("Cannot disable a headless output": sway logs that the
+    # commit failed and the output stays), so it never went away. An output that goes and comes is
+    # tested by plugging one in (test_screens.py), and the compositor going away by killing sway.
     sway, make_daemon = session
     # A short history, so that the warm-up fills it: history grows until it is full.
     daemon = make_daemon(display_config().replace("MaxVisible=5", "MaxVisible=5\nHistorySize=100"))
     holding = daemon.show("Holding on", "--fade-in", "0", "--hold", "120s")
     column = OUTPUT[0] - MARGIN - WIDTH // 2
     wait_for(lambda: sway.screenshot().box(), what="the popup")
-    swaymsg(sway, "output", "HEADLESS-1", "disable")
-    # Notices come and go while there is nowhere to draw them.
-    send_many(daemon, 200, title="while off", fadeIn=0, hold=0.01, fadeOut=0)
+    send_many(daemon, 200, title="quick", fadeIn=0, hold=0.01, fadeOut=0)
     assert daemon.get(holding)["phase"] == "holding"
-    # Nothing to draw on is no reason to spin (a surface made again each time the compositor
-    # closes it would be): once those notices are done, the daemon is idle.
+    # Once those notices are done, the daemon is idle: a holding card costs no wakeups.
     settled_rss_kib(daemon)
     assert cpu_used_over(daemon.process.pid, 1.0) < 0.05
-    swaymsg(sway, "output", "HEADLESS-1", "enable")
     wait_for(lambda: len(sway.screenshot().runs_down(column)) == 1, timeout=10,
-             what="the holding notice drawn again on the output that came back")
+             what="the holding notice alone on the output")
     # 1,000 popups drawn and taken down: a surface or buffer kept per popup would be 60 KiB or
     # more each (300 × 50 pixels × 4 bytes), 60 MiB in all. Allow 4 KiB each for the allocator
     # and pango's caches, which settle in steps (measured after a warm-up of 1,000: +0.1 to

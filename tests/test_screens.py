@@ -78,10 +78,10 @@ def between_pairs(steps, contrast):
     return sum(1 for x in large if x % 2 == 0) / len(large)
 
 
-def save_output(sway, name):
-    """A PNG of HEADLESS-1 at its scale among the screenshots kept, to look at."""
+def save_output(sway, name, output="HEADLESS-1"):
+    """A PNG of `output` at its scale among the screenshots kept, to look at."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["grim", "-o", "HEADLESS-1", str(SCREENSHOTS / name)], check=False,
+    subprocess.run(["grim", "-o", output, str(SCREENSHOTS / name)], check=False,
                    env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
 
 
@@ -431,13 +431,14 @@ def test_a_rule_gives_the_cards_it_matches_its_own_width_colours_border_corners_
     assert ci[3] - ci[1] < mail[3] - mail[1], (ci, mail)
 
 
-def gtk_window(sway):
-    """A GTK window (zenity) on sway: returns its process once sway has mapped it."""
+def gtk_window(sway, title="notifyd-test"):
+    """A GTK window (zenity) titled `title` on sway's focused workspace: returns its process once
+    sway has mapped it."""
     environment = {"PATH": os.environ["PATH"], "HOME": str(sway.directory), "XDG_RUNTIME_DIR": str(sway.directory),
                    "WAYLAND_DISPLAY": sway.display, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"}
-    window = subprocess.Popen(as_user(sway.user) + ["zenity", "--info", "--text", "fullscreen"], env=environment,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(lambda: '"app_id": "zenity"' in sway_tree(sway), timeout=15, what="the zenity window mapped")
+    window = subprocess.Popen(as_user(sway.user) + ["zenity", "--info", "--title", title, "--text", title],
+                              env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: f'"name": "{title}"' in sway_tree(sway), timeout=15, what=f"the window {title} mapped")
     return window
 
 
@@ -502,3 +503,138 @@ def test_on_x11_a_notice_updated_into_a_rule_takes_its_look_the_window_resized_a
     assert box[2] == right - 2, box
     assert close_to(image.pixel(right - 1, X11_MARGIN), BORDER, 8), image.pixel(right - 1, X11_MARGIN)
     assert close_to(image.pixel(right - 480, X11_MARGIN), BORDER, 8)
+
+
+# Outputs: a card on the focused output, on every one, or on one by name; unplugged and plugged.
+
+def second_output(sway):
+    """HEADLESS-2, as large as the first, to its right, at scale 1."""
+    swaymsg(sway, "create_output")
+    swaymsg(sway, "output", "HEADLESS-2", "mode", f"{OUTPUT[0]}x{OUTPUT[1]}", "position", f"{OUTPUT[0]}", "0",
+            "bg", hex_colour(BACKGROUND), "solid_color")
+    wait_for(lambda: output_shot(sway, "HEADLESS-2").pixel(4, 4) == BACKGROUND, what="the second output's background")
+
+
+def boxes(sway, colour):
+    """The box of the pixels near `colour` on each output, by name (None: none there)."""
+    return {name: output_shot(sway, name).box(differs=lambda rgb: close_to(rgb, colour, 8))
+            for name in ("HEADLESS-1", "HEADLESS-2")}
+
+
+def test_output_all_puts_a_card_on_every_output_and_a_named_one_moves_to_its_output_once_plugged_in(session):
+    sway, make_daemon = session
+    # wlroots' headless outputs cannot be disabled ("Cannot disable a headless output"): the
+    # output comes, it does not go. Its going is the same path in reverse (PopupStack.byOutput).
+    daemon = make_daemon(rule_config(
+        ("everywhere", {"MatchUrgency": "critical", "Output": "all", "Background": hex_colour(PAGER_CARD)}),
+        ("side", {"MatchApp": "side", "Output": "HEADLESS-2", "Background": hex_colour(CI_CARD)})))
+    alarm = daemon.show("Disk failing", "--urgency", "critical", "--fade-in", "0")
+    side = daemon.show("On the side", BODY, "--app", "side", "--fade-in", "0", "--hold", "60s")
+
+    # No HEADLESS-2 yet: its card is on the focused output, stacked with the critical one.
+    def stacked_on_the_first():
+        image = output_shot(sway, "HEADLESS-1")
+        named = image.box(differs=lambda rgb: close_to(rgb, CI_CARD, 8))
+        critical = image.box(differs=lambda rgb: close_to(rgb, PAGER_CARD, 8))
+        return named if named and critical and named[3] < critical[1] else None
+
+    first = wait_for(stacked_on_the_first, timeout=10, what="both cards stacked on the only output")
+    assert first[2] == OUTPUT[0] - MARGIN - 2, first  # the background ends inside the 2-pixel border
+
+    # HEADLESS-2 plugged in: the named card moves to it, and the critical card is on both.
+    second_output(sway)
+    placed = wait_for(lambda: (lambda b: b if b["HEADLESS-2"] and not b["HEADLESS-1"] else None)(boxes(sway, CI_CARD)),
+                      timeout=10, what="the named card moved to its output")
+    critical = wait_for(lambda: (lambda b: b if all(b.values()) else None)(boxes(sway, PAGER_CARD)), timeout=10,
+                        what="the critical card on both outputs")
+    save_output(sway, "output-all-1.png")
+    save_output(sway, "output-all-2.png", "HEADLESS-2")
+    # On HEADLESS-2 the two stack, the newer at the top; on HEADLESS-1 the critical card moved up.
+    assert critical["HEADLESS-2"][1] > placed["HEADLESS-2"][3], (critical, placed)
+    assert critical["HEADLESS-1"][1] < first[3], (critical, first)
+    assert placed["HEADLESS-2"][2] == OUTPUT[0] - MARGIN - 2, placed
+    # Nothing was lost on the way.
+    assert daemon.get(side)["phase"] == "holding" and daemon.get(alarm)["phase"] == "holding"
+
+
+def test_output_focused_follows_the_window_with_the_keyboard_and_the_stack_moves_with_a_new_card(session):
+    sway, make_daemon = session
+    second_output(sway)
+    windows = []
+    try:
+        for name, output in (("left", "HEADLESS-1"), ("right", "HEADLESS-2")):
+            swaymsg(sway, "focus", "output", output)
+            windows.append(gtk_window(sway, f"notifyd-{name}"))
+        daemon = make_daemon()
+
+        def focus(name):
+            swaymsg(sway, f'[title="^notifyd-{name}$"]', "focus")
+            wait_for(lambda: f'"name": "notifyd-{name}"' in focused_node(sway), what=f"the {name} window focused")
+
+        focus("right")
+        daemon.show("Where you type", "--fade-in", "0", "--hold", "60s")
+        first = wait_for(lambda: boxes(sway, CARD)["HEADLESS-2"], timeout=10, what="the card on the right output")
+        assert boxes(sway, CARD)["HEADLESS-1"] is None
+        focus("left")
+        daemon.show("Followed", "--fade-in", "0", "--hold", "60s")
+        # Both cards on the left output now: the stack moved with the new one.
+        both = wait_for(lambda: (lambda b: b if b["HEADLESS-1"] and not b["HEADLESS-2"] else None)(boxes(sway, CARD)),
+                        timeout=10, what="the stack on the left output")
+        assert both["HEADLESS-1"][3] - both["HEADLESS-1"][1] > 2 * (first[3] - first[1]), (first, both)
+    finally:
+        for window in windows:
+            window.kill()
+            window.wait()
+
+
+def focused_node(sway):
+    """The focused node of sway's tree, as swaymsg prints it (its JSON)."""
+    import json
+
+    def find(node):
+        if node.get("focused"):
+            return node
+        for child in node.get("nodes", []) + node.get("floating_nodes", []):
+            found = find(child)
+            if found:
+                return found
+        return None
+    found = find(json.loads(sway_tree(sway) or "{}"))
+    return json.dumps(found) if found else ""
+
+
+def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x11_session):
+    x, make_daemon = x11_session
+    half = X11_SCREEN[0] // 2
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{X11_SCREEN[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
+    on_left, on_right = half - X11_MARGIN - X11_WIDTH, X11_SCREEN[0] - X11_MARGIN - X11_WIDTH
+    config = x11_config() + (
+        f"[Rule:everywhere]\nMatchUrgency=critical\nOutput=all\nBackground={hex_colour(PAGER_CARD)}\n"
+        f"[Rule:side]\nMatchApp=side\nOutput=right\nBackground={hex_colour(CI_CARD)}\n")
+    daemon = make_daemon(config)
+
+    def lefts(colour):
+        """The left edge of the card of `colour` on each monitor (None: none there)."""
+        found = []
+        for region in ((0, 0, half, X11_SCREEN[1]), (half, 0, *X11_SCREEN)):
+            box = x.screenshot(region).box(differs=lambda rgb: close_to(rgb, colour, 8))
+            found.append(box and box[0] - 2)  # the border is 2 pixels outside the background
+        return found
+
+    daemon.show("Disk failing", "--urgency", "critical", "--fade-in", "0")
+    wait_for(lambda: lefts(PAGER_CARD) == [on_left, on_right], timeout=10, what="the critical card on both monitors")
+    daemon.show("On the side", "--app", "side", "--fade-in", "0", "--hold", "60s")
+    wait_for(lambda: lefts(CI_CARD) == [None, on_right], timeout=10, what="the named monitor's card on it alone")
+    x.save(SCREENSHOTS / "x11-output-all.png")
+    # The right monitor gone (monitors set by xrandr --setmonitor come without an event: they are
+    # read again as a card appears): the named card goes to the focused (primary) monitor. (X
+    # gives the uncovered part of the screen a monitor of its own again, "screen".)
+    x.run("xrandr", "--delmonitor", "right")
+    daemon.show("A third", "--fade-in", "0", "--hold", "60s")
+    wait_for(lambda: lefts(CI_CARD) == [on_left, None], timeout=10, what="the named card on the primary monitor")
+    # Back: the named card returns to its monitor, the critical card is on both again.
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
+    daemon.show("A fourth", "--fade-in", "0", "--hold", "60s")
+    wait_for(lambda: lefts(CI_CARD) == [None, on_right] and lefts(PAGER_CARD) == [on_left, on_right], timeout=10,
+             what="the named card back on its monitor")

@@ -36,6 +36,34 @@ public enum CardLayer: String, Sendable, CaseIterable {
   case overlay
 }
 
+/// Where a card shows (`Output=`): where the focus is, on every output, or on the output of a name.
+public enum CardOutput: Sendable, Hashable, CustomStringConvertible {
+  /// The output with the keyboard focus as the card appears (Wayland: the activated window's, else
+  /// the compositor's choice; X11: `FollowFocus=`'s monitor).
+  case focused
+  /// A card on every output.
+  case all
+  /// The output (X11: the RandR monitor) of that name; while there is none, as `focused`.
+  case named(String)
+
+  /// `focused`, `all`, or a name.
+  public init(_ text: String) {
+    switch text {
+    case "focused": self = .focused
+    case "all": self = .all
+    default: self = .named(text)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .focused: "focused"
+    case .all: "all"
+    case .named(let name): name
+    }
+  }
+}
+
 /// `Format=`: a card's text written as a format string — `%a` the app, `%s` the title, `%b` the
 /// body, `%h` the host it came from, `%p` the progress (`42%`), `%%` a `%`, `\n` a new line — in
 /// the body's markup (`<b>`, `<i>`, `<u>`, `<a href>`, entities). The title, app and host are put in
@@ -137,6 +165,8 @@ public struct CardLook: Sendable, Hashable {
   /// the body.
   public var format: CardFormat?
   public var layer: CardLayer
+  /// The outputs it shows on.
+  public var output = CardOutput.focused
 
   public init(colours: CardColours, layer: CardLayer = .top) {
     self.colours = colours
@@ -166,6 +196,7 @@ public struct LookOverrides: Sendable, Equatable {
   public var maxLines: Int?
   public var format: CardFormat?
   public var layer: CardLayer?
+  public var output: CardOutput?
 
   public init() {}
 
@@ -202,6 +233,7 @@ public struct LookOverrides: Sendable, Equatable {
     look.maxLines = maxLines ?? look.maxLines
     look.format = format ?? look.format
     look.layer = layer ?? look.layer
+    look.output = output ?? look.output
     return look
   }
 
@@ -224,6 +256,7 @@ public struct LookOverrides: Sendable, Equatable {
       padding = padding ?? look.padding
       maxLines = maxLines ?? look.maxLines
       format = format ?? look.format
+      output = output ?? look.output
     }
   }
 }

@@ -58,6 +58,10 @@ public enum ConfigTable {
       read: { look, text throws(ConfigProblem) in look.format = text.isEmpty ? nil : try CardFormat(text) },
       show: { $0.format?.description }),
     .choice("Layer", \.layer, doc: "Wayland: top is under fullscreen windows, overlay above them."),
+    Field(
+      name: "Output", values: "focused|all|name", doc: "The focused output, every output, or one by name.",
+      read: { look, text throws(ConfigProblem) in look.output = text.isEmpty ? nil : CardOutput(text) },
+      show: { $0.output?.description }),
   ]
 
   // MARK: - The engine's sections
@@ -246,10 +250,9 @@ public enum ConfigTable {
       .choice("Anchor", \.anchor, doc: "Where the cards stack from."),
       .integer("Margin", \.margin, in: 0...10_000, doc: "Pixels from the output's edges to the stack."),
       .integer("Gap", \.gap, in: 0...1_000, doc: "Pixels between two cards."),
-      .text("Output", \.output, doc: "The output to draw on, by name; empty: the compositor's choice."),
       .choice(
         "FollowFocus", \.followFocus,
-        doc: "X11 without Output=: the monitor under the pointer, or the active window's."),
+        doc: "X11, Output=focused: the monitor under the pointer, or the active window's."),
       Field(
         name: "Scale", values: "auto|0.5–4",
         doc: "X11: device pixels per logical pixel; auto: Xft.dpi / 96. Wayland: each output's own.",

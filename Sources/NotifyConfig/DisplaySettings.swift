@@ -117,10 +117,8 @@ public struct DisplaySettings: Sendable, Equatable {
   public var margin = 16
   /// Pixels between two cards.
   public var gap = 8
-  /// The output to draw on, by name (`HDMI-A-1`); nil lets the compositor choose.
-  public var output: String?
-  /// On X11 without `output`: the primary monitor, the one under the pointer, or the active
-  /// window's.
+  /// X11, for cards on the focused output (`Output=focused`): the primary monitor, the one under
+  /// the pointer, or the active window's.
   public var followFocus = FollowFocus.no
   /// X11's device pixels per logical pixel (`[Display] Scale=`); nil: the X resources' `Xft.dpi`
   /// over 96. Wayland outputs say their own.

@@ -161,6 +161,28 @@ public struct PopupStack: Sendable {
     }
   }
 
+  /// The visible cards each output shows (newest first), for `outputs` by name in their order, and
+  /// `nil` for "where the focus is" when `focused` names none of them (the compositor's choice).
+  /// A card goes where its look's `Output=` says: the focused output; every output (`all`); the
+  /// output of its name, else the focused one. Only the cards `allowed` are placed.
+  public func byOutput(_ outputs: [String], focused: String?, allowed: (Int) -> Bool = { _ in true })
+    -> [(output: String?, ids: [Int])]
+  {
+    let focused = focused.flatMap { outputs.contains($0) ? $0 : nil }
+    var groups: [String?: [Int]] = [:]
+    for id in visible where allowed(id) {
+      guard let card = cards[id] else { continue }
+      let targets: [String?]
+      switch card.look.output {
+      case .focused: targets = [focused]
+      case .all: targets = outputs.isEmpty ? [focused] : outputs
+      case .named(let name): targets = outputs.contains(name) ? [name] : [focused]
+      }
+      for target in targets { groups[target, default: []].append(id) }
+    }
+    return (outputs.map { Optional($0) } + [nil]).compactMap { key in groups[key].map { (key, $0) } }
+  }
+
   private mutating func setPhase(_ phase: Phase, of id: Int) {
     phases[id] = phase
     if phase.isVisible {
@@ -217,6 +239,8 @@ public final class PopupDisplay: @unchecked Sendable {
 
   /// Popups stand aside (none drawn) while notices are forwarded to another server.
   public private(set) var isSuppressed = false
+  /// Whether the visible cards are drawn: not while the popups stand aside or the center is open.
+  public var drawsCards: Bool { !isSuppressed && center == nil }
   /// Told (on the display's queue) when popups become drawable, or stop being. Set before
   /// `start()`.
   public var onDrawable: (@Sendable (Bool) -> Void)?
@@ -433,7 +457,7 @@ public final class PopupDisplay: @unchecked Sendable {
     make: (Int, Card, Int) -> Surface, destroy: (Surface) -> Void
   ) -> (shown: [Surface], appeared: Bool) {
     // While the center is open it shows them: the popups stand aside.
-    let wanted = isSuppressed || center != nil ? [] : stack.visible.filter(allowed)
+    let wanted = drawsCards ? stack.visible.filter(allowed) : []
     for (id, popup) in popups where !wanted.contains(id) {
       destroy(popup)
       popups[id] = nil

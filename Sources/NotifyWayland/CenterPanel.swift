@@ -37,12 +37,16 @@ final class CenterPanel {
   private(set) var frames: SurfaceFrames!
   /// Device pixels per logical pixel it was last drawn at.
   var scale = 1
+  /// The name of the output it was made for; `nil`: the compositor's choice.
+  let output: String?
 
   init(
     owner: CenterPanelOwner, settings: CenterSettings, compositor: OpaquePointer, layerShell: OpaquePointer,
-    shm: OpaquePointer, viewporter: OpaquePointer?, output: OpaquePointer?, exclusiveKeyboard: Bool
+    shm: OpaquePointer, viewporter: OpaquePointer?, output made: WaylandOutput?, exclusiveKeyboard: Bool
   ) {
     self.owner = owner
+    self.output = made?.name
+    let output = made?.proxy
     let overlay = ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue
     // The catcher a layer under the panel: within one layer the compositor orders surfaces as it
     // maps them, which the catcher's first buffer could win.

@@ -179,11 +179,14 @@ final class Popup: PopupSurface {
   var scale = 1.0
   /// The layer it is on: its card's look's (`Layer=`).
   private(set) var layer: CardLayer
+  /// The name of the output it was made for; `nil`: the compositor's choice.
+  let output: String?
 
   init(
     owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
-    output: OpaquePointer?
+    output: OpaquePointer?, outputName: String?
   ) {
+    self.output = outputName
     self.owner = owner
     self.id = id
     self.card = card

@@ -6,7 +6,13 @@ import NotifyCore
 import NotifyDisplay
 
 /// The popups on a Wayland compositor with layer-shell (DESIGN §9): one layer surface per visible
-/// notice, drawn at the engine's opacity.
+/// notice and output it shows on, drawn at the engine's opacity.
+///
+/// Cards stack per output: those on the focused output (`Output=focused`, the default) go to the
+/// output of the window with the keyboard as the compositor's `wlr-foreign-toplevel-management`
+/// tells it, read each time a card appears (the stack moves with the new card, as on X11), else
+/// where the compositor puts a surface given no output; `Output=all` puts a card on every output,
+/// a name on that one while it exists. Outputs plugged and unplugged move the cards.
 ///
 /// While a card fades or its activity indicator spins, its surface asks the compositor for
 /// `wl_surface.frame` callbacks and every callback draws the next frame at the opacity the engine
@@ -18,12 +24,29 @@ public final class WaylandBackend: PopupBackend {
   private weak var host: PopupDisplay?
   private var display: PopupDisplay { host! }
   private var connection: WaylandConnection?
-  private var popups: [Int: Popup] = [:]
-  /// Notices whose surface the compositor closed (its output went): made again only when the
+  /// The popups on each output, by its name; `nil`: those given no output (the compositor's choice).
+  private var stacks: [String?: [Int: Popup]] = [:]
+  /// Where the focused output's cards go: the focused window's output as of the last card to
+  /// appear, so that a stack stays put while cards hold.
+  private var focused: String?
+  /// Whether `focused` was learned from where the compositor put a card given no output (no
+  /// window had the focus), because another stack was on that output: it stands until a window
+  /// has the focus, so that the two stacks stay one.
+  private var focusLearned = false
+  /// Popups whose surface the compositor closed (its output went): made again only when the
   /// outputs change, so that a compositor closing every new surface cannot make us spin.
-  private var closedByCompositor: Set<Int> = []
+  private var closedByCompositor: Set<PopupKey> = []
   /// The notification center, while it is open.
   private var center: CenterPanel?
+
+  /// A popup's place in `stacks`: its notice and the output it is on.
+  private struct PopupKey: Hashable {
+    var id: Int
+    var output: String?
+  }
+
+  /// Every popup, on every output.
+  private var popups: [Popup] { stacks.values.flatMap(\.values) }
 
   public init() {}
 
@@ -86,7 +109,7 @@ public final class WaylandBackend: PopupBackend {
   }
 
   public func phaseChanged(of id: Int) {
-    popups[id]?.dirty = true
+    for stack in stacks.values { stack[id]?.dirty = true }
   }
 
   public func frame() {}
@@ -96,67 +119,91 @@ public final class WaylandBackend: PopupBackend {
 
   public func setKeyboardFocus(on id: Int?) {
     guard let connection, id != keyboardOwner else { return }
-    if let owner = keyboardOwner, let popup = popups[owner], popup.started {
+    if let owner = keyboardOwner, let popup = popup(of: owner), popup.started {
       popup.takeKeyboard(false, onDemand: true)
     }
     keyboardOwner = id
-    if let id, let popup = popups[id], popup.started {
+    if let id, let popup = popup(of: id), popup.started {
       popup.takeKeyboard(true, onDemand: connection.layerShellVersion >= 4)
     }
     flush()
   }
 
-  /// Makes the surfaces match the visible cards: new ones created, gone ones destroyed, changed
-  /// ones re-rendered, all placed, and those that need a frame drawn.
+  /// The popup of notice `id` (the first, when it shows on several outputs).
+  private func popup(of id: Int) -> Popup? {
+    stacks.values.lazy.compactMap { $0[id] }.first
+  }
+
+  /// Makes the surfaces match the visible cards, output by output: new ones created, gone ones
+  /// destroyed, changed ones re-rendered, all placed, and those that need a frame drawn.
   public func reconcile() {
     guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell
     else { return }
-    // With no output there is nowhere to draw: the notices keep their timing meanwhile.
-    let nowhere = connection.outputs.isEmpty
-    closedByCompositor.formIntersection(display.stack.visible)
-    let output = connection.output(named: display.settings.output)
-    let (shown, _) = display.match(
-      &popups, allowed: { !nowhere && !closedByCompositor.contains($0) },
-      make: { id, card, height in
-        Popup(
-          owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
-          output: output?.proxy)
-      }, destroy: { $0.destroy() })
-    guard !nowhere else {
-      flush()
-      return
+    let names = connection.outputs.compactMap(\.name)
+    let visible = Set(display.stack.visible)
+    closedByCompositor = closedByCompositor.filter { visible.contains($0.id) }
+    // A card appearing takes the focused output's stack to where the focus is now (so does the
+    // output it was on going away).
+    let drawn = Set(stacks.values.flatMap(\.keys))
+    if let name = focused, !names.contains(name) {
+      (focused, focusLearned) = (nil, false)
     }
-    let size = connection.layoutSize(for: output)
-    let placements = PopupLayout.place(
-      sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
-      outputWidth: size.width,
-      outputHeight: size.height)
-    for (index, popup) in shown.enumerated() {
-      // A card that does not fit waits, drawn nowhere, until those before it go.
-      guard index < placements.count else { continue }
-      rescale(popup)
-      let placed = popup.place(placements[index])
-      let moved = popup.followLayer(shellVersion: connection.layerShellVersion) || placed
-      if !popup.started {
-        popup.start()
-      } else if moved && popup.configured && !popup.dirty {
-        wl_surface_commit(popup.surface)
+    if display.drawsCards, visible.contains(where: { !drawn.contains($0) }) {
+      if let name = connection.focusedOutput?.name {
+        (focused, focusLearned) = (name, false)
+      } else if !focusLearned {
+        focused = nil
       }
-      if popup.dirty { draw(popup) }
+    }
+    // With no output there is nowhere to draw: the notices keep their timing meanwhile.
+    let groups = connection.outputs.isEmpty ? [] : display.stack.byOutput(names, focused: focused)
+    for (output, stack) in stacks where !groups.contains(where: { $0.output == output }) {
+      for popup in stack.values { popup.destroy() }
+      stacks[output] = nil
+    }
+    for group in groups {
+      let output = connection.output(named: group.output)
+      let ids = Set(group.ids)
+      let (shown, _) = display.match(
+        &stacks[group.output, default: [:]],
+        allowed: { ids.contains($0) && !closedByCompositor.contains(PopupKey(id: $0, output: group.output)) },
+        make: { id, card, height in
+          Popup(
+            owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
+            output: output?.proxy, outputName: group.output)
+        }, destroy: { $0.destroy() })
+      let size = connection.layoutSize(for: output)
+      let placements = PopupLayout.place(
+        sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
+        outputWidth: size.width, outputHeight: size.height)
+      for (index, popup) in shown.enumerated() {
+        // A card that does not fit waits, drawn nowhere, until those before it go.
+        guard index < placements.count else { continue }
+        rescale(popup)
+        let placed = popup.place(placements[index])
+        let moved = popup.followLayer(shellVersion: connection.layerShellVersion) || placed
+        if !popup.started {
+          popup.start()
+        } else if moved && popup.configured && !popup.dirty {
+          wl_surface_commit(popup.surface)
+        }
+        if popup.dirty { draw(popup) }
+      }
     }
     flush()
   }
 
-  /// The scale to draw a surface at: that of the outputs it is on (`WaylandConnection.scale`).
-  private func scale(of frames: SurfaceFrames) -> Int {
+  /// The scale to draw a surface at: that of the outputs it is on, else that of the output of
+  /// `name` it was made for (`WaylandConnection.scale`).
+  private func scale(of frames: SurfaceFrames, madeFor name: String?) -> Int {
     guard let connection else { return 1 }
-    return connection.scale(entered: frames.outputs, made: connection.output(named: display.settings.output))
+    return connection.scale(entered: frames.outputs, made: connection.output(named: name))
   }
 
   /// Gives `popup` the scale of the outputs it is on; a new scale renders it again (returns true).
   @discardableResult
   private func rescale(_ popup: Popup) -> Bool {
-    let scale = Double(scale(of: popup.frames))
+    let scale = Double(scale(of: popup.frames, madeFor: popup.output))
     guard scale != popup.scale else { return false }
     popup.scale = scale
     popup.discardImages()
@@ -202,10 +249,17 @@ public final class WaylandBackend: PopupBackend {
     else { return "not connected" }
     guard !connection.outputs.isEmpty else { return "the compositor has no output" }
     if center == nil {
+      // On the output the popups' [Display] Output= names, else where the focus is.
+      var name = connection.focusedOutput?.name
+      if case .named(let named) = display.settings.look(for: .normal).output,
+        connection.output(named: named) != nil
+      {
+        name = named
+      }
       center = CenterPanel(
         owner: self, settings: display.settings.center, compositor: compositor, layerShell: layerShell,
-        shm: shm, viewporter: connection.viewporter,
-        output: connection.output(named: display.settings.output)?.proxy, exclusiveKeyboard: true)
+        shm: shm, viewporter: connection.viewporter, output: connection.output(named: name),
+        exclusiveKeyboard: true)
     }
     flush()
     return nil
@@ -236,7 +290,7 @@ public final class WaylandBackend: PopupBackend {
       return
     }
     guard center.width > 0, !center.frames.pending, let shm = connection?.shm else { return }
-    center.scale = scale(of: center.frames)
+    center.scale = scale(of: center.frames, madeFor: center.output)
     guard
       let buffer = center.frames.freeBuffer(
         shm: shm, width: center.width * center.scale, height: center.height * center.scale)
@@ -273,8 +327,8 @@ public final class WaylandBackend: PopupBackend {
     center?.destroy()
     center = nil
     keyboardOwner = nil
-    for popup in popups.values { popup.destroy() }
-    popups.removeAll()
+    for popup in popups { popup.destroy() }
+    stacks.removeAll()
     closedByCompositor.removeAll()
     connection?.disconnect()
     connection = nil
@@ -288,6 +342,16 @@ extension WaylandBackend: PopupOwner {
   }
 
   func popupMoved(_ popup: Popup) {
+    // A card the compositor placed (no window has the focus) on an output where another stack is:
+    // that output counts as the focused one, and the two stacks become one.
+    if popup.output == nil, focused == nil, let connection,
+      let entered = connection.outputs.first(where: { popup.frames.outputs.contains($0.proxy) })?.name,
+      stacks[entered] != nil
+    {
+      (focused, focusLearned) = (entered, true)
+      display.reconcileSoon()
+      return
+    }
     guard rescale(popup) else { return }
     draw(popup)
     flush()
@@ -296,8 +360,8 @@ extension WaylandBackend: PopupOwner {
   func popupClosed(_ popup: Popup) {
     // The compositor took it away (its output went): made again when the outputs change.
     popup.destroy()
-    popups[popup.id] = nil
-    closedByCompositor.insert(popup.id)
+    stacks[popup.output]?[popup.id] = nil
+    closedByCompositor.insert(PopupKey(id: popup.id, output: popup.output))
   }
 
   func popupFrameDone(_ popup: Popup) {
@@ -321,7 +385,7 @@ extension WaylandBackend: CenterPanelOwner {
   }
 
   func centerMoved(_ panel: CenterPanel) {
-    guard scale(of: panel.frames) != panel.scale else { return }
+    guard scale(of: panel.frames, madeFor: panel.output) != panel.scale else { return }
     panel.dirty = true
     draw(panel)
     flush()
@@ -338,7 +402,7 @@ extension WaylandBackend: SeatDelegate {
   }
 
   private func popup(on surface: OpaquePointer) -> Popup? {
-    popups.values.first { $0.surface == surface }
+    popups.first { $0.surface == surface }
   }
 
   func pointerMoved(on surface: OpaquePointer, x: Double, y: Double) {

@@ -34,19 +34,29 @@ final class WaylandOutput {
   var scale = 1
   /// The scale told since the last `done`.
   fileprivate var pendingScale = 1
-  /// Told when a `done` changed the scale.
-  fileprivate let scaleChanged: () -> Void
+  /// The name and size as last told, to tell when xdg-output changes them.
+  private var described: (name: String?, width: Int, height: Int) = (nil, 0, 0)
+  /// Told when a `done` changed the scale, or xdg-output's name or size.
+  fileprivate let changed: () -> Void
 
-  init(registryName: UInt32, proxy: OpaquePointer, scaleChanged: @escaping () -> Void) {
+  init(registryName: UInt32, proxy: OpaquePointer, changed: @escaping () -> Void) {
     self.registryName = registryName
     self.proxy = proxy
-    self.scaleChanged = scaleChanged
+    self.changed = changed
   }
 
   fileprivate func done() {
     guard pendingScale != scale else { return }
     scale = pendingScale
-    scaleChanged()
+    changed()
+  }
+
+  /// xdg-output's `done`: a name or size told for the first time, or changed, is news (the output
+  /// was announced before it had a name).
+  fileprivate func describedDone() {
+    guard described != (name, width, height) else { return }
+    described = (name, width, height)
+    changed()
   }
 }
 
@@ -96,6 +106,10 @@ final class WaylandConnection {
   weak var seatDelegate: SeatDelegate?
   /// Called when outputs come or go, or one's scale changes.
   var outputsChanged: () -> Void = {}
+  /// The windows, where the compositor offers `wlr-foreign-toplevel-management`.
+  private(set) var toplevels: Toplevels?
+  /// Called when the activated window changes, moves, or goes fullscreen or back.
+  var toplevelsChanged: () -> Void = {}
 
   /// Connects to the compositor named by `WAYLAND_DISPLAY` (wraps `wl_display_connect(3)`).
   init?() {
@@ -133,6 +147,13 @@ final class WaylandConnection {
   func output(named name: String?) -> WaylandOutput? {
     guard let name else { return nil }
     return outputs.first { $0.name == name }
+  }
+
+  /// The output the activated window is on (the first it entered), when the compositor says which
+  /// window that is; `nil` when it cannot (no foreign-toplevel protocol) or no window has the focus.
+  var focusedOutput: WaylandOutput? {
+    guard let window = toplevels?.activated else { return nil }
+    return window.outputs.lazy.compactMap { proxy in self.outputs.first { $0.proxy == proxy } }.first
   }
 
   /// The scale to draw a surface at: the largest of the outputs it is on (`entered`), else that of
@@ -186,6 +207,8 @@ final class WaylandConnection {
 
   func disconnect() {
     stopWatchingIdle()
+    toplevels?.destroy()
+    toplevels = nil
     if let idleNotifier { ext_idle_notifier_v1_destroy(idleNotifier) }
     if let kdeIdle { org_kde_kwin_idle_destroy(kdeIdle) }
     idleNotifier = nil
@@ -254,13 +277,19 @@ final class WaylandConnection {
     case "zxdg_output_manager_v1":
       xdgOutputManager = bind(notifyd_xdg_output_manager_interface(), 2)
       for output in outputs where output.xdgOutput == nil { describe(output) }
+    case "zwlr_foreign_toplevel_manager_v1" where toplevels == nil:
+      guard let manager = bind(notifyd_foreign_toplevel_manager_interface(), 3) else { return }
+      let toplevels = Toplevels(manager: manager)
+      toplevels.changed = { [unowned self] in toplevelsChanged() }
+      self.toplevels = toplevels
     case "wl_seat" where seat == nil:
       seat = bind(notifyd_wl_seat_interface(), 5)
       seatName = name
       wl_seat_add_listener(seat, seatListener, Unmanaged.passUnretained(self).toOpaque())
     case "wl_output":
       guard let proxy = bind(notifyd_wl_output_interface(), 3) else { return }
-      let output = WaylandOutput(registryName: name, proxy: proxy) { [unowned self] in outputsChanged() }
+      let output = WaylandOutput(
+        registryName: name, proxy: proxy, changed: { [unowned self] in outputsChanged() })
       wl_output_add_listener(proxy, outputListener, Unmanaged.passUnretained(output).toOpaque())
       outputs.append(output)
       describe(output)
@@ -271,7 +300,9 @@ final class WaylandConnection {
 
   fileprivate func globalRemoved(name: UInt32) {
     if let index = outputs.firstIndex(where: { $0.registryName == name }) {
-      destroy(outputs.remove(at: index))
+      let output = outputs.remove(at: index)
+      toplevels?.forget(output: output.proxy)
+      destroy(output)
       outputsChanged()
     } else if name == seatName, let seat {
       // What watched the seat for idleness goes with it: the person counts as present.
@@ -468,7 +499,7 @@ nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_out
     output(data).width = Int(width)
     output(data).height = Int(height)
   }
-  listener.pointee.done = { _, _ in }
+  listener.pointee.done = { data, _ in output(data).describedDone() }
   listener.pointee.name = { data, _, name in output(data).name = name.map { String(cString: $0) } }
   listener.pointee.description = { _, _, _ in }
   return listener

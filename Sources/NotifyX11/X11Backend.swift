@@ -7,9 +7,11 @@ import NotifyCore
 import NotifyDisplay
 import NotifyProtocol
 
-/// The popups on an X server (DESIGN §9): one override-redirect window per visible notice, typed
-/// `_NET_WM_WINDOW_TYPE_NOTIFICATION`, on the monitor `[Display] Output=` names, else the primary
-/// one (or with `FollowFocus=mouse` the one under the pointer).
+/// The popups on an X server (DESIGN §9): one override-redirect window per visible notice and
+/// monitor it shows on, typed `_NET_WM_WINDOW_TYPE_NOTIFICATION`. Cards stack per RandR monitor:
+/// on the one a card's `Output=` names, on every one (`all`), or on the focused one — the primary
+/// monitor, or with `FollowFocus=` the one under the pointer or the active window's, chosen again
+/// each time a card appears (the stack moves with it) or the monitors change.
 ///
 /// Where a compositing manager runs, the windows have a 32-bit ARGB visual and every frame is drawn
 /// at the engine's opacity on the engine's frames (X has no frame callbacks): a card that holds is
@@ -22,9 +24,14 @@ public final class X11Backend: PopupBackend {
   private weak var host: PopupDisplay?
   private var display: PopupDisplay { host! }
   private var connection: X11Connection?
-  private var popups: [Int: X11Popup] = [:]
-  /// The monitor the stack is on; chosen again when a card appears or the monitors change.
-  private var monitor: X11Monitor?
+  /// The popups on each monitor, by its name.
+  private var stacks: [String: [Int: X11Popup]] = [:]
+  /// The focused monitor's name, where `Output=focused` cards stack; chosen again when a card
+  /// appears or the monitors change.
+  private var focused: String?
+
+  /// Every popup, on every monitor.
+  private var popups: [X11Popup] { stacks.values.flatMap(\.values) }
   /// Draws the cards whose activity indicator spins, while one is shown and nothing fades.
   private var spinTimer: (any DispatchSourceTimer)?
   /// The notification center, while it is open.
@@ -80,7 +87,7 @@ public final class X11Backend: PopupBackend {
     host = display
     let connection = try X11Connection()
     self.connection = connection
-    monitor = nil
+    focused = nil
     errorLogged = false
     scale = wantedScale(connection)
     return connection.summary + (scale == 1 ? "" : ", scale \(scale)")
@@ -111,18 +118,18 @@ public final class X11Backend: PopupBackend {
   public func setKeyboardFocus(on id: Int?) {
     guard let connection, id != keyboardOwner else { return }
     keyboardOwner = id
-    connection.focusKeyboard(on: id.flatMap { popups[$0]?.window } ?? 0)
+    connection.focusKeyboard(on: id.flatMap { id in popups.first { $0.id == id }?.window } ?? 0)
     flush()
   }
 
   public func phaseChanged(of id: Int) {
-    popups[id]?.dirty = true
+    for stack in stacks.values { stack[id]?.dirty = true }
   }
 
   /// The engine's frame: every shown card that fades is drawn at this instant's opacity.
   public func frame() {
     guard let connection, connection.fades else { return }
-    draw(popups.values.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true })
+    draw(popups.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true })
     flush()
   }
 
@@ -135,8 +142,8 @@ public final class X11Backend: PopupBackend {
       // Every window is made again at the new scale (and the center, if it is open).
       display.log("display: drawing at scale \(wanted) now (was \(scale))")
       scale = wanted
-      for popup in popups.values { popup.destroy(connection) }
-      popups.removeAll()
+      for popup in popups { popup.destroy(connection) }
+      stacks.removeAll()
       if center != nil {
         closeCenter()
         _ = openCenter()
@@ -144,24 +151,39 @@ public final class X11Backend: PopupBackend {
       }
     }
     let scale = scale
-    let (shown, appeared) = display.match(
-      &popups,
-      make: { id, card, height in
-        X11Popup(
-          id: id, card: card, height: height, scale: scale,
-          connection: connection)
-      }, destroy: { $0.destroy(connection) })
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
-    // card appears, and the stack goes where that card goes.
-    if appeared {
+    // card appears, and the focused monitor's stack goes where that card goes.
+    let drawn = Set(stacks.values.flatMap(\.keys))
+    if display.drawsCards, display.stack.visible.contains(where: { !drawn.contains($0) }) {
       if connection.readMonitors() { logMonitors(connection) }
-      monitor = nil
+      focused = nil
     }
-    if monitor == nil {
-      monitor = connection.monitor(named: display.settings.output, followFocus: display.settings.followFocus)
+    if focused == nil {
+      focused = connection.monitor(named: nil, followFocus: display.settings.followFocus).name
     }
-    let monitor = monitor!
-    // Laid out in logical pixels, placed in the monitor's.
+    let groups = display.stack.byOutput(connection.monitors.map(\.name), focused: focused).map { group in
+      (monitor: connection.monitor(named: group.output ?? focused, followFocus: .no), ids: Set(group.ids))
+    }
+    for (name, stack) in stacks where !groups.contains(where: { $0.monitor.name == name }) {
+      for popup in stack.values { popup.destroy(connection) }
+      stacks[name] = nil
+    }
+    for (monitor, ids) in groups {
+      let (shown, _) = display.match(
+        &stacks[monitor.name, default: [:]], allowed: { ids.contains($0) },
+        make: { id, card, height in
+          X11Popup(id: id, card: card, height: height, scale: scale, connection: connection)
+        },
+        destroy: { $0.destroy(connection) })
+      place(shown, on: monitor, connection)
+    }
+    updateSpinTimer()
+    flush()
+  }
+
+  /// Places `shown` (newest first) on `monitor`: laid out in logical pixels, placed in the
+  /// monitor's; each mapped while it should show and drawn where needed.
+  private func place(_ shown: [X11Popup], on monitor: X11Monitor, _ connection: X11Connection) {
     let placements = PopupLayout.place(
       sizes: shown.map { ($0.width, $0.height) }, settings: display.settings,
       outputWidth: Int(Double(monitor.width) / scale),
@@ -183,8 +205,6 @@ public final class X11Backend: PopupBackend {
       if shows != popup.mapped { popup.setMapped(shows, connection) }
       if popup.mapped && popup.dirty { draw(popup, appearance) }
     }
-    updateSpinTimer()
-    flush()
   }
 
   /// The scale to draw at: `[Display] Scale=`, else the X resources' `Xft.dpi` over 96, else 1.
@@ -206,7 +226,7 @@ public final class X11Backend: PopupBackend {
 
   /// Draws the shown cards that were exposed or changed.
   private func drawDirty() {
-    draw(popups.values.filter { $0.mapped && $0.dirty })
+    draw(popups.filter { $0.mapped && $0.dirty })
   }
 
   /// Draws each of `popups` at the engine's opacity for now.
@@ -222,7 +242,7 @@ public final class X11Backend: PopupBackend {
   /// Spins the activity indicators of shown cards at `spinRate` while one is shown; stops when
   /// none is, so that holding cards cost no wakeups.
   private func updateSpinTimer() {
-    let spinning = popups.values.contains { $0.mapped && $0.card.isAnimated }
+    let spinning = popups.contains { $0.mapped && $0.card.isAnimated }
     if !spinning {
       spinTimer?.cancel()
       spinTimer = nil
@@ -238,7 +258,7 @@ public final class X11Backend: PopupBackend {
   }
 
   private func spin() {
-    for popup in popups.values where popup.mapped && popup.card.isAnimated { popup.dirty = true }
+    for popup in popups where popup.mapped && popup.card.isAnimated { popup.dirty = true }
     drawDirty()
     updateSpinTimer()
     flush()
@@ -258,8 +278,9 @@ public final class X11Backend: PopupBackend {
     guard let connection else { return "not connected" }
     if center == nil {
       if connection.readMonitors() { logMonitors(connection) }
-      let monitor = connection.monitor(
-        named: display.settings.output, followFocus: display.settings.followFocus)
+      var named: String?
+      if case .named(let name) = display.settings.look(for: .normal).output { named = name }
+      let monitor = connection.monitor(named: named, followFocus: display.settings.followFocus)
       let center = X11Center(settings: display.settings.center, monitor: monitor, scale: scale, connection)
       self.center = center
       display.centerResized(width: center.width, height: center.height)
@@ -343,8 +364,8 @@ public final class X11Backend: PopupBackend {
     spinTimer?.cancel()
     spinTimer = nil
     guard let connection else { return }
-    for popup in popups.values { popup.destroy(connection) }
-    popups.removeAll()
+    for popup in popups { popup.destroy(connection) }
+    stacks.removeAll()
     connection.disconnect()
     self.connection = nil
   }
@@ -358,7 +379,7 @@ public final class X11Backend: PopupBackend {
 
   /// The popup whose window an event names.
   private func popup(for window: xcb_window_t) -> X11Popup? {
-    popups.values.first { $0.window == window }
+    popups.first { $0.window == window }
   }
 
   /// Handles one event; answers whether the popups must be reconciled (monitors or the
@@ -405,7 +426,9 @@ public final class X11Backend: PopupBackend {
       let focus = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_focus_out_event_t.self).pointee
       // NotifyNormal, and a detail from Ancestor to NonlinearVirtual: the focus went elsewhere for
       // good (not a grab's coming and going, nor the pointer's own focus events).
-      if let owner = keyboardOwner, popups[owner]?.window == focus.event, focus.mode == 0, focus.detail <= 4 {
+      if let owner = keyboardOwner, popups.contains(where: { $0.id == owner && $0.window == focus.event }),
+        focus.mode == 0, focus.detail <= 4
+      {
         keyboardOwner = nil
         display.keyboardLeft()
       }
@@ -438,7 +461,7 @@ public final class X11Backend: PopupBackend {
     default:
       if let base = connection.randrEvents, type == base || type == base + 1 {
         guard connection.readMonitors() else { return false }
-        monitor = nil
+        focused = nil
         logMonitors(connection)
         return true
       }
@@ -448,7 +471,7 @@ public final class X11Backend: PopupBackend {
           connection.fades
             ? "display: a compositing manager runs now; popups fade"
             : "display: no compositing manager runs now; popups appear and vanish without fades")
-        for popup in popups.values { popup.dirty = true }
+        for popup in popups { popup.dirty = true }
         return true
       }
       return false

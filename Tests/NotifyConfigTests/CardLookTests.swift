@@ -43,6 +43,19 @@ struct CardLookTests {
     #expect(config.queue.rules.map(\.name) == ["ci", "late"])
   }
 
+  @Test func output_isFocusedByDefault_allOrAName_perRuleToo() throws {
+    let config = try parse([
+      ("Display", "Output", "HDMI-A-1"), ("Rule:alarm", "Output", "all"), ("Rule:here", "Output", "focused"),
+      ("Rule:unset", "Output", ""),
+    ])
+    #expect(CardLook.builtIn(for: .normal).output == .focused)
+    #expect(config.display.look(for: .normal).output == .named("HDMI-A-1"))
+    #expect(config.display.look(for: .normal, rules: ["alarm"]).output == .all)
+    #expect(config.display.look(for: .normal, rules: ["alarm", "here"]).output == .focused)
+    #expect(config.display.look(for: .normal, rules: ["unset"]).output == .named("HDMI-A-1"))
+    #expect(try parse([]).rendered().contains("\nOutput=focused\n"))
+  }
+
   @Test func ruleLooks_lastUnderTheirName_whenASectionComesTwice() throws {
     let config = try parse([
       ("Rule:a", "Width", "300"), ("Rule:b", "Width", "200"), ("Rule:a", "BorderWidth", "0"),
@@ -121,7 +134,7 @@ struct CardLookTests {
         # the look of its cards (critical, over [Display] and [Display:critical]):
         #   Background=#400000 Foreground=#e8ebf0 Border=#ff5c5c Progress=#ff5c5c BorderWidth=2
         #   Width=480 Font=Serif 9 IconSize=48 CornerRadius=8 Padding=12
-        #   MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay
+        #   MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused
 
         """), "\(text)")
     // A rule that sets no look key gets no look written.

@@ -98,7 +98,7 @@ struct ConfigParserTests {
     #expect(config.display.anchor == .bottomCenter)
     let look = config.display.look(for: .normal)
     #expect((config.display.margin, look.width, config.display.gap) == (4, 420, 0))
-    #expect(config.display.output == "HDMI-A-1")
+    #expect(look.output == .named("HDMI-A-1"))
     #expect(look.font == "Noto Sans 12")
     #expect(look.cornerRadius == 0)
     let critical = config.display.colours(for: .critical)

@@ -85,4 +85,33 @@ struct PopupStackTests {
     #expect(stack.cards[1]?.look.width == 480)
     #expect(stack.cards[1]?.look.colours.background.description == "#400000")
   }
+
+  @Test func byOutput_putsEachCardWhereItsLookSays_newestFirst() {
+    var settings = DisplaySettings()
+    settings.ruleLooks["everywhere"] = LookOverrides()
+    settings.ruleLooks["everywhere"]?.output = .all
+    settings.ruleLooks["side"] = LookOverrides()
+    settings.ruleLooks["side"]?.output = .named("DP-2")
+    var stack = PopupStack { [settings] notice in
+      Card(notice, look: settings.look(for: notice.urgency, rules: notice.app.map { [$0] } ?? []))
+    }
+    for (id, app) in [(1, nil), (2, "everywhere"), (3, "side"), (4, nil)] {
+      let notice = Notice(id: id, kind: .notice, title: "t", app: app, phase: .holding, shown: Double(id))
+      _ = stack.apply(Event(kind: .added, at: Double(id), notice: notice))
+    }
+    func groups(_ outputs: [String], focused: String?) -> [String] {
+      stack.byOutput(outputs, focused: focused).map { "\($0.output ?? "nil"): \($0.ids)" }
+    }
+    // The focused output has the focused cards and the "all" one; the named one has its own.
+    #expect(groups(["DP-1", "DP-2"], focused: "DP-1") == ["DP-1: [4, 2, 1]", "DP-2: [3, 2]"])
+    #expect(groups(["DP-1", "DP-2"], focused: "DP-2") == ["DP-1: [2]", "DP-2: [4, 3, 2, 1]"])
+    // The focus unknown: the compositor's choice (nil) for the focused ones.
+    #expect(groups(["DP-1", "DP-2"], focused: nil) == ["DP-1: [2]", "DP-2: [3, 2]", "nil: [4, 1]"])
+    // DP-2 unplugged: its card goes where the focus is.
+    #expect(groups(["DP-1"], focused: "DP-1") == ["DP-1: [4, 3, 2, 1]"])
+    // A focus on an output that is gone counts as unknown.
+    #expect(groups(["DP-1"], focused: "DP-2") == ["DP-1: [2]", "nil: [4, 3, 1]"])
+    // No outputs at all: everything where the compositor chooses.
+    #expect(groups([], focused: nil) == ["nil: [4, 3, 2, 1]"])
+  }
 }

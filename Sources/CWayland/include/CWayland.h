@@ -8,6 +8,7 @@
 #include "ext-idle-notify-v1-client-protocol.h"
 #include "org-kde-kwin-idle-client-protocol.h"
 #include "viewporter-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 
 // memfd_create(2), which glibc declares only under _GNU_SOURCE: the shared-memory buffers.
 int memfd_create(const char *name, unsigned int flags);
@@ -28,3 +29,6 @@ static inline const struct wl_interface *notifyd_ext_idle_notifier_interface(voi
 }
 static inline const struct wl_interface *notifyd_kde_idle_interface(void) { return &org_kde_kwin_idle_interface; }
 static inline const struct wl_interface *notifyd_viewporter_interface(void) { return &wp_viewporter_interface; }
+static inline const struct wl_interface *notifyd_foreign_toplevel_manager_interface(void) {
+  return &zwlr_foreign_toplevel_manager_v1_interface;
+}
