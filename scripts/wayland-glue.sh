@@ -9,7 +9,7 @@ data=$(pkg-config --variable=pkgdatadir wayland-protocols)
 # ext-idle-notify, and KDE's idle protocol (Debian's plasma-wayland-protocols) where the compositor
 # has only that (sway 1.7), for [Idle] After=. viewporter stretches the 1×1 buffer of the surface
 # that catches a click outside the notification center. wlr-foreign-toplevel-management (our own
-# description) tells which window has the focus, on which output, and whether it is fullscreen.
+# description) tells which window has the focus, and on which output.
 kde=/usr/share/plasma-wayland-protocols
 sources=(protocols/wlr-layer-shell-unstable-v1.xml protocols/wlr-foreign-toplevel-management-unstable-v1.xml
   "$data/unstable/xdg-output/xdg-output-unstable-v1.xml"

@@ -13,9 +13,9 @@ import subprocess
 
 from conftest import wait_for
 from popup_helpers import Image as Screenshot, button_centres, close_to
+from wayland_pointer import VirtualKeyboard, VirtualPointer
 from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, as_user,
-                                 display_config, session,
-                                 swaymsg, user)
+                                 display_config, notifyctl_waiting, session, swaymsg, user)
 from test_popups_x11 import (BORDER, MARGIN as X11_MARGIN, SCREEN as X11_SCREEN, WIDTH as X11_WIDTH, card_left_edges,
                              session as x11_session, x11_config)
 
@@ -638,3 +638,35 @@ def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x
     daemon.show("A fourth", "--fade-in", "0", "--hold", "60s")
     wait_for(lambda: lefts(CI_CARD) == [None, on_right] and lefts(PAGER_CARD) == [on_left, on_right], timeout=10,
              what="the named card back on its monitor")
+
+
+def test_a_reply_typed_into_the_copy_on_the_second_output_of_a_card_on_every_output_reaches_show_wait(session):
+    # The keyboard goes to the copy clicked (the backend remembers it). sway 1.7 gives a layer
+    # surface that asks for the keyboard all of it whichever copy asked, so this passes either way
+    # there; with layer-shell's on_demand it is the copy clicked that gets the keys.
+    sway, make_daemon = session
+    second_output(sway)
+    daemon = make_daemon(rule_config(("everywhere", {"MatchApp": "chat", "Output": "all"})))
+    layout = (2 * OUTPUT[0], OUTPUT[1])
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
+    try:
+        pointer.move_to(5, OUTPUT[1] - 5, *layout)
+        waiting = notifyctl_waiting(daemon, "Ada", "Lunch?", "--app", "chat", "--fade-in", "0", "--hold", "60s",
+                                    "--reply", "Type a reply")
+        boxes_now = wait_for(lambda: (lambda b: b if all(b.values()) else None)(boxes(sway, CARD)), timeout=10,
+                             what="the card on both outputs")
+        # The field of the copy on HEADLESS-2 (laid out right of HEADLESS-1), above the card's foot.
+        box = boxes_now["HEADLESS-2"]
+        unfocused = output_shot(sway, "HEADLESS-2").pixels
+        pointer.move_to(OUTPUT[0] + (box[0] + box[2]) // 2, box[3] - 12 - 8, *layout)
+        pointer.click()
+        pointer.move_to(5, OUTPUT[1] - 5, *layout)
+        wait_for(lambda: output_shot(sway, "HEADLESS-2").pixels != unfocused, what="the field to take the keyboard")
+        keyboard.type("on my way")
+        keyboard.press("Return")
+        output, _ = waiting.communicate(timeout=10)
+        assert (waiting.returncode, output.strip()) == (0, "on my way")
+    finally:
+        keyboard.close()
+        pointer.close()

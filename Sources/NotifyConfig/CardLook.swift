@@ -55,6 +55,7 @@ public enum CardOutput: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// As the config writes it.
   public var description: String {
     switch self {
     case .focused: "focused"
@@ -64,88 +65,11 @@ public enum CardOutput: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// `Format=`: a card's text written as a format string — `%a` the app, `%s` the title, `%b` the
-/// body, `%h` the host it came from, `%p` the progress (`42%`), `%%` a `%`, `\n` a new line — in
-/// the body's markup (`<b>`, `<i>`, `<u>`, `<a href>`, entities). The title, app and host are put in
-/// as text and the body as the markup it is, so nothing a notice says turns into markup around it.
-public struct CardFormat: Sendable, Hashable, CustomStringConvertible {
-  /// A piece of the format: text as written, or a field of the notice.
-  public enum Part: Sendable, Hashable {
-    case text(String)
-    case app, title, body, host, progress
-  }
-
-  public let parts: [Part]
-  /// The format as written in the config.
-  public let description: String
-
-  /// Reads a format; a `%` before anything but `a s b h p %` is refused.
-  public init(_ text: String) throws(ConfigProblem) {
-    var parts: [Part] = []
-    var literal = ""
-    var scalars = text.unicodeScalars.makeIterator()
-    func flush() {
-      if !literal.isEmpty { parts.append(.text(literal)) }
-      literal = ""
-    }
-    while let scalar = scalars.next() {
-      switch scalar {
-      case "%":
-        let field: Part
-        switch scalars.next() {
-        case "a": field = .app
-        case "s": field = .title
-        case "b": field = .body
-        case "h": field = .host
-        case "p": field = .progress
-        case "%":
-          literal += "%"
-          continue
-        case let other:
-          let written = other.map { "%" + String($0) } ?? "a % at the end"
-          throw ConfigProblem(
-            "\(written) is not a field (%a app, %s title, %b body, %h host, %p progress, %% a %)")
-        }
-        flush()
-        parts.append(field)
-      case "\\":
-        switch scalars.next() {
-        case "n": literal += "\n"
-        case let other?: literal += "\\" + String(other)
-        case nil: literal += "\\"
-        }
-      default:
-        literal.unicodeScalars.append(scalar)
-      }
-    }
-    flush()
-    guard !parts.isEmpty else { throw ConfigProblem("a format is needed, e.g. <b>%s</b>\\n%b") }
-    self.parts = parts
-    description = text
-  }
-
-  /// The card's text as body markup: each field of the notice filled in (an absent one empty),
-  /// blank lines left at either end by absent fields taken away.
-  public func markup(app: String?, title: String, body: String?, host: String?, value: Int?) -> String {
-    var markup = ""
-    for part in parts {
-      switch part {
-      case .text(let text): markup += text
-      case .app: markup += BodyMarkup.escaped(app ?? "")
-      case .title: markup += BodyMarkup.escaped(title)
-      case .body: markup += body.map(BodyMarkup.normalized) ?? ""
-      case .host: markup += BodyMarkup.escaped(host ?? "")
-      case .progress: markup += value.map { "\($0)%" } ?? ""
-      }
-    }
-    return String(Substring(markup).trimmingWhitespace())
-  }
-}
-
 /// How a card looks: its colours, its sizes in logical pixels, its font, its text's form, its
 /// layer. A card's look is resolved from the config's layers for its urgency and the rules its
 /// notice matches (`DisplaySettings.look(for:rules:)`).
 public struct CardLook: Sendable, Hashable {
+  /// The card's, its text's, its border's and its bar's.
   public var colours: CardColours
   /// Pixels, the border's width (0: none).
   public var borderWidth = 2
@@ -164,10 +88,12 @@ public struct CardLook: Sendable, Hashable {
   /// The card's text as one format; `nil`: the app's line, the bold title (two lines at most) and
   /// the body.
   public var format: CardFormat?
+  /// The layer-shell layer it is on (Wayland).
   public var layer: CardLayer
   /// The outputs it shows on.
   public var output = CardOutput.focused
 
+  /// A look in `colours` on `layer`, every other key at its default.
   public init(colours: CardColours, layer: CardLayer = .top) {
     self.colours = colours
     self.layer = layer
@@ -177,86 +103,5 @@ public struct CardLook: Sendable, Hashable {
   /// above a fullscreen window.
   public static func builtIn(for urgency: Urgency) -> CardLook {
     CardLook(colours: .builtIn(for: urgency), layer: urgency == .critical ? .overlay : .top)
-  }
-}
-
-/// One layer of the config's looks (`[Display]`, `[Display:URGENCY]`, a `[Rule:NAME]`): the keys it
-/// sets, each over the look below it.
-public struct LookOverrides: Sendable, Equatable {
-  public var background: RGBA?
-  public var foreground: RGBA?
-  public var border: RGBA?
-  public var progress: RGBA?
-  public var borderWidth: Int?
-  public var width: Int?
-  public var font: String?
-  public var iconSize: Int?
-  public var cornerRadius: Int?
-  public var padding: Int?
-  public var maxLines: Int?
-  public var format: CardFormat?
-  public var layer: CardLayer?
-  public var output: CardOutput?
-
-  public init() {}
-
-  /// Every key of `look`, set.
-  public init(_ look: CardLook) {
-    self.init()
-    fill(from: look, urgencyKeys: true, rest: true)
-  }
-
-  /// Sets the colours of `colours`, and nothing else.
-  public init(colours: CardColours) {
-    self.init()
-    (background, foreground, border, progress) = (
-      colours.background, colours.foreground, colours.border, colours.progress
-    )
-  }
-
-  /// Whether it sets nothing.
-  public var isEmpty: Bool { self == LookOverrides() }
-
-  /// `look` with what this layer sets put over it.
-  public func over(_ look: CardLook) -> CardLook {
-    var look = look
-    look.colours.background = background ?? look.colours.background
-    look.colours.foreground = foreground ?? look.colours.foreground
-    look.colours.border = border ?? look.colours.border
-    look.colours.progress = progress ?? look.colours.progress
-    look.borderWidth = borderWidth ?? look.borderWidth
-    look.width = width ?? look.width
-    look.font = font ?? look.font
-    look.iconSize = iconSize ?? look.iconSize
-    look.cornerRadius = cornerRadius ?? look.cornerRadius
-    look.padding = padding ?? look.padding
-    look.maxLines = maxLines ?? look.maxLines
-    look.format = format ?? look.format
-    look.layer = layer ?? look.layer
-    look.output = output ?? look.output
-    return look
-  }
-
-  /// Sets what this layer leaves unset from `look`: the keys whose built-in value differs by
-  /// urgency (`urgencyKeys`: the colours and the layer), and (`rest`) the other keys.
-  mutating func fill(from look: CardLook, urgencyKeys: Bool, rest: Bool) {
-    if urgencyKeys {
-      background = background ?? look.colours.background
-      foreground = foreground ?? look.colours.foreground
-      border = border ?? look.colours.border
-      progress = progress ?? look.colours.progress
-      layer = layer ?? look.layer
-    }
-    if rest {
-      borderWidth = borderWidth ?? look.borderWidth
-      width = width ?? look.width
-      font = font ?? look.font
-      iconSize = iconSize ?? look.iconSize
-      cornerRadius = cornerRadius ?? look.cornerRadius
-      padding = padding ?? look.padding
-      maxLines = maxLines ?? look.maxLines
-      format = format ?? look.format
-      output = output ?? look.output
-    }
   }
 }

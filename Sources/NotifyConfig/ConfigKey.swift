@@ -79,13 +79,15 @@ extension Field {
       show: { "\($0[keyPath: path])" })
   }
 
-  /// A whole number in `range`, or unset (a layer that leaves the one below in force).
+  /// A whole number in `range`, or unset (a layer that leaves the one below in force); empty
+  /// unsets it.
   static func integer(
     _ name: String, _ path: WritableKeyPath<Target, Int?> & Sendable, in range: ClosedRange<Int>, doc: String
   ) -> Field {
     Field(
       name: name, values: "\(range.lowerBound)…\(range.upperBound)", doc: doc,
-      read: { target, text throws(ConfigProblem) in target[keyPath: path] = try Value.integer(text, in: range)
+      read: { target, text throws(ConfigProblem) in
+        target[keyPath: path] = text.isEmpty ? nil : try Value.integer(text, in: range)
       },
       show: { $0[keyPath: path].map { "\($0)" } })
   }
@@ -129,13 +131,15 @@ extension Field {
       show: { $0[keyPath: path].rawValue })
   }
 
-  /// One of an enumeration's raw values, or unset.
+  /// One of an enumeration's raw values, or unset; empty unsets it.
   static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(
     _ name: String, _ path: WritableKeyPath<Target, Choice?> & Sendable, doc: String
   ) -> Field where Choice.RawValue == String {
     Field(
       name: name, values: Choice.allCases.map(\.rawValue).joined(separator: "|"), doc: doc,
-      read: { target, text throws(ConfigProblem) in target[keyPath: path] = try Value.choice(text) },
+      read: { target, text throws(ConfigProblem) in
+        target[keyPath: path] = text.isEmpty ? nil : try Value.choice(text)
+      },
       show: { $0[keyPath: path]?.rawValue })
   }
 
@@ -171,12 +175,16 @@ extension Field {
       show: { $0[keyPath: path]?.pattern })
   }
 
-  /// `#rrggbb` or `#rrggbbaa`, or unset.
+  /// `#rrggbb` or `#rrggbbaa`, or unset; empty unsets it.
   static func colour(_ name: String, _ path: WritableKeyPath<Target, RGBA?> & Sendable, doc: String) -> Field
   {
     Field(
       name: name, values: "colour", doc: doc,
       read: { target, text throws(ConfigProblem) in
+        guard !text.isEmpty else {
+          target[keyPath: path] = nil
+          return
+        }
         guard let colour = RGBA(hex: text) else {
           throw ConfigProblem("'\(text)' is not a colour (#rrggbb or #rrggbbaa)")
         }

@@ -14,9 +14,9 @@ public enum DisplayMode: String, Sendable, CaseIterable {
   case off
 }
 
-/// Which monitor the popups go to when `[Display] Output=` names none (`[Display] FollowFocus=`,
-/// X11), chosen when a card appears: the primary one, the one under the pointer, or the one the
-/// window with the keyboard is on (`_NET_ACTIVE_WINDOW`).
+/// Which monitor is the focused one on X11 (`[Display] FollowFocus=`), where the cards of
+/// `Output=focused` go, chosen when a card appears: the primary one, the one under the pointer, or
+/// the one the window with the keyboard is on (`_NET_ACTIVE_WINDOW`).
 public enum FollowFocus: String, Sendable, CaseIterable {
   case no
   case mouse
@@ -160,6 +160,11 @@ public struct DisplaySettings: Sendable, Equatable {
       if let layer = ruleLooks[name] { resolved = layer.over(resolved) }
     }
     return resolved
+  }
+
+  /// The output `[Display] Output=` names, if it names one: where the center opens.
+  public var namedOutput: String? {
+    if case .named(let name)? = look.output { name } else { nil }
   }
 
   /// The colours of a card of `urgency` no rule changes (the center's rows).

@@ -298,6 +298,12 @@ public final class NoticeQueue: Sendable {
     return notice
   }
 
+  /// The rules unfinished notice `id` matches now (`QueueMachine.matchingRules(of:)`): what the
+  /// popups draw it by (its look, its clicks).
+  public func matchingRules(of id: Int) -> [Rule] {
+    state.withLock { $0.machine.matchingRules(of: id) }
+  }
+
   /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back.
   public func list(held: Bool = false) -> [Notice] {
     let now = scheduler.now

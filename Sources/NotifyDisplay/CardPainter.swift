@@ -62,7 +62,8 @@ public final class CardPainter {
       pango_font_description_set_weight(title, PANGO_WEIGHT_BOLD)
       app = pango_font_description_copy(body)
       let size = pango_font_description_get_size(body)
-      if size > 0 { pango_font_description_set_size(app, size * 85 / 100) }
+      // In pango units (1024 a point): a config may give sizes whose 85 % overflows Int32 arithmetic.
+      if size > 0 { pango_font_description_set_size(app, Int32(Int64(size) * 85 / 100)) }
       buttonHeight = CardPainter.lineHeight(of: body, on: context) + 2 * CardPainter.buttonPadding
     }
 
@@ -111,7 +112,6 @@ public final class CardPainter {
   }
 
   deinit {
-    fonts.removeAll()
     cairo_destroy(measuringContext)
     cairo_surface_destroy(measuringSurface)
     for entry in icons.values { entry.surface.map { cairo_surface_destroy($0) } }

@@ -16,7 +16,8 @@ import NotifyPosix
 public final class IconCache: IconStore {
   public let directory: String
   public let capacity: Int
-  /// The edge icons are scaled to fit when stored: twice a card's, for scaled outputs.
+  /// The edge icons are scaled to fit when stored: twice a card's default, for scaled outputs (a
+  /// larger `IconSize=` draws them scaled up).
   public static let storedSize = 2 * IconImage.cardSize
   /// The files this cache holds by name, least recently stored first; read from the directory
   /// (by modification time) when first needed, kept in memory after that (timestamps are too coarse

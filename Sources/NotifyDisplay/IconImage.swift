@@ -12,7 +12,8 @@ public enum IconImage {
   public static let maximumFileBytes = 8 << 20
   /// The largest width or height of an icon, as a file or as pixels.
   public static let maximumDimension = IconPixels.maximumDimension
-  /// The edge of the square a card draws its icon in, in pixels.
+  /// The edge of the square an icon is drawn in by default, in pixels: a card's (`IconSize=`'s
+  /// default) and a row's of the center.
   public static let cardSize = 48
 
   // MARK: - Reading files

@@ -164,13 +164,11 @@ public struct PopupStack: Sendable {
   /// The visible cards each output shows (newest first), for `outputs` by name in their order, and
   /// `nil` for "where the focus is" when `focused` names none of them (the compositor's choice).
   /// A card goes where its look's `Output=` says: the focused output; every output (`all`); the
-  /// output of its name, else the focused one. Only the cards `allowed` are placed.
-  public func byOutput(_ outputs: [String], focused: String?, allowed: (Int) -> Bool = { _ in true })
-    -> [(output: String?, ids: [Int])]
-  {
+  /// output of its name, else the focused one.
+  public func byOutput(_ outputs: [String], focused: String?) -> [(output: String?, ids: [Int])] {
     let focused = focused.flatMap { outputs.contains($0) ? $0 : nil }
     var groups: [String?: [Int]] = [:]
-    for id in visible where allowed(id) {
+    for id in visible {
       guard let card = cards[id] else { continue }
       let targets: [String?]
       switch card.look.output {
@@ -262,13 +260,11 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
-  /// The look of `notice`'s card: its urgency's, then each matching rule's in the file's order.
-  /// Rules are matched against the notice as it is shown (as `binding(of:for:)` does).
+  /// The look of `notice`'s card: its urgency's, then that of each rule it matches (as the engine
+  /// matched it: by the urgency its client asked for), in the file's order.
   static func look(of notice: Notice, settings: DisplaySettings, engine: NoticeQueue) -> CardLook {
     guard !settings.ruleLooks.isEmpty else { return settings.look(for: notice.urgency) }
-    let rules = engine.settings.matchingRules(
-      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
-    return settings.look(for: notice.urgency, rules: rules.map(\.name))
+    return settings.look(for: notice.urgency, rules: engine.matchingRules(of: notice.id).map(\.name))
   }
 
   /// Follows the engine and connects in the background; returns at once.
@@ -432,8 +428,7 @@ public final class PopupDisplay: @unchecked Sendable {
   }
 
   /// What `button` does on the card of notice `id`: the last matching rule's `LeftClick=`,
-  /// `MiddleClick=` or `RightClick=`, else `[Display]`'s. Rules are matched against the notice as
-  /// it is shown.
+  /// `MiddleClick=` or `RightClick=`, else `[Display]`'s.
   func binding(of button: PopupButton, for id: Int) -> ClickAction {
     let path: KeyPath<Rule, ClickAction?>
     let fallback: ClickAction
@@ -442,20 +437,23 @@ public final class PopupDisplay: @unchecked Sendable {
     case .middle: (path, fallback) = (\.middleClick, settings.middleClick)
     case .right: (path, fallback) = (\.rightClick, settings.rightClick)
     }
-    guard let notice = try? engine.get(id) else { return fallback }
-    let rules = engine.settings.matchingRules(
-      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
-    return rules.compactMap { $0[keyPath: path] }.last ?? fallback
+    return engine.matchingRules(of: id).compactMap { $0[keyPath: path] }.last ?? fallback
+  }
+
+  /// Whether a visible card that is drawn nowhere yet (none of `drawn`) is to be drawn: a card
+  /// appearing, when the backend chooses again where the focused output's cards go.
+  public func showsNewCard(drawn: Set<Int>) -> Bool {
+    drawsCards && stack.visible.contains { !drawn.contains($0) }
   }
 
   /// Makes a backend's `popups` match the visible cards it may show (none while suppressed, and
   /// only those `allowed`): those gone are `destroy`ed, changed ones take their card and height and
   /// are drawn again, new ones are `make`d (from the id, the card and its height). Answers the
-  /// popups newest first, and whether one was made.
+  /// popups newest first.
   public func match<Surface: PopupSurface>(
     _ popups: inout [Int: Surface], allowed: (Int) -> Bool = { _ in true },
     make: (Int, Card, Int) -> Surface, destroy: (Surface) -> Void
-  ) -> (shown: [Surface], appeared: Bool) {
+  ) -> [Surface] {
     // While the center is open it shows them: the popups stand aside.
     let wanted = drawsCards ? stack.visible.filter(allowed) : []
     for (id, popup) in popups where !wanted.contains(id) {
@@ -463,7 +461,6 @@ public final class PopupDisplay: @unchecked Sendable {
       popups[id] = nil
     }
     var shown: [Surface] = []
-    var appeared = false
     for id in wanted {
       guard var card = stack.cards[id] else { continue }
       if let pointer, pointer.id == id, pointer.target.isButton { card.highlighted = pointer.target }
@@ -486,10 +483,9 @@ public final class PopupDisplay: @unchecked Sendable {
         let popup = make(id, card, painter.height(of: card))
         popups[id] = popup
         shown.append(popup)
-        appeared = true
       }
     }
-    return (shown, appeared)
+    return shown
   }
 
   /// Paints `popup`'s frame into `target` (its size in device pixels at `popup.scale`, premultiplied

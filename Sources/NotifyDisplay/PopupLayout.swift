@@ -41,26 +41,19 @@ public enum PopupLayout {
   ) -> [Placement] {
     let margin = settings.margin
     let anchor = settings.anchor
-    let horizontal: Edges
+    // The side each card holds to, and its left edge for a width.
+    let (horizontal, left): (Edges, (Int) -> Int)
     switch anchor {
-    case .topLeft, .bottomLeft: horizontal = .left
-    case .topRight, .bottomRight: horizontal = .right
-    case .topCenter, .bottomCenter, .center: horizontal = []
+    case .topLeft, .bottomLeft: (horizontal, left) = (.left, { _ in margin })
+    case .topRight, .bottomRight: (horizontal, left) = (.right, { outputWidth - margin - $0 })
+    case .topCenter, .bottomCenter, .center: (horizontal, left) = ([], { (outputWidth - $0) / 2 })
     }
     let total = sizes.reduce(0) { $0 + $1.height } + settings.gap * max(sizes.count - 1, 0)
     var offset = anchor == .center ? max((outputHeight - total) / 2, margin) : margin
     var placements: [Placement] = []
     for (width, height) in sizes {
       guard offset + height + margin <= outputHeight || placements.isEmpty else { break }
-      let x: Int
-      if horizontal == .left {
-        x = margin
-      } else if horizontal == .right {
-        x = outputWidth - margin - width
-      } else {
-        x = (outputWidth - width) / 2
-      }
-      var placement = Placement(edges: horizontal, x: x, y: 0, width: width, height: height)
+      var placement = Placement(edges: horizontal, x: left(width), y: 0, width: width, height: height)
       if horizontal.contains(.left) { placement.left = margin }
       if horizontal.contains(.right) { placement.right = margin }
       if anchor.stacksDown {

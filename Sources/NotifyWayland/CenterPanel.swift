@@ -42,18 +42,18 @@ final class CenterPanel {
 
   init(
     owner: CenterPanelOwner, settings: CenterSettings, compositor: OpaquePointer, layerShell: OpaquePointer,
-    shm: OpaquePointer, viewporter: OpaquePointer?, output made: WaylandOutput?, exclusiveKeyboard: Bool
+    shm: OpaquePointer, viewporter: OpaquePointer?, output: WaylandOutput?, exclusiveKeyboard: Bool
   ) {
     self.owner = owner
-    self.output = made?.name
-    let output = made?.proxy
+    self.output = output?.name
+    let proxy = output?.proxy
     let overlay = ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue
     // The catcher a layer under the panel: within one layer the compositor orders surfaces as it
     // maps them, which the catcher's first buffer could win.
     if let viewporter, let buffer = ShmBuffer(shm: shm, width: 1, height: 1) {
       let catcher = wl_compositor_create_surface(compositor)!
       let layer = zwlr_layer_shell_v1_get_layer_surface(
-        layerShell, catcher, output, ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue, "notifyd-center-outside")!
+        layerShell, catcher, proxy, ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue, "notifyd-center-outside")!
       zwlr_layer_surface_v1_set_anchor(layer, 15)
       zwlr_layer_surface_v1_set_exclusive_zone(layer, -1)
       self.catcher = catcher
@@ -63,7 +63,7 @@ final class CenterPanel {
     }
     surface = wl_compositor_create_surface(compositor)
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
-      layerShell, surface, output, overlay, "notifyd-center")
+      layerShell, surface, proxy, overlay, "notifyd-center")
     // Top and bottom, and the edge it opens on: the output's full height.
     let edge: UInt32 =
       settings.anchor == .right

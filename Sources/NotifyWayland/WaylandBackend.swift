@@ -114,16 +114,19 @@ public final class WaylandBackend: PopupBackend {
 
   public func frame() {}
 
-  /// The notice whose popup has the keyboard (its reply field was clicked).
+  /// The notice whose popup has the keyboard (its reply field was clicked), and that popup: of a
+  /// card on several outputs, the copy clicked.
   private var keyboardOwner: Int?
+  private weak var keyboardPopup: Popup?
+  /// The popup pressed last.
+  private weak var pressedPopup: Popup?
 
   public func setKeyboardFocus(on id: Int?) {
     guard let connection, id != keyboardOwner else { return }
-    if let owner = keyboardOwner, let popup = popup(of: owner), popup.started {
-      popup.takeKeyboard(false, onDemand: true)
-    }
+    if let popup = keyboardPopup, popup.started { popup.takeKeyboard(false, onDemand: true) }
     keyboardOwner = id
-    if let id, let popup = popup(of: id), popup.started {
+    keyboardPopup = id.flatMap { id in pressedPopup?.id == id ? pressedPopup : popup(of: id) }
+    if let popup = keyboardPopup, popup.started {
       popup.takeKeyboard(true, onDemand: connection.layerShellVersion >= 4)
     }
     flush()
@@ -144,11 +147,10 @@ public final class WaylandBackend: PopupBackend {
     closedByCompositor = closedByCompositor.filter { visible.contains($0.id) }
     // A card appearing takes the focused output's stack to where the focus is now (so does the
     // output it was on going away).
-    let drawn = Set(stacks.values.flatMap(\.keys))
     if let name = focused, !names.contains(name) {
       (focused, focusLearned) = (nil, false)
     }
-    if display.drawsCards, visible.contains(where: { !drawn.contains($0) }) {
+    if display.showsNewCard(drawn: Set(stacks.values.flatMap(\.keys))) {
       if let name = connection.focusedOutput?.name {
         (focused, focusLearned) = (name, false)
       } else if !focusLearned {
@@ -164,7 +166,7 @@ public final class WaylandBackend: PopupBackend {
     for group in groups {
       let output = connection.output(named: group.output)
       let ids = Set(group.ids)
-      let (shown, _) = display.match(
+      let shown = display.match(
         &stacks[group.output, default: [:]],
         allowed: { ids.contains($0) && !closedByCompositor.contains(PopupKey(id: $0, output: group.output)) },
         make: { id, card, height in
@@ -249,16 +251,11 @@ public final class WaylandBackend: PopupBackend {
     else { return "not connected" }
     guard !connection.outputs.isEmpty else { return "the compositor has no output" }
     if center == nil {
-      // On the output the popups' [Display] Output= names, else where the focus is.
-      var name = connection.focusedOutput?.name
-      if case .named(let named) = display.settings.look(for: .normal).output,
-        connection.output(named: named) != nil
-      {
-        name = named
-      }
+      // On the output [Display] Output= names, else where the focus is.
+      let named = display.settings.namedOutput.flatMap { connection.output(named: $0) }
       center = CenterPanel(
         owner: self, settings: display.settings.center, compositor: compositor, layerShell: layerShell,
-        shm: shm, viewporter: connection.viewporter, output: connection.output(named: name),
+        shm: shm, viewporter: connection.viewporter, output: named ?? connection.focusedOutput,
         exclusiveKeyboard: true)
     }
     flush()
@@ -346,7 +343,7 @@ extension WaylandBackend: PopupOwner {
     // that output counts as the focused one, and the two stacks become one.
     if popup.output == nil, focused == nil, let connection,
       let entered = connection.outputs.first(where: { popup.frames.outputs.contains($0.proxy) })?.name,
-      stacks[entered] != nil
+      stacks[entered]?.isEmpty == false
     {
       (focused, focusLearned) = (entered, true)
       display.reconcileSoon()
@@ -446,6 +443,7 @@ extension WaylandBackend: SeatDelegate {
       return
     }
     guard let popup = popup(on: surface) else { return }
+    pressedPopup = popup
     let press = display.press(pressed, on: popup, x: x, y: y)
     guard case .invoke = press else {
       display.carryOut(press, on: popup.id)

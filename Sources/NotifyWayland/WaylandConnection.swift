@@ -108,8 +108,6 @@ final class WaylandConnection {
   var outputsChanged: () -> Void = {}
   /// The windows, where the compositor offers `wlr-foreign-toplevel-management`.
   private(set) var toplevels: Toplevels?
-  /// Called when the activated window changes, moves, or goes fullscreen or back.
-  var toplevelsChanged: () -> Void = {}
 
   /// Connects to the compositor named by `WAYLAND_DISPLAY` (wraps `wl_display_connect(3)`).
   init?() {
@@ -279,9 +277,7 @@ final class WaylandConnection {
       for output in outputs where output.xdgOutput == nil { describe(output) }
     case "zwlr_foreign_toplevel_manager_v1" where toplevels == nil:
       guard let manager = bind(notifyd_foreign_toplevel_manager_interface(), 3) else { return }
-      let toplevels = Toplevels(manager: manager)
-      toplevels.changed = { [unowned self] in toplevelsChanged() }
-      self.toplevels = toplevels
+      toplevels = Toplevels(manager: manager)
     case "wl_seat" where seat == nil:
       seat = bind(notifyd_wl_seat_interface(), 5)
       seatName = name

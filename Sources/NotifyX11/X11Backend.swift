@@ -114,11 +114,14 @@ public final class X11Backend: PopupBackend {
 
   /// The notice whose window has the keyboard (its reply field was clicked).
   private var keyboardOwner: Int?
+  /// The popup pressed last: of a card on several monitors, the copy whose field was clicked.
+  private weak var pressedPopup: X11Popup?
 
   public func setKeyboardFocus(on id: Int?) {
     guard let connection, id != keyboardOwner else { return }
     keyboardOwner = id
-    connection.focusKeyboard(on: id.flatMap { id in popups.first { $0.id == id }?.window } ?? 0)
+    let popup = id.flatMap { id in pressedPopup?.id == id ? pressedPopup : popups.first { $0.id == id } }
+    connection.focusKeyboard(on: popup?.window ?? 0)
     flush()
   }
 
@@ -153,8 +156,7 @@ public final class X11Backend: PopupBackend {
     let scale = scale
     // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
     // card appears, and the focused monitor's stack goes where that card goes.
-    let drawn = Set(stacks.values.flatMap(\.keys))
-    if display.drawsCards, display.stack.visible.contains(where: { !drawn.contains($0) }) {
+    if display.showsNewCard(drawn: Set(stacks.values.flatMap(\.keys))) {
       if connection.readMonitors() { logMonitors(connection) }
       focused = nil
     }
@@ -164,12 +166,25 @@ public final class X11Backend: PopupBackend {
     let groups = display.stack.byOutput(connection.monitors.map(\.name), focused: focused).map { group in
       (monitor: connection.monitor(named: group.output ?? focused, followFocus: .no), ids: Set(group.ids))
     }
-    for (name, stack) in stacks where !groups.contains(where: { $0.monitor.name == name }) {
+    // A card whose stack moved (the focused monitor changed, a monitor went) keeps its window,
+    // moved to the stack that wants it.
+    var wantedIDs: [String: Set<Int>] = [:]
+    for (monitor, ids) in groups { wantedIDs[monitor.name, default: []].formUnion(ids) }
+    for (name, stack) in stacks {
+      for (id, popup) in stack where wantedIDs[name]?.contains(id) != true {
+        guard
+          let target = wantedIDs.first(where: { $0.value.contains(id) && stacks[$0.key]?[id] == nil })?.key
+        else { continue }
+        stacks[name]?[id] = nil
+        stacks[target, default: [:]][id] = popup
+      }
+    }
+    for (name, stack) in stacks where wantedIDs[name] == nil {
       for popup in stack.values { popup.destroy(connection) }
       stacks[name] = nil
     }
     for (monitor, ids) in groups {
-      let (shown, _) = display.match(
+      let shown = display.match(
         &stacks[monitor.name, default: [:]], allowed: { ids.contains($0) },
         make: { id, card, height in
           X11Popup(id: id, card: card, height: height, scale: scale, connection: connection)
@@ -278,9 +293,8 @@ public final class X11Backend: PopupBackend {
     guard let connection else { return "not connected" }
     if center == nil {
       if connection.readMonitors() { logMonitors(connection) }
-      var named: String?
-      if case .named(let name) = display.settings.look(for: .normal).output { named = name }
-      let monitor = connection.monitor(named: named, followFocus: display.settings.followFocus)
+      let monitor = connection.monitor(
+        named: display.settings.namedOutput, followFocus: display.settings.followFocus)
       let center = X11Center(settings: display.settings.center, monitor: monitor, scale: scale, connection)
       self.center = center
       display.centerResized(width: center.width, height: center.height)
@@ -411,6 +425,7 @@ public final class X11Backend: PopupBackend {
       case 3: button = .right
       default: return false
       }
+      pressedPopup = popup
       let action = display.press(
         button, on: popup, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale)
       display.carryOut(action, on: popup.id)

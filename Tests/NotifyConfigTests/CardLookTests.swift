@@ -56,6 +56,18 @@ struct CardLookTests {
     #expect(try parse([]).rendered().contains("\nOutput=focused\n"))
   }
 
+  @Test func anEmptyLookKey_isUnset_leavingTheLayerBelow() throws {
+    // As the example config writes them: `Background=` and `Layer=` empty in [Display].
+    let config = try parse([
+      ("Display", "Background", ""), ("Display", "Layer", ""), ("Display", "Width", "400"),
+      ("Rule:x", "Width", "420"), ("Rule:x", "Width", ""), ("Rule:x", "Border", ""), ("Rule:x", "Format", ""),
+    ])
+    #expect(config.display.look.background == nil && config.display.look.layer == nil)
+    #expect(config.display.look(for: .critical).layer == .overlay)
+    #expect(config.display.look(for: .normal, rules: ["x"]).width == 400)
+    #expect(config.display.ruleLooks["x"]?.isEmpty == true)
+  }
+
   @Test func ruleLooks_lastUnderTheirName_whenASectionComesTwice() throws {
     let config = try parse([
       ("Rule:a", "Width", "300"), ("Rule:b", "Width", "200"), ("Rule:a", "BorderWidth", "0"),

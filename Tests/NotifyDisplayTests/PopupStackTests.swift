@@ -56,11 +56,12 @@ struct PopupStackTests {
     }
   }
 
-  @Test func aCardsLook_isItsUrgencysThenTheMatchingRules_andFollowsAnUpdate() throws {
+  @Test func aCardsLook_isItsUrgencysThenTheRulesItMatches_asTheEngineMatchesThem() throws {
+    var ci = Rule(name: "ci", matchApp: Glob("ci"))
+    ci.matchUrgency = .normal
+    ci.urgency = .low  // matched by the urgency asked for, shown low: its look still applies
     var queueSettings = QueueSettings()
-    queueSettings.rules = [
-      Rule(name: "ci", matchApp: Glob("ci")), Rule(name: "failed", matchTitle: Glob("*failed*")),
-    ]
+    queueSettings.rules = [ci, Rule(name: "failed", matchTitle: Glob("*failed*"))]
     let engine = NoticeQueue(settings: queueSettings, scheduler: ManualScheduler())
     var settings = DisplaySettings()
     settings.look.width = 400
@@ -71,19 +72,26 @@ struct PopupStackTests {
     var stack = PopupStack { [settings] notice in
       Card(notice, look: PopupDisplay.look(of: notice, settings: settings, engine: engine), host: "desk")
     }
-    func shown(_ id: Int, app: String?, title: String) -> Notice {
-      Notice(id: id, kind: .notice, title: title, app: app, phase: .holding, shown: Double(id))
+    /// The engine's notice `id`, as an event says it is shown.
+    func shown(_ id: Int) throws -> Notice {
+      var notice = try engine.get(id)
+      (notice.phase, notice.shown) = (.holding, Double(id))
+      return notice
     }
-    _ = stack.apply(Event(kind: .added, at: 0, notice: shown(1, app: "ci", title: "Build 42")))
-    _ = stack.apply(Event(kind: .added, at: 1, notice: shown(2, app: "mail", title: "Hi")))
-    let ci = try #require(stack.cards[1])
-    #expect(ci.look.width == 480 && ci.look.colours == CardColours.builtIn(for: .normal))
-    #expect(stack.cards[2]?.look.width == 400)
-    #expect(ci.host == "desk")
+    let build = try engine.show(ShowParameters(title: "Build 42", app: "ci", urgency: .normal))
+    let mail = try engine.show(ShowParameters(title: "Hi", app: "mail"))
+    _ = stack.apply(Event(kind: .added, at: 0, notice: try shown(build)))
+    _ = stack.apply(Event(kind: .added, at: 1, notice: try shown(mail)))
+    let card = try #require(stack.cards[build])
+    #expect(card.urgency == .low)
+    #expect(card.look.width == 480 && card.look.colours == CardColours.builtIn(for: .low))
+    #expect(stack.cards[mail]?.look.width == 400)
+    #expect(card.host == "desk")
     // Updated to match another rule too: its card takes that rule's look over the first's.
-    _ = stack.apply(Event(kind: .updated, at: 2, notice: shown(1, app: "ci", title: "Build 42 failed")))
-    #expect(stack.cards[1]?.look.width == 480)
-    #expect(stack.cards[1]?.look.colours.background.description == "#400000")
+    _ = try engine.update(UpdateParameters(id: build, title: "Build 42 failed"))
+    _ = stack.apply(Event(kind: .updated, at: 2, notice: try shown(build)))
+    #expect(stack.cards[build]?.look.width == 480)
+    #expect(stack.cards[build]?.look.colours.background.description == "#400000")
   }
 
   @Test func byOutput_putsEachCardWhereItsLookSays_newestFirst() {

@@ -50,6 +50,10 @@ struct NoticeRecord {
   var closingIsExpiry = false
   /// Whether it passes do-not-disturb that lets critical notices through.
   var passesDoNotDisturb = false
+  /// The urgency its client asked for (`normal` when it asked for none), which rules'
+  /// `MatchUrgency=` matched when it was accepted; `nil` when not known (a notice kept from before a
+  /// restart, a summary): then its urgency as shown.
+  var requestedUrgency: Urgency?
   /// While shown: what it is indexed under for merging duplicates (`[Queue] StackDuplicates=`).
   var duplicateKey: DuplicateKey?
   /// Whether a person saw it: shown while something showed it (`Presenter`) and they were not away.

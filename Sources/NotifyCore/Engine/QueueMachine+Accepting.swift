@@ -32,7 +32,8 @@ extension QueueMachine {
         let notice = Admission.notice(
           request, id: existing.notice.id, resolution: resolution, created: instant.wall)
         replaceShown(
-          existing, with: notice, origin: origin, passes: resolution.passesDoNotDisturb, at: instant)
+          existing, with: notice, origin: origin, passes: resolution.passesDoNotDisturb,
+          requested: request.urgency ?? .normal, at: instant)
         return notice.id
       }
       finish(existing.notice.id, outcome: .replaced, at: instant)
@@ -59,7 +60,7 @@ extension QueueMachine {
     notice.origin = origin
     accept(
       notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
-      at: instant)
+      requested: request.urgency ?? .normal, at: instant)
     return notice.id
   }
 
@@ -93,7 +94,9 @@ extension QueueMachine {
       if wholly, existing.isShown, existing.notice.kind == .progress, !resolution.suppressed {
         let notice = Admission.notice(
           request, id: id, resolution: resolution, timeout: timeout, created: instant.wall)
-        replaceShown(existing, with: notice, origin: nil, passes: resolution.passesDoNotDisturb, at: instant)
+        replaceShown(
+          existing, with: notice, origin: nil, passes: resolution.passesDoNotDisturb,
+          requested: request.urgency ?? .normal, at: instant)
         return (id, true)
       }
       if !wholly, existing.notice.kind == .progress {
@@ -119,14 +122,15 @@ extension QueueMachine {
       request, id: nextID, resolution: resolution, timeout: timeout, created: instant.wall)
     accept(
       notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
-      at: instant)
+      requested: request.urgency ?? .normal, at: instant)
     return (notice.id, false)
   }
 
   /// Replaces shown notice `existing` by `notice` in place (`NoticeRecord.replace`), keeping the
   /// desk it came from unless `origin` names another; its key becomes the new one's.
   private mutating func replaceShown(
-    _ existing: NoticeRecord, with notice: Notice, origin: NoticeOrigin?, passes: Bool, at instant: Instant
+    _ existing: NoticeRecord, with notice: Notice, origin: NoticeOrigin?, passes: Bool, requested: Urgency,
+    at instant: Instant
   ) {
     let id = existing.notice.id
     var notice = notice
@@ -138,6 +142,7 @@ extension QueueMachine {
     notices.modify(id) { record in
       record.replace(with: notice, hold: hold, at: instant.now)
       record.passesDoNotDisturb = passes
+      record.requestedUrgency = requested
       record.seen = seen
     }
     changed(id, at: instant)
@@ -157,15 +162,17 @@ extension QueueMachine {
   }
 
   /// Records a new notice and sends it on towards its lane; or with `finishing` (suppressed by a
-  /// rule, folded), straight to history.
+  /// rule, folded), straight to history. `requested` is the urgency its client asked for.
   mutating func accept(
-    _ notice: Notice, passes: Bool = false, finishing outcome: Outcome? = nil, at instant: Instant
+    _ notice: Notice, passes: Bool = false, finishing outcome: Outcome? = nil, requested: Urgency? = nil,
+    at instant: Instant
   ) {
     nextID += 1
     var record = NoticeRecord(
       notice: notice, dueAt: instant.now + notice.delay + settings.answerDelay(of: notice),
       hold: Admission.hold(of: notice, settings))
     record.passesDoNotDisturb = passes
+    record.requestedUrgency = requested
     notices.insert(record)
     count(from: nil, to: notice.phase)
     effects.append(.journal(.nextID(nextID)))

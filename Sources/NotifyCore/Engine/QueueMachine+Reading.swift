@@ -56,6 +56,18 @@ extension QueueMachine {
 
   public func isUnfinished(_ id: Int) -> Bool { notices.contains(id) }
 
+  /// The rules unfinished notice `id` matches now, in the file's order: by its app, tag, title and
+  /// hints as they are (an update may bring it under another rule), and by the urgency its client
+  /// asked for, as when it was accepted; none for a notice not unfinished.
+  public func matchingRules(of id: Int) -> [Rule] {
+    guard let record = notices[id] else { return [] }
+    let notice = record.notice
+    return settings.matchingRules(
+      app: notice.app, tag: notice.tag, title: notice.title,
+      urgency: record.requestedUrgency ?? notice.urgency,
+      hints: notice.hints)
+  }
+
   /// Every unfinished notice as it is at `now`, oldest first.
   public func unfinishedNotices(at now: Double) -> [Notice] {
     notices.sortedIDs.map { notices[$0]!.current(at: now) }
