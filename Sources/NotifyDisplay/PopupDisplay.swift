@@ -446,6 +446,44 @@ public final class PopupDisplay: @unchecked Sendable {
     drawsCards && stack.visible.contains { !drawn.contains($0) }
   }
 
+  /// Makes a backend's popups, kept per output (`stacks`, by output name), match the visible cards
+  /// each output shows (`PopupStack.byOutput` for `outputs` and the `focused` one): a stack whose
+  /// output shows nothing is taken down, and each is matched as `match` does, its popups made by
+  /// `make` (the output, the id, the card, its height) and only those `allowed` there. With
+  /// `movable`, a popup whose card left its output for another where it has none goes there
+  /// instead of being made again (an X11 window moves; a Wayland surface is made for one output).
+  /// Answers each output's popups, newest first.
+  public func matchByOutput<Surface: PopupSurface>(
+    _ stacks: inout [String?: [Int: Surface]], outputs: [String], focused: String?, movable: Bool = false,
+    allowed: (String?, Int) -> Bool = { _, _ in true }, make: (String?, Int, Card, Int) -> Surface,
+    destroy: (Surface) -> Void
+  ) -> [(output: String?, shown: [Surface])] {
+    let groups = stack.byOutput(outputs, focused: focused)
+    var wanted: [String?: Set<Int>] = [:]
+    for group in groups { wanted[group.output] = Set(group.ids) }
+    if movable {
+      for (output, popups) in stacks {
+        for (id, popup) in popups where wanted[output]?.contains(id) != true {
+          guard let target = wanted.first(where: { $0.value.contains(id) && stacks[$0.key]?[id] == nil })?.key
+          else { continue }
+          stacks[output]?[id] = nil
+          stacks[target, default: [:]][id] = popup
+        }
+      }
+    }
+    for (output, popups) in stacks where wanted[output] == nil {
+      for popup in popups.values { destroy(popup) }
+      stacks[output] = nil
+    }
+    return groups.map { group in
+      let ids = wanted[group.output] ?? []
+      let shown = match(
+        &stacks[group.output, default: [:]], allowed: { ids.contains($0) && allowed(group.output, $0) },
+        make: { make(group.output, $0, $1, $2) }, destroy: destroy)
+      return (group.output, shown)
+    }
+  }
+
   /// Makes a backend's `popups` match the visible cards it may show (none while suppressed, and
   /// only those `allowed`): those gone are `destroy`ed, changed ones take their card and height and
   /// are drawn again, new ones are `make`d (from the id, the card and its height). Answers the

@@ -158,23 +158,22 @@ public final class WaylandBackend: PopupBackend {
       }
     }
     // With no output there is nowhere to draw: the notices keep their timing meanwhile.
-    let groups = connection.outputs.isEmpty ? [] : display.stack.byOutput(names, focused: focused)
-    for (output, stack) in stacks where !groups.contains(where: { $0.output == output }) {
-      for popup in stack.values { popup.destroy() }
-      stacks[output] = nil
+    guard !connection.outputs.isEmpty else {
+      for popup in popups { popup.destroy() }
+      stacks.removeAll()
+      flush()
+      return
     }
-    for group in groups {
-      let output = connection.output(named: group.output)
-      let ids = Set(group.ids)
-      let shown = display.match(
-        &stacks[group.output, default: [:]],
-        allowed: { ids.contains($0) && !closedByCompositor.contains(PopupKey(id: $0, output: group.output)) },
-        make: { id, card, height in
-          Popup(
-            owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
-            output: output?.proxy, outputName: group.output)
-        }, destroy: { $0.destroy() })
-      let size = connection.layoutSize(for: output)
+    let matched = display.matchByOutput(
+      &stacks, outputs: names, focused: focused,
+      allowed: { !closedByCompositor.contains(PopupKey(id: $1, output: $0)) },
+      make: { name, id, card, height in
+        Popup(
+          owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
+          output: connection.output(named: name)?.proxy, outputName: name)
+      }, destroy: { $0.destroy() })
+    for (name, shown) in matched {
+      let size = connection.layoutSize(for: connection.output(named: name))
       let placements = PopupLayout.place(
         sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
         outputWidth: size.width, outputHeight: size.height)

@@ -25,7 +25,7 @@ public final class X11Backend: PopupBackend {
   private var display: PopupDisplay { host! }
   private var connection: X11Connection?
   /// The popups on each monitor, by its name.
-  private var stacks: [String: [Int: X11Popup]] = [:]
+  private var stacks: [String?: [Int: X11Popup]] = [:]
   /// The focused monitor's name, where `Output=focused` cards stack; chosen again when a card
   /// appears or the monitors change.
   private var focused: String?
@@ -163,34 +163,14 @@ public final class X11Backend: PopupBackend {
     if focused == nil {
       focused = connection.monitor(named: nil, followFocus: display.settings.followFocus).name
     }
-    let groups = display.stack.byOutput(connection.monitors.map(\.name), focused: focused).map { group in
-      (monitor: connection.monitor(named: group.output ?? focused, followFocus: .no), ids: Set(group.ids))
-    }
-    // A card whose stack moved (the focused monitor changed, a monitor went) keeps its window,
-    // moved to the stack that wants it.
-    var wantedIDs: [String: Set<Int>] = [:]
-    for (monitor, ids) in groups { wantedIDs[monitor.name, default: []].formUnion(ids) }
-    for (name, stack) in stacks {
-      for (id, popup) in stack where wantedIDs[name]?.contains(id) != true {
-        guard
-          let target = wantedIDs.first(where: { $0.value.contains(id) && stacks[$0.key]?[id] == nil })?.key
-        else { continue }
-        stacks[name]?[id] = nil
-        stacks[target, default: [:]][id] = popup
-      }
-    }
-    for (name, stack) in stacks where wantedIDs[name] == nil {
-      for popup in stack.values { popup.destroy(connection) }
-      stacks[name] = nil
-    }
-    for (monitor, ids) in groups {
-      let shown = display.match(
-        &stacks[monitor.name, default: [:]], allowed: { ids.contains($0) },
-        make: { id, card, height in
-          X11Popup(id: id, card: card, height: height, scale: scale, connection: connection)
-        },
-        destroy: { $0.destroy(connection) })
-      place(shown, on: monitor, connection)
+    // A card whose stack moved (the focused monitor changed, a monitor went) keeps its window.
+    let matched = display.matchByOutput(
+      &stacks, outputs: connection.monitors.map(\.name), focused: focused, movable: true,
+      make: { _, id, card, height in
+        X11Popup(id: id, card: card, height: height, scale: scale, connection: connection)
+      }, destroy: { $0.destroy(connection) })
+    for (name, shown) in matched {
+      place(shown, on: connection.monitor(named: name ?? focused, followFocus: .no), connection)
     }
     updateSpinTimer()
     flush()
