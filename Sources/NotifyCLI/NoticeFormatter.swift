@@ -118,6 +118,12 @@ enum NoticeFormatter {
         }
       lines.append("Popups:   \(drawn)")
     }
+    if let fullscreen = status.fullscreen {
+      var text =
+        "a fullscreen window has the keyboard: \(fullscreen.delayed) waiting for it to leave fullscreen"
+      if fullscreen.pushedBack > 0 { text += ", \(fullscreen.pushedBack) pushed off the screen" }
+      lines.append("Screen:   \(text)")
+    }
     if let idle = status.idle {
       if let source = idle.source {
         lines.append("Idle:     " + (idle.idle ? "away, holds stand still" : "present") + " (\(source))")

@@ -92,16 +92,22 @@ public struct CardLook: Sendable, Hashable {
   public var layer: CardLayer
   /// The outputs it shows on.
   public var output = CardOutput.focused
+  /// What it does while the window with the keyboard is fullscreen.
+  public var fullscreen: FullscreenPolicy
 
   /// A look in `colours` on `layer`, every other key at its default.
-  public init(colours: CardColours, layer: CardLayer = .top) {
+  public init(colours: CardColours, layer: CardLayer = .top, fullscreen: FullscreenPolicy = .delay) {
     self.colours = colours
     self.layer = layer
+    self.fullscreen = fullscreen
   }
 
   /// The built-in look of a card of `urgency`: its colours; a critical card on the overlay layer,
-  /// above a fullscreen window.
+  /// above a fullscreen window, and shown there.
   public static func builtIn(for urgency: Urgency) -> CardLook {
-    CardLook(colours: .builtIn(for: urgency), layer: urgency == .critical ? .overlay : .top)
+    let critical = urgency == .critical
+    return CardLook(
+      colours: .builtIn(for: urgency), layer: critical ? .overlay : .top,
+      fullscreen: critical ? .show : .delay)
   }
 }

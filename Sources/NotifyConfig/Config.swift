@@ -100,6 +100,20 @@ public struct Config: Sendable, Equatable {
   public var relay = RelaySettings()
 
   public init() {}
+
+  /// The engine's settings: `queue`, with what the looks say notices do under a fullscreen window
+  /// (`Fullscreen=` is a look key, but the engine holds notices back by it): each urgency's, and
+  /// each rule's.
+  public var engineSettings: QueueSettings {
+    var settings = queue
+    for urgency in Urgency.allCases {
+      settings.fullscreen[urgency] = display.look(for: urgency).fullscreen
+    }
+    for index in settings.rules.indices {
+      settings.rules[index].fullscreen = display.ruleLooks[settings.rules[index].name]?.fullscreen
+    }
+    return settings
+  }
 }
 
 /// One `Key=Value` line of a config file, with where it stands.

@@ -62,6 +62,9 @@ public enum ConfigTable {
       name: "Output", values: "focused|all|name", doc: "The focused output, every output, or one by name.",
       read: { look, text throws(ConfigProblem) in look.output = text.isEmpty ? nil : CardOutput(text) },
       show: { $0.output?.description }),
+    .choice(
+      "Fullscreen", \.fullscreen,
+      doc: "Under a fullscreen window: show; delay until it leaves; pushback shown ones too."),
   ]
 
   // MARK: - The engine's sections

@@ -20,6 +20,7 @@ public struct LookOverrides: Sendable, Equatable {
   public var format: CardFormat?
   public var layer: CardLayer?
   public var output: CardOutput?
+  public var fullscreen: FullscreenPolicy?
 
   /// A layer that sets nothing.
   public init() {}
@@ -58,11 +59,12 @@ public struct LookOverrides: Sendable, Equatable {
     look.format = format ?? look.format
     look.layer = layer ?? look.layer
     look.output = output ?? look.output
+    look.fullscreen = fullscreen ?? look.fullscreen
     return look
   }
 
   /// Sets what this layer leaves unset from `look`: the keys whose built-in value differs by
-  /// urgency (`urgencyKeys`: the colours and the layer), and (`rest`) the other keys.
+  /// urgency (`urgencyKeys`: the colours, the layer and `Fullscreen=`), and (`rest`) the other keys.
   mutating func fill(from look: CardLook, urgencyKeys: Bool, rest: Bool) {
     if urgencyKeys {
       background = background ?? look.colours.background
@@ -70,6 +72,7 @@ public struct LookOverrides: Sendable, Equatable {
       border = border ?? look.colours.border
       progress = progress ?? look.colours.progress
       layer = layer ?? look.layer
+      fullscreen = fullscreen ?? look.fullscreen
     }
     if rest {
       borderWidth = borderWidth ?? look.borderWidth

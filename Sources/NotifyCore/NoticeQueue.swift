@@ -273,6 +273,18 @@ public final class NoticeQueue: Sendable {
     }
   }
 
+  /// What the display says of the window with the keyboard: fullscreen or not
+  /// (`QueueMachine.setFullscreen`).
+  public func setFullscreen(_ on: Bool) {
+    mutate { machine, instant in machine.setFullscreen(on, at: instant) }
+  }
+
+  /// What notice `id` does under a fullscreen window (`Fullscreen=`), by the rules it matched; `nil`
+  /// once it has finished.
+  public func fullscreenPolicy(of id: Int) -> FullscreenPolicy? {
+    state.withLock { $0.machine.fullscreenPolicy(of: id) }
+  }
+
   /// What an idle source says of the person (`QueueMachine.setIdle`): away or back, and which
   /// source; `nil` once none tells.
   public func setIdle(_ state: IdleState?) {

@@ -55,6 +55,16 @@ public enum ClickAction: String, Sendable, CaseIterable {
   case none
 }
 
+/// What a notice does while the window with the keyboard is fullscreen (`Fullscreen=`, dunst's
+/// meanings): `show` as ever; `delay` waits, its timeline not started, until the window leaves
+/// fullscreen (shown ones go on); `pushback` waits too, and a shown one leaves the screen, its hold
+/// standing still, and comes back with its whole hold.
+public enum FullscreenPolicy: String, Sendable, CaseIterable {
+  case show
+  case delay
+  case pushback
+}
+
 public struct Rule: Sendable, Equatable {
   public var name: String
   public var matchApp: Glob?
@@ -77,6 +87,9 @@ public struct Rule: Sendable, Equatable {
   public var leftClick: ClickAction?
   public var middleClick: ClickAction?
   public var rightClick: ClickAction?
+  /// `Fullscreen=` of its look: what its notices do under a fullscreen window, over the urgency's
+  /// (`Config.engineSettings` sets it).
+  public var fullscreen: FullscreenPolicy?
 
   public init(
     name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,
@@ -187,6 +200,9 @@ public struct QueueSettings: Sendable, Equatable {
   public var perApp: FloodLimit?
   /// `[Queue] StackDuplicates=`: a notice equal to a visible one (app, title, body) merges into it.
   public var stackDuplicates = true
+  /// What notices of each urgency do under a fullscreen window, as the looks resolve `Fullscreen=`
+  /// (built in: critical ones `show`, the others `delay`; rules' are theirs).
+  public var fullscreen: [Urgency: FullscreenPolicy] = [.critical: .show]
 
   public init() {}
 
@@ -216,6 +232,13 @@ public struct QueueSettings: Sendable, Equatable {
     public var suppressed: Bool
     /// Whether it passes do-not-disturb that lets critical notices through.
     public var passesDoNotDisturb: Bool
+    /// What it does under a fullscreen window.
+    public var fullscreen: FullscreenPolicy
+
+    /// What lets it show while others are held back.
+    var gates: NoticeRecord.Gates {
+      NoticeRecord.Gates(passesDoNotDisturb: passesDoNotDisturb, fullscreen: fullscreen)
+    }
   }
 
   /// Resolves a notice's timing in order: built-in → `[Timing]` → `[Urgency:X]` → matching rules
@@ -238,7 +261,14 @@ public struct QueueSettings: Sendable, Equatable {
       urgency: urgency, delay: layered.delay!, fadeIn: layered.fadeIn!, hold: layered.hold!,
       fadeOut: layered.fadeOut!, easeIn: layered.easeIn!, easeOut: layered.easeOut!,
       suppressed: rules.contains { $0.suppress },
-      passesDoNotDisturb: Self.passesDoNotDisturb(rules, urgency: urgency))
+      passesDoNotDisturb: Self.passesDoNotDisturb(rules, urgency: urgency),
+      fullscreen: fullscreenPolicy(rules, urgency: urgency))
+  }
+
+  /// What a notice of `urgency` matching `rules` does under a fullscreen window: the last matching
+  /// rule's `Fullscreen=`, else its urgency's, else `delay`.
+  func fullscreenPolicy(_ rules: [Rule], urgency: Urgency) -> FullscreenPolicy {
+    rules.compactMap(\.fullscreen).last ?? fullscreen[urgency] ?? .delay
   }
 
   /// Critical notices pass do-not-disturb that lets them through, unless the last matching rule
@@ -253,5 +283,13 @@ public struct QueueSettings: Sendable, Equatable {
     let rules = matchingRules(
       app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
     return Self.passesDoNotDisturb(rules, urgency: notice.urgency)
+  }
+
+  /// What a notice kept from before a restart does under a fullscreen window, by the rules in force
+  /// now.
+  func fullscreenPolicy(_ notice: Notice) -> FullscreenPolicy {
+    let rules = matchingRules(
+      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
+    return fullscreenPolicy(rules, urgency: notice.urgency)
   }
 }

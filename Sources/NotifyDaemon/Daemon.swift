@@ -235,11 +235,11 @@ public final class Daemon: @unchecked Sendable {
     relay.start()
   }
 
-  /// The engine's settings: `config.queue`, and on a host that publishes through the relay but draws
+  /// The engine's settings: `config.engineSettings`, and on a host that publishes through the relay but draws
   /// no popups, notices that wait for the desk's answer (`RelaySettings.answerWait`) before their
   /// own timeline runs, so that `Wait` and `show --wait` return what happened on the desk.
   static func queueSettings(_ config: Config, environment: [String: String]) -> QueueSettings {
-    var settings = config.queue
+    var settings = config.engineSettings
     guard config.relay.isEnabled, config.relay.publish else { return settings }
     switch popupChoice(config, environment: environment) {
     case .off, .none: settings.answerWait = RelaySettings.answerWait
@@ -508,6 +508,9 @@ public final class Daemon: @unchecked Sendable {
       parts.append(text)
     } else if let until = status.resumedUntil {
       parts.append("resumed in quiet hours until \(clock(until))")
+    }
+    if let fullscreen = status.fullscreen {
+      parts.append("fullscreen (\(fullscreen.delayed + fullscreen.pushedBack) wait for it)")
     }
     if let relay = status.relay {
       var text = "relay \(relay.state.rawValue)"

@@ -443,7 +443,35 @@ public final class PopupDisplay: @unchecked Sendable {
   /// Whether a visible card that is drawn nowhere yet (none of `drawn`) is to be drawn: a card
   /// appearing, when the backend chooses again where the focused output's cards go.
   public func showsNewCard(drawn: Set<Int>) -> Bool {
-    drawsCards && stack.visible.contains { !drawn.contains($0) }
+    drawsCards && stack.visible.contains { !drawn.contains($0) && !isPushedBack($0) }
+  }
+
+  // MARK: - Fullscreen
+
+  /// Whether the window with the keyboard is fullscreen, as the backend last said.
+  public private(set) var fullscreen = false
+
+  /// The backend says whether the window with the keyboard is fullscreen (Wayland's
+  /// `wlr-foreign-toplevel-management`, X11's `_NET_WM_STATE_FULLSCREEN`): the engine holds back
+  /// what `Fullscreen=` delays, cards it pushes back leave the screen, and those shown there go
+  /// over the window.
+  public func fullscreenChanged(_ on: Bool) {
+    guard on != fullscreen else { return }
+    fullscreen = on
+    engine.setFullscreen(on)
+    reconcileSoon()
+  }
+
+  /// Whether the card of notice `id` is kept off the screen: its look says `Fullscreen=pushback`
+  /// and the window with the keyboard is fullscreen.
+  func isPushedBack(_ id: Int) -> Bool {
+    fullscreen && stack.cards[id]?.look.fullscreen == .pushback
+  }
+
+  /// The layer `card` goes on (Wayland): its look's, but overlay while a fullscreen window has the
+  /// keyboard and the card shows there (`Fullscreen=show`), so that it shows over that window.
+  public func layer(of card: Card) -> CardLayer {
+    fullscreen && card.look.fullscreen == .show ? .overlay : card.look.layer
   }
 
   /// Makes a backend's popups, kept per output (`stacks`, by output name), match the visible cards
@@ -493,7 +521,7 @@ public final class PopupDisplay: @unchecked Sendable {
     make: (Int, Card, Int) -> Surface, destroy: (Surface) -> Void
   ) -> [Surface] {
     // While the center is open it shows them: the popups stand aside.
-    let wanted = drawsCards ? stack.visible.filter(allowed) : []
+    let wanted = drawsCards ? stack.visible.filter { allowed($0) && !isPushedBack($0) } : []
     for (id, popup) in popups where !wanted.contains(id) {
       destroy(popup)
       popups[id] = nil
@@ -703,6 +731,8 @@ public final class PopupDisplay: @unchecked Sendable {
     stopIdleWatch()
     connected = false
     engine.setPresenter(.popups, false)
+    // Without a display no window is fullscreen: what waited for one shows when a display comes.
+    fullscreenChanged(false)
     // The descriptor closes with the connection: only once the read source has let go of it.
     let backend = backend
     if let readSource {

@@ -200,11 +200,15 @@ public final class VarlinkServer: @unchecked Sendable {
 
   // MARK: - Accepting
 
-  /// Clients accepted in one turn; the rest wait for the next (the listening socket stays readable).
-  /// Accepting is cheap beside serving: with 32 a turn, clients that connect and leave many times a
-  /// second (256 load clients, tests/test_load.py) kept the kernel's backlog full, and a new client
-  /// waited seconds in it for its first reply (5–11 s measured); with 256, under a second.
-  static let acceptBatch = 256
+  /// Clients accepted in one turn, at most: the kernel's whole backlog (`SOMAXCONN`, 4096), so that
+  /// a client that connects waits one turn to be accepted, however many connected before it; the
+  /// rest wait for the next (the listening socket stays readable). Accepting is cheap beside
+  /// serving, and what a client can make the daemon hold is bounded by `maximumClients`. With 32 a
+  /// turn, clients that connect and leave many times a second (256 load clients,
+  /// tests/test_load.py) kept the backlog full and a new client waited 5–11 s for its first reply;
+  /// with 256, under a second on this machine but 19 s with the daemon and its load held to a
+  /// fifth of a core (a CPU quota); with the whole backlog, 4–7 s there.
+  static let acceptBatch = 4096
 
   private func acceptPending() {
     var reaped = false

@@ -177,14 +177,15 @@ final class Popup: PopupSurface {
   private(set) var frames: SurfaceFrames!
   /// Device pixels per logical pixel its image is rendered at: its output's scale.
   var scale = 1.0
-  /// The layer it is on: its card's look's (`Layer=`).
+  /// The layer it is on: its card's look's (`Layer=`), or overlay over a fullscreen window
+  /// (`PopupDisplay.layer(of:)`).
   private(set) var layer: CardLayer
   /// The name of the output it was made for; `nil`: the compositor's choice.
   let output: String?
 
   init(
-    owner: PopupOwner, id: Int, card: Card, height: Int, compositor: OpaquePointer, layerShell: OpaquePointer,
-    output: OpaquePointer?, outputName: String?
+    owner: PopupOwner, id: Int, card: Card, layer: CardLayer, height: Int, compositor: OpaquePointer,
+    layerShell: OpaquePointer, output: OpaquePointer?, outputName: String?
   ) {
     self.output = outputName
     self.owner = owner
@@ -192,9 +193,9 @@ final class Popup: PopupSurface {
     self.card = card
     self.height = height
     surface = wl_compositor_create_surface(compositor)
-    layer = card.look.layer
+    self.layer = layer
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
-      layerShell, surface, output, Self.shellLayer(card.look.layer), "notifyd")
+      layerShell, surface, output, Self.shellLayer(layer), "notifyd")
     frames = SurfaceFrames(surface: surface, most: 3) { [unowned self] in owner.popupFrameDone(self) }
     frames.outputsChanged = { [unowned self] in owner.popupMoved(self) }
   }
@@ -227,12 +228,12 @@ final class Popup: PopupSurface {
     return true
   }
 
-  /// Moves the popup to the layer its card's look names now (a notice updated to match another
-  /// rule); returns whether it moved (a commit is then due). Layer-shell 1 cannot move a surface:
-  /// it stays on the layer it was made on.
-  func followLayer(shellVersion: UInt32) -> Bool {
-    guard card.look.layer != layer, shellVersion >= 2 else { return false }
-    layer = card.look.layer
+  /// Moves the popup to `layer` (a notice updated to match another rule, a window going
+  /// fullscreen); returns whether it moved (a commit is then due). Layer-shell 1 cannot move a
+  /// surface: it stays on the layer it was made on.
+  func move(to layer: CardLayer, shellVersion: UInt32) -> Bool {
+    guard layer != self.layer, shellVersion >= 2 else { return false }
+    self.layer = layer
     zwlr_layer_surface_v1_set_layer(layerSurface, Self.shellLayer(layer))
     return true
   }

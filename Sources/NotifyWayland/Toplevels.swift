@@ -2,8 +2,8 @@ import CWayland
 import Glibc
 
 /// The compositor's windows as `wlr-foreign-toplevel-management` tells them (sway, labwc, river,
-/// Hyprland): which one is activated — has the keyboard —, and the outputs it is on. notifyd only
-/// listens; it never acts on a window.
+/// Hyprland): which one is activated — has the keyboard —, whether it is fullscreen, and the
+/// outputs it is on. notifyd only listens; it never acts on a window.
 ///
 /// - Important: not thread-safe; used only on the display's queue.
 final class Toplevels {
@@ -14,8 +14,10 @@ final class Toplevels {
     /// The `wl_output`s it is on, in the order it entered them.
     fileprivate(set) var outputs: [OpaquePointer] = []
     fileprivate(set) var activated = false
+    fileprivate(set) var fullscreen = false
     /// What came since the last `done`.
     fileprivate var pendingActivated = false
+    fileprivate var pendingFullscreen = false
     fileprivate var pendingOutputs: [OpaquePointer] = []
 
     fileprivate init(handle: OpaquePointer, owner: Toplevels) {
@@ -26,6 +28,8 @@ final class Toplevels {
 
   private let manager: OpaquePointer
   private(set) var windows: [Window] = []
+  /// Told when the activated window changes, or goes fullscreen or leaves it.
+  var changed: (() -> Void)?
 
   /// Follows the windows `manager` (a bound `zwlr_foreign_toplevel_manager_v1`) announces.
   init(manager: OpaquePointer) {
@@ -36,6 +40,9 @@ final class Toplevels {
 
   /// The window with the keyboard, if the compositor names one.
   var activated: Window? { windows.first { $0.activated } }
+
+  /// Whether the window with the keyboard is fullscreen.
+  var activatedIsFullscreen: Bool { activated?.fullscreen == true }
 
   /// Forgets `output`, which the compositor took away: no window is on it any more.
   func forget(output: OpaquePointer) {
@@ -60,13 +67,17 @@ final class Toplevels {
   }
 
   fileprivate func done(_ window: Window) {
+    let news = window.activated != window.pendingActivated || window.fullscreen != window.pendingFullscreen
     window.activated = window.pendingActivated
+    window.fullscreen = window.pendingFullscreen
     window.outputs = window.pendingOutputs
+    if news { changed?() }
   }
 
   fileprivate func closed(_ window: Window) {
     windows.removeAll { $0 === window }
     zwlr_foreign_toplevel_handle_v1_destroy(window.handle)
+    if window.activated { changed?() }
   }
 }
 
@@ -119,6 +130,7 @@ nonisolated(unsafe) private let handleListener:
           states = Array(UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt32.self), count: count))
         }
         window.pendingActivated = states.contains(ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED.rawValue)
+        window.pendingFullscreen = states.contains(ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN.rawValue)
       }
       listener.pointee.done = { data, _ in
         let window = window(data)

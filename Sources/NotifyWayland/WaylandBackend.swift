@@ -14,6 +14,10 @@ import NotifyDisplay
 /// where the compositor puts a surface given no output; `Output=all` puts a card on every output,
 /// a name on that one while it exists. Outputs plugged and unplugged move the cards.
 ///
+/// The same protocol tells whether the window with the keyboard is fullscreen
+/// (`PopupDisplay.fullscreenChanged`), once the compositor's news of a change has all been read: a
+/// focus moving between two fullscreen windows is not a moment without one.
+///
 /// While a card fades or its activity indicator spins, its surface asks the compositor for
 /// `wl_surface.frame` callbacks and every callback draws the next frame at the opacity the engine
 /// gives for that instant; once every card holds, no callback is asked for and nothing wakes up.
@@ -38,6 +42,9 @@ public final class WaylandBackend: PopupBackend {
   private var closedByCompositor: Set<PopupKey> = []
   /// The notification center, while it is open.
   private var center: CenterPanel?
+  /// Whether the windows' states changed in what was read last: the display hears of it once the
+  /// read is done.
+  private var windowsChanged = false
 
   /// A popup's place in `stacks`: its notice and the output it is on.
   private struct PopupKey: Hashable {
@@ -97,6 +104,9 @@ public final class WaylandBackend: PopupBackend {
       host?.reconcileSoon()
       if let center { centerMoved(center) }
     }
+    connection.toplevels?.changed = { [weak self] in self?.windowsChanged = true }
+    windowsChanged = false
+    display.fullscreenChanged(connection.toplevels?.activatedIsFullscreen == true)
     self.connection = connection
     return "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
   }
@@ -105,7 +115,12 @@ public final class WaylandBackend: PopupBackend {
 
   public func readable() -> Bool {
     guard let connection else { return false }
-    return connection.dispatch() && connection.flush()
+    guard connection.dispatch() else { return false }
+    if windowsChanged {
+      windowsChanged = false
+      display.fullscreenChanged(connection.toplevels?.activatedIsFullscreen == true)
+    }
+    return connection.flush()
   }
 
   public func phaseChanged(of id: Int) {
@@ -169,8 +184,9 @@ public final class WaylandBackend: PopupBackend {
       allowed: { !closedByCompositor.contains(PopupKey(id: $1, output: $0)) },
       make: { name, id, card, height in
         Popup(
-          owner: self, id: id, card: card, height: height, compositor: compositor, layerShell: layerShell,
-          output: connection.output(named: name)?.proxy, outputName: name)
+          owner: self, id: id, card: card, layer: display.layer(of: card), height: height,
+          compositor: compositor, layerShell: layerShell, output: connection.output(named: name)?.proxy,
+          outputName: name)
       }, destroy: { $0.destroy() })
     for (name, shown) in matched {
       let size = connection.layoutSize(for: connection.output(named: name))
@@ -182,7 +198,8 @@ public final class WaylandBackend: PopupBackend {
         guard index < placements.count else { continue }
         rescale(popup)
         let placed = popup.place(placements[index])
-        let moved = popup.followLayer(shellVersion: connection.layerShellVersion) || placed
+        let moved =
+          popup.move(to: display.layer(of: popup.card), shellVersion: connection.layerShellVersion) || placed
         if !popup.started {
           popup.start()
         } else if moved && popup.configured && !popup.dirty {
@@ -326,6 +343,7 @@ public final class WaylandBackend: PopupBackend {
     for popup in popups { popup.destroy() }
     stacks.removeAll()
     closedByCompositor.removeAll()
+    windowsChanged = false
     connection?.disconnect()
     connection = nil
   }

@@ -36,6 +36,9 @@ public final class X11Backend: PopupBackend {
   private var spinTimer: (any DispatchSourceTimer)?
   /// The notification center, while it is open.
   private var center: X11Center?
+  /// Whether the active window, or its states, changed in what was read last: whether it is
+  /// fullscreen is read once the read is done.
+  private var windowsChanged = false
   /// Whether this connection's first X error was logged (the rest are not: one a frame would flood).
   private var errorLogged = false
   /// Device pixels per logical pixel the windows are drawn at: `[Display] Scale=`, else `Xft.dpi`.
@@ -89,6 +92,8 @@ public final class X11Backend: PopupBackend {
     self.connection = connection
     focused = nil
     errorLogged = false
+    windowsChanged = false
+    display.fullscreenChanged(connection.activeWindowIsFullscreen())
     scale = wantedScale(connection)
     return connection.summary + (scale == 1 ? "" : ", scale \(scale)")
   }
@@ -103,6 +108,17 @@ public final class X11Backend: PopupBackend {
       reconcile = handle(event, connection) || reconcile
     }
     guard !connection.hasError else { return false }
+    if windowsChanged {
+      // Once all that came is read: the active window changing is not a moment without one.
+      windowsChanged = false
+      let fullscreen = connection.activeWindowIsFullscreen()
+      if fullscreen && !display.fullscreen {
+        // A window that goes fullscreen is raised above our windows: those that show over it are
+        // raised again (the others leave the screen, or stay under it).
+        for popup in popups where popup.mapped { popup.raise(connection) }
+      }
+      display.fullscreenChanged(fullscreen)
+    }
     if reconcile {
       self.reconcile()
     } else {
@@ -446,9 +462,16 @@ public final class X11Backend: PopupBackend {
       popup(for: expose.window)?.dirty = true
       return false
     case Self.propertyNotify:
-      // `xrdb` changed the resources: `Xft.dpi` may give another scale.
       let property = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self)
         .pointee
+      // Another window has the keyboard, or the active one's states changed (fullscreen).
+      if (property.window == connection.root && property.atom == connection.atoms.activeWindow)
+        || (property.window == connection.watchedWindow && property.atom == connection.atoms.state)
+      {
+        windowsChanged = true
+        return false
+      }
+      // `xrdb` changed the resources: `Xft.dpi` may give another scale.
       guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue else {
         return false
       }

@@ -66,6 +66,7 @@ final class X11Connection {
     var above: xcb_atom_t
     var compositorSelection: xcb_atom_t
     var activeWindow: xcb_atom_t
+    var fullscreen: xcb_atom_t
   }
 
   /// Connects to the X server `DISPLAY` names (wraps `xcb_connect(3)`).
@@ -213,6 +214,7 @@ final class X11Connection {
     let names = [
       "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NOTIFICATION", "_NET_WM_NAME", "UTF8_STRING",
       "_NET_WM_STATE", "_NET_WM_STATE_ABOVE", "_NET_WM_CM_S\(screenNumber)", "_NET_ACTIVE_WINDOW",
+      "_NET_WM_STATE_FULLSCREEN",
     ]
     let cookies = names.map { name in xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name) }
     let values = cookies.map { cookie -> xcb_atom_t in
@@ -222,7 +224,8 @@ final class X11Connection {
     }
     return Atoms(
       windowType: values[0], notification: values[1], name: values[2], utf8String: values[3],
-      state: values[4], above: values[5], compositorSelection: values[6], activeWindow: values[7])
+      state: values[4], above: values[5], compositorSelection: values[6], activeWindow: values[7],
+      fullscreen: values[8])
   }
 
   private static func argbVisual(of screen: UnsafeMutablePointer<xcb_screen_t>) -> xcb_visualid_t? {
@@ -372,17 +375,50 @@ final class X11Connection {
     return (Int(reply.pointee.root_x), Int(reply.pointee.root_y))
   }
 
+  /// The window the window manager says has the keyboard (the root window's `_NET_ACTIVE_WINDOW`);
+  /// nil when it names none.
+  func activeWindow() -> xcb_window_t? {
+    let cookie = xcb_get_property(connection, 0, root, atoms.activeWindow, XCB_ATOM_WINDOW.rawValue, 0, 1)
+    guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return nil }
+    defer { free(reply) }
+    guard xcb_get_property_value_length(reply) >= 4, let value = xcb_get_property_value(reply) else {
+      return nil
+    }
+    let window = value.load(as: xcb_window_t.self)
+    return window == 0 || window == root ? nil : window
+  }
+
+  /// The most states of a window read (`_NET_WM_STATE` holds a handful).
+  static let maximumStates: UInt32 = 64
+
+  /// Whether the window with the keyboard is fullscreen: `_NET_WM_STATE_FULLSCREEN` among the
+  /// states of `_NET_ACTIVE_WINDOW`. Its states are followed from now on (`PropertyNotify`).
+  func activeWindowIsFullscreen() -> Bool {
+    guard let window = activeWindow() else { return false }
+    if window != watchedWindow {
+      // Our own mask on a window of another client: the window manager's changes of its state
+      // come to us. A window gone by now answers an error, and no state.
+      var mask = XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue
+      xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &mask)
+      watchedWindow = window
+    }
+    let cookie = xcb_get_property(
+      connection, 0, window, atoms.state, XCB_ATOM_ATOM.rawValue, 0, Self.maximumStates)
+    guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return false }
+    defer { free(reply) }
+    let count = Int(xcb_get_property_value_length(reply)) / MemoryLayout<xcb_atom_t>.size
+    guard count > 0, let value = xcb_get_property_value(reply) else { return false }
+    let states = UnsafeBufferPointer(start: value.assumingMemoryBound(to: xcb_atom_t.self), count: count)
+    return states.contains(atoms.fullscreen)
+  }
+
+  /// The window whose states are followed: the active one when last asked.
+  private(set) var watchedWindow: xcb_window_t?
+
   /// The middle of the window the window manager says has the keyboard (the root window's
   /// `_NET_ACTIVE_WINDOW`), on the root window; nil when none is named, or it is gone.
   func activeWindowCentre() -> (x: Int, y: Int)? {
-    let cookie = xcb_get_property(connection, 0, root, atoms.activeWindow, XCB_ATOM_WINDOW.rawValue, 0, 1)
-    guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return nil }
-    var window: xcb_window_t = 0
-    if xcb_get_property_value_length(reply) >= 4, let value = xcb_get_property_value(reply) {
-      window = value.load(as: xcb_window_t.self)
-    }
-    free(reply)
-    guard window != 0, window != root else { return nil }
+    guard let window = activeWindow() else { return nil }
     // The window's size, and where its corner is on the root window (a window manager reparents
     // it into a frame: its own position is the frame's offset).
     let geometry = xcb_get_geometry(connection, window)

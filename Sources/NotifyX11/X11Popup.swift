@@ -62,13 +62,18 @@ final class X11Popup: PopupSurface {
   }
 
   /// Maps the window above the others, or unmaps it.
+  /// Puts the window above its siblings (a fullscreen window raised over it).
+  func raise(_ connection: X11Connection) {
+    var values = xcb_configure_window_value_list_t()
+    values.stack_mode = XCB_STACK_MODE_ABOVE.rawValue
+    xcb_configure_window_aux(
+      connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
+  }
+
   func setMapped(_ mapped: Bool, _ connection: X11Connection) {
     self.mapped = mapped
     if mapped {
-      var values = xcb_configure_window_value_list_t()
-      values.stack_mode = XCB_STACK_MODE_ABOVE.rawValue
-      xcb_configure_window_aux(
-        connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
+      raise(connection)
       xcb_map_window(connection.connection, window)
       dirty = true
     } else {

@@ -59,7 +59,7 @@ let servedAs = ["io.notifyd.Queue": "description", "org.varlink.service": "servi
 let swiftTypeNames = [
   "string": "String", "int": "Int", "float": "Double", "bool": "Bool",
   "Idle": "IdleState", "Display": "DisplayState", "Origin": "NoticeOrigin", "Relay": "RelayState",
-  "Allow": "DoNotDisturbAllow",
+  "Allow": "DoNotDisturbAllow", "Fullscreen": "FullscreenState",
 ]
 
 /// The records several methods share; a method not named here takes `<Method>Parameters` and replies

@@ -56,6 +56,30 @@ struct CardLookTests {
     #expect(try parse([]).rendered().contains("\nOutput=focused\n"))
   }
 
+  @Test func fullscreen_layersAsALookKey_andTheEngineGetsWhatTheLooksResolve() throws {
+    let config = try parse([
+      ("Display", "Fullscreen", "pushback"), ("Display:low", "Fullscreen", "show"),
+      ("Rule:calls", "MatchApp", "phone"), ("Rule:calls", "Fullscreen", "show"),
+      ("Rule:alarm", "MatchApp", "alarm"), ("Rule:alarm", "Fullscreen", "delay"),
+      ("Rule:plain", "MatchApp", "x"),
+    ])
+    #expect(CardLook.builtIn(for: .critical).fullscreen == .show)
+    #expect(CardLook.builtIn(for: .normal).fullscreen == .delay)
+    // [Display] is over every urgency's built-in value, critical's too; [Display:low] over it.
+    #expect(config.display.look(for: .normal).fullscreen == .pushback)
+    #expect(config.display.look(for: .critical).fullscreen == .pushback)
+    #expect(config.display.look(for: .low).fullscreen == .show)
+    #expect(config.display.look(for: .critical, rules: ["alarm"]).fullscreen == .delay)
+    // The engine holds notices back by the same values.
+    let settings = config.engineSettings
+    #expect(settings.fullscreen == [.low: .show, .normal: .pushback, .critical: .pushback])
+    #expect(settings.rules.map(\.fullscreen) == [.show, .delay, nil])
+    // Built in, without a config: critical shows, the rest wait.
+    #expect(try parse([]).engineSettings.fullscreen == [.low: .delay, .normal: .delay, .critical: .show])
+    #expect(QueueSettings().fullscreen == [.critical: .show])
+    #expect(throws: ConfigError.self) { try parse([("Display", "Fullscreen", "hide")]) }
+  }
+
   @Test func anEmptyLookKey_isUnset_leavingTheLayerBelow() throws {
     // As the example config writes them: `Background=` and `Layer=` empty in [Display].
     let config = try parse([
@@ -146,7 +170,7 @@ struct CardLookTests {
         # the look of its cards (critical, over [Display] and [Display:critical]):
         #   Background=#400000 Foreground=#e8ebf0 Border=#ff5c5c Progress=#ff5c5c BorderWidth=2
         #   Width=480 Font=Serif 9 IconSize=48 CornerRadius=8 Padding=12
-        #   MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused
+        #   MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused Fullscreen=show
 
         """), "\(text)")
     // A rule that sets no look key gets no look written.

@@ -97,7 +97,7 @@ struct NoticeFieldsTests {
       StatusReply(
         version: "1", suspended: true, suspendedUntil: 5,
         doNotDisturb: DoNotDisturb(reason: .hand, allow: .critical, until: 7), resumedUntil: 6,
-        idle: IdleState(idle: true, source: "s"),
+        idle: IdleState(idle: true, source: "s"), fullscreen: FullscreenState(delayed: 1, pushedBack: 2),
         display: DisplayState(backend: "x11", drawing: true, detail: "d"),
         relay: RelayState(state: .connected, detail: "d", outbox: 1, dropped: 2), waiting: 1, queued: 2,
         visible: 3, finished: 4, unread: 5))

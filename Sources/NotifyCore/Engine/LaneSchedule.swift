@@ -4,8 +4,9 @@ import NotifyProtocol
 /// within an urgency, round-robin by app (fair slots: a flood from one app does not keep another's
 /// notice waiting behind it); then first come first served; and how many slots are taken.
 ///
-/// Notices that pass do-not-disturb (critical ones, or a rule's `BypassDoNotDisturb=yes`) are kept
-/// apart, so that while suspended the next one of them is found without passing over the others.
+/// Notices are kept apart by what lets them through (`NoticeRecord.Gates`: do-not-disturb, a
+/// fullscreen window), so that while some are held back the next of the others is found without
+/// passing over those held.
 struct LaneSchedule {
   struct Rank: Comparable {
     var urgency: Int
@@ -16,8 +17,8 @@ struct LaneSchedule {
     }
   }
 
-  private var held = IDQueue<Rank>()
-  private var passing = IDQueue<Rank>()
+  /// One ready list per kind of gates a notice has.
+  private var lists: [NoticeRecord.Gates: IDQueue<Rank>] = [:]
   private var arrivals = 0
   /// The rounds of each urgency (critical, normal, low).
   private var rounds = [FairRounds](repeating: FairRounds(), count: 3)
@@ -26,9 +27,9 @@ struct LaneSchedule {
   /// Notices shown and held until ended that left their slot.
   var sticky = 0
 
-  var count: Int { held.count + passing.count }
+  var count: Int { lists.values.reduce(0) { $0 + $1.count } }
 
-  mutating func add(_ id: Int, app: String?, urgency: Urgency, passesDoNotDisturb: Bool) {
+  mutating func add(_ id: Int, app: String?, urgency: Urgency, gates: NoticeRecord.Gates) {
     let level =
       switch urgency {
       case .critical: 0
@@ -37,35 +38,27 @@ struct LaneSchedule {
       }
     arrivals += 1
     let rank = Rank(urgency: level, round: rounds[level].round(for: app ?? ""), arrival: arrivals)
-    if passesDoNotDisturb {
-      passing.push(id, key: rank)
-    } else {
-      held.push(id, key: rank)
-    }
+    lists[gates, default: IDQueue()].push(id, key: rank)
   }
 
-  /// Removes and answers the next notice for `isLive` ones (with `passingOnly`, the next that
-  /// passes do-not-disturb); stale entries are dropped on the way.
-  mutating func next(passingOnly: Bool = false, isLive: (Int) -> Bool) -> Int? {
-    while let entry = passing.first, !isLive(entry.id) { passing.pop() }
-    if !passingOnly {
-      while let entry = held.first, !isLive(entry.id) { held.pop() }
+  /// Removes and answers the next of the `isLive` notices whose gates `admitting` lets through;
+  /// stale entries are dropped on the way.
+  mutating func next(admitting: (NoticeRecord.Gates) -> Bool = { _ in true }, isLive: (Int) -> Bool) -> Int? {
+    var chosen: (gates: NoticeRecord.Gates, key: Rank)?
+    for gates in Array(lists.keys) where admitting(gates) {
+      while let entry = lists[gates]!.first, !isLive(entry.id) { lists[gates]!.pop() }
+      guard let first = lists[gates]!.first else { continue }
+      if chosen == nil || first.key < chosen!.key { chosen = (gates, first.key) }
     }
-    let chosen: IDQueue<Rank>.Entry?
-    switch (passingOnly ? nil : held.first, passing.first) {
-    case (let one?, let other?): chosen = one.key < other.key ? held.pop() : passing.pop()
-    case (_?, nil): chosen = held.pop()
-    case (nil, _?): chosen = passing.pop()
-    case (nil, nil): chosen = nil
-    }
-    guard let chosen else { return nil }
-    rounds[chosen.key.urgency].serve(chosen.key.round, waiting: count)
-    return chosen.id
+    guard let chosen, let entry = lists[chosen.gates]!.pop() else { return nil }
+    rounds[entry.key.urgency].serve(entry.key.round, waiting: count)
+    return entry.id
   }
 
   mutating func compact(live: Int, isLive: (Int) -> Bool) {
-    held.compact(live: live, isLive: isLive)
-    passing.compact(live: live, isLive: isLive)
+    for gates in Array(lists.keys) {
+      lists[gates]!.compact(live: live, isLive: isLive)
+    }
   }
 }
 

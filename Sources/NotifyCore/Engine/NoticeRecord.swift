@@ -48,8 +48,10 @@ struct NoticeRecord {
   /// `closingIsExpiry`, only because its hold ran out (news takes that back).
   var closing: Outcome?
   var closingIsExpiry = false
+  /// What lets it show while notices are held back: do-not-disturb, a fullscreen window.
+  var gates = Gates()
   /// Whether it passes do-not-disturb that lets critical notices through.
-  var passesDoNotDisturb = false
+  var passesDoNotDisturb: Bool { gates.passesDoNotDisturb }
   /// The urgency its client asked for (`normal` when it asked for none), which rules'
   /// `MatchUrgency=` matched when it was accepted; `nil` when not known (a notice kept from before a
   /// restart, a summary): then its urgency as shown.
@@ -71,6 +73,21 @@ struct NoticeRecord {
     static let away = Pauses(rawValue: 1)
     static let pointer = Pauses(rawValue: 2)
     static let typing = Pauses(rawValue: 4)
+    /// Pushed back off the screen by a fullscreen window (`Fullscreen=pushback`).
+    static let fullscreen = Pauses(rawValue: 8)
+  }
+
+  /// What lets a notice show while others are held back (`QueueSettings.Resolution`).
+  struct Gates: Hashable {
+    /// It passes do-not-disturb that lets critical notices through.
+    var passesDoNotDisturb = false
+    /// What it does while the window with the keyboard is fullscreen.
+    var fullscreen = FullscreenPolicy.delay
+
+    /// Whether it may be given a slot now.
+    func admit(suspended: Bool, fullscreen active: Bool) -> Bool {
+      (!suspended || passesDoNotDisturb) && (!active || fullscreen == .show)
+    }
   }
 
   var lane: Lane { notice.kind == .progress ? .progress : .notices }

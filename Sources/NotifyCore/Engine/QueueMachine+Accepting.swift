@@ -32,7 +32,7 @@ extension QueueMachine {
         let notice = Admission.notice(
           request, id: existing.notice.id, resolution: resolution, created: instant.wall)
         replaceShown(
-          existing, with: notice, origin: origin, passes: resolution.passesDoNotDisturb,
+          existing, with: notice, origin: origin, gates: resolution.gates,
           requested: request.urgency ?? .normal, at: instant)
         return notice.id
       }
@@ -59,7 +59,7 @@ extension QueueMachine {
     var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
     notice.origin = origin
     accept(
-      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      notice, gates: resolution.gates, finishing: resolution.suppressed ? .cancelled : nil,
       requested: request.urgency ?? .normal, at: instant)
     return notice.id
   }
@@ -95,7 +95,7 @@ extension QueueMachine {
         let notice = Admission.notice(
           request, id: id, resolution: resolution, timeout: timeout, created: instant.wall)
         replaceShown(
-          existing, with: notice, origin: nil, passes: resolution.passesDoNotDisturb,
+          existing, with: notice, origin: nil, gates: resolution.gates,
           requested: request.urgency ?? .normal, at: instant)
         return (id, true)
       }
@@ -121,7 +121,7 @@ extension QueueMachine {
     let notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: timeout, created: instant.wall)
     accept(
-      notice, passes: resolution.passesDoNotDisturb, finishing: resolution.suppressed ? .cancelled : nil,
+      notice, gates: resolution.gates, finishing: resolution.suppressed ? .cancelled : nil,
       requested: request.urgency ?? .normal, at: instant)
     return (notice.id, false)
   }
@@ -129,7 +129,8 @@ extension QueueMachine {
   /// Replaces shown notice `existing` by `notice` in place (`NoticeRecord.replace`), keeping the
   /// desk it came from unless `origin` names another; its key becomes the new one's.
   private mutating func replaceShown(
-    _ existing: NoticeRecord, with notice: Notice, origin: NoticeOrigin?, passes: Bool, requested: Urgency,
+    _ existing: NoticeRecord, with notice: Notice, origin: NoticeOrigin?, gates: NoticeRecord.Gates,
+    requested: Urgency,
     at instant: Instant
   ) {
     let id = existing.notice.id
@@ -141,7 +142,7 @@ extension QueueMachine {
     let seen = presenting  // the new content is seen from now, if anything shows it
     notices.modify(id) { record in
       record.replace(with: notice, hold: hold, at: instant.now)
-      record.passesDoNotDisturb = passes
+      record.gates = gates
       record.requestedUrgency = requested
       record.seen = seen
     }
@@ -164,14 +165,15 @@ extension QueueMachine {
   /// Records a new notice and sends it on towards its lane; or with `finishing` (suppressed by a
   /// rule, folded), straight to history. `requested` is the urgency its client asked for.
   mutating func accept(
-    _ notice: Notice, passes: Bool = false, finishing outcome: Outcome? = nil, requested: Urgency? = nil,
+    _ notice: Notice, gates: NoticeRecord.Gates = NoticeRecord.Gates(), finishing outcome: Outcome? = nil,
+    requested: Urgency? = nil,
     at instant: Instant
   ) {
     nextID += 1
     var record = NoticeRecord(
       notice: notice, dueAt: instant.now + notice.delay + settings.answerDelay(of: notice),
       hold: Admission.hold(of: notice, settings))
-    record.passesDoNotDisturb = passes
+    record.gates = gates
     record.requestedUrgency = requested
     notices.insert(record)
     count(from: nil, to: notice.phase)

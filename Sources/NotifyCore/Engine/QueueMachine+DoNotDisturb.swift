@@ -53,6 +53,37 @@ extension QueueMachine {
     }
   }
 
+  // MARK: - Fullscreen
+
+  /// What the display says of the window with the keyboard: fullscreen (`on`) or not. While it is,
+  /// only notices whose `Fullscreen=` is `show` are given a slot; the others wait, their timelines
+  /// not started; shown `pushback` notices leave the screen (the display hides them) and their
+  /// holds stand still. Once it is not, the waiting ones show in order, and the pushed-back ones
+  /// come back with their whole hold.
+  public mutating func setFullscreen(_ on: Bool, at instant: Instant) {
+    advance(to: instant)
+    defer { settle(at: instant) }
+    guard on != fullscreen else { return }
+    fullscreen = on
+    let changing = notices.records.filter { $0.isShown && $0.gates.fullscreen == .pushback }
+    for record in changing {
+      notices.modify(record.notice.id) { record in
+        if on {
+          if record.inputPauses { record.pauseHold(.fullscreen, at: instant.now) }
+        } else {
+          record.resumeHold(.fullscreen, atLeast: record.hold ?? 0, at: instant.now)
+        }
+      }
+      step(record.notice.id, at: instant)
+    }
+    markShownSeen()
+  }
+
+  /// What unfinished notice `id` does under a fullscreen window; `nil` if it is not unfinished.
+  public func fullscreenPolicy(of id: Int) -> FullscreenPolicy? {
+    notices[id]?.gates.fullscreen
+  }
+
   // MARK: - Summaries
 
   /// Folds the plain notices do-not-disturb held back (critical ones still show by themselves)
@@ -104,7 +135,7 @@ extension QueueMachine {
       app: app, tag: nil, title: text.title, urgency: nil, explicit: TimingOverrides())
     guard !resolution.suppressed, notices.count < settings.capacity else { return nil }
     let notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
-    accept(notice, passes: resolution.passesDoNotDisturb, at: instant)
+    accept(notice, gates: resolution.gates, at: instant)
     return notice.id
   }
 }

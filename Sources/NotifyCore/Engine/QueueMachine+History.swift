@@ -22,10 +22,12 @@ extension QueueMachine {
     markShownSeen()
   }
 
-  /// Every shown notice is seen, while something shows it and the person is not away.
+  /// Every shown notice is seen, while something shows it and the person is not away, but for
+  /// those a fullscreen window pushed off the screen.
   mutating func markShownSeen() {
     guard presenting else { return }
     for record in notices.records where record.isShown && !record.seen {
+      if fullscreen && record.gates.fullscreen == .pushback { continue }
       notices.modify(record.notice.id) { $0.seen = true }
     }
   }
@@ -93,7 +95,7 @@ extension QueueMachine {
       guard let original = history[id] else { continue }
       let notice = Self.restoring(original, id: nextID, settings: settings, at: instant)
       markRead(id, at: instant)
-      accept(notice, passes: true, at: instant)
+      accept(notice, gates: NoticeRecord.Gates(passesDoNotDisturb: true, fullscreen: .show), at: instant)
       restored.append(notice.id)
     }
     return restored

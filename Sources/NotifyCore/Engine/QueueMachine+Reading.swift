@@ -96,9 +96,24 @@ extension QueueMachine {
     if case .resumed(let until)? = hand { resumedUntil = until }
     return StatusReply(
       version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
-      doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, idle: idle, waiting: phaseCounts[.waiting] ?? 0,
-      queued: phaseCounts[.queued] ?? 0, visible: visible, finished: history.count,
-      unread: history.unreadCount)
+      doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, idle: idle, fullscreen: fullscreenStatus,
+      waiting: phaseCounts[.waiting] ?? 0, queued: phaseCounts[.queued] ?? 0, visible: visible,
+      finished: history.count, unread: history.unreadCount)
+  }
+
+  /// While the window with the keyboard is fullscreen: how many notices wait for it alone, and how
+  /// many shown ones it pushed off the screen.
+  var fullscreenStatus: FullscreenState? {
+    guard fullscreen else { return nil }
+    var delayed = 0
+    var pushedBack = 0
+    for record in notices.records where record.gates.fullscreen != .show {
+      if record.place == .ready && record.gates.admit(suspended: suspended, fullscreen: false) {
+        delayed += 1
+      }
+      if record.isShown && record.gates.fullscreen == .pushback { pushedBack += 1 }
+    }
+    return FullscreenState(delayed: delayed, pushedBack: pushedBack)
   }
 
   /// `status` once the state has caught up with `instant`.

@@ -44,6 +44,8 @@ public struct QueueMachine {
   public internal(set) var pointerOver: Int?
   /// The notice whose reply field has the keyboard.
   public internal(set) var typingIn: Int?
+  /// Whether the window with the keyboard is fullscreen (`setFullscreen`).
+  public internal(set) var fullscreen = false
   /// How many unfinished notices are in each phase, kept as they move.
   var phaseCounts: [Phase: Int] = [:]
   /// The deadline the owner's timer is armed for.
@@ -113,7 +115,9 @@ public struct QueueMachine {
           + max(0, notice.created + notice.delay + settings.answerDelay(of: notice) - instant.wall),
         hold: Admission.hold(of: notice, settings))
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
-      record.passesDoNotDisturb = settings.passesDoNotDisturb(notice)
+      record.gates = NoticeRecord.Gates(
+        passesDoNotDisturb: settings.passesDoNotDisturb(notice), fullscreen: settings.fullscreenPolicy(notice)
+      )
       notices.insert(record)
       count(from: nil, to: .waiting)
       if let key = notice.key { keys[key] = notice.id }
@@ -144,8 +148,7 @@ public struct QueueMachine {
     notices.modify(id) { $0.place = .ready }
     setPhase(.queued, opacity: 0, of: id, at: instant)
     lanes[record.lane.rawValue].add(
-      id, app: record.notice.app, urgency: record.notice.urgency,
-      passesDoNotDisturb: record.passesDoNotDisturb)
+      id, app: record.notice.app, urgency: record.notice.urgency, gates: record.gates)
   }
 
   /// What every input ends with: free slots given to ready notices, frames paced while something
@@ -162,15 +165,18 @@ public struct QueueMachine {
   }
 
   /// Gives every free slot to the next ready notice of its lane; while suspended, only to notices
-  /// that do-not-disturb lets through.
+  /// that do-not-disturb lets through, and under a fullscreen window only to those that show there.
   private mutating func fillSlots() {
     guard doNotDisturb?.allow != .nothing else { return }
+    let suspended = suspended
+    let fullscreen = fullscreen
     for lane in Lane.allCases {
       let slots = lane == .notices ? settings.maxVisible : settings.progressMaxVisible
       while lanes[lane.rawValue].taken < slots {
         guard
           let id = lanes[lane.rawValue].next(
-            passingOnly: suspended, isLive: { notices[$0]?.place == .ready })
+            admitting: { $0.admit(suspended: suspended, fullscreen: fullscreen) },
+            isLive: { notices[$0]?.place == .ready })
         else { break }
         lanes[lane.rawValue].taken += 1
         notices.modify(id) { $0.place = .granted }
@@ -192,11 +198,16 @@ public struct QueueMachine {
         record.pauses.insert(.away)
         record.holdLeftWhilePaused = record.hold
       }
+      let pushedBack = fullscreen && record.gates.fullscreen == .pushback
+      if pushedBack && record.notice.kind == .notice && record.hold != nil && !record.isClosing {
+        record.pauses.insert(.fullscreen)
+        record.holdLeftWhilePaused = record.hold
+      }
       record.timeline = record.initialTimeline
       record.startedAt = instant.now
       record.generation += 1
       record.notice.shown = instant.wall
-      record.seen = seen
+      record.seen = seen && !pushedBack
     }
     indexDuplicate(id)
     step(id, at: instant)

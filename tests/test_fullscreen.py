@@ -1,0 +1,141 @@
+"""Notices under a fullscreen window (issue 34, `Fullscreen=show|delay|pushback`): a real window made
+fullscreen — zenity by `swaymsg fullscreen` on headless sway, which tells notifyd through
+wlr-foreign-toplevel-management; xmessage by `wmctrl -b add,fullscreen` under openbox on Xvfb, which
+tells it through `_NET_WM_STATE_FULLSCREEN` — judged by the pixels on the screen and by `Status`.
+
+What waits is proved to wait by something that does not: a notice that shows over the window, with
+the same timing, is drawn (or finishes) first, so a screenshot or a status read after it would have
+seen the waiting one had it shown."""
+
+import subprocess
+import time
+
+from conftest import wait_for
+from popup_helpers import close_to, daemon_status
+from test_popups_wayland import CARD, session, swaymsg, user
+from test_popups_x11 import CARD as X11_CARD, session as x11_session, x11_config
+from test_screens import PAGER_CARD, gtk_window, hex_colour, rule_config, save_output, sway_tree
+
+__all__ = ["session", "user", "x11_session"]
+
+CALL_CARD = PAGER_CARD
+
+
+def shown(sway, colour):
+    """The box of the pixels of `colour` on the screen, or None."""
+    return sway.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+
+
+def fullscreen_state(daemon):
+    return daemon_status(daemon).get("fullscreen")
+
+
+def test_a_normal_notice_waits_under_a_fullscreen_window_while_a_call_shows_over_it_and_it_shows_after(session):
+    sway, make_daemon = session
+    # The call's rule says show, and nothing else of where: it goes over the window on the top layer's
+    # behalf (a card that shows there is raised to the overlay layer).
+    daemon = make_daemon(rule_config(("call", {"MatchApp": "phone", "Fullscreen": "show",
+                                               "Background": hex_colour(CALL_CARD)})))
+    window = gtk_window(sway)
+    try:
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
+        assert '"fullscreen_mode": 1' in sway_tree(sway)
+        wait_for(lambda: fullscreen_state(daemon) == {"delayed": 0, "pushedBack": 0}, timeout=10,
+                 what="Status to say a fullscreen window has the keyboard")
+        mail = daemon.show("Lunch?", "--app", "mail", "--fade-in", "0", "--hold", "60s")
+        call = daemon.show("Incoming call", "--app", "phone", "--fade-in", "0", "--hold", "60s")
+        wait_for(lambda: shown(sway, CALL_CARD), timeout=10, what="the call's card over the fullscreen window")
+        save_output(sway, "fullscreen-delay.png")
+        # Drawn after the mail was accepted: had the mail shown, it would be on the screen too.
+        assert shown(sway, CARD) is None
+        assert daemon.get(mail)["phase"] == "queued"
+        assert daemon.get(call)["phase"] == "holding"
+        status = daemon_status(daemon)
+        assert status["fullscreen"] == {"delayed": 1, "pushedBack": 0}, status
+        assert "fullscreen window has the keyboard: 1 waiting" in daemon.notifyctl("status", check=True).stdout
+
+        left = time.time()
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card once the window left fullscreen")
+        notice = daemon.get(mail)
+        # Its timeline started only then: it holds its whole minute from there.
+        assert notice["phase"] == "holding" and notice["shown"] >= left - 0.5, (notice, left)
+        assert "fullscreen" not in daemon_status(daemon)
+    finally:
+        window.kill()
+        window.wait()
+
+
+def test_pushback_takes_a_shown_card_off_the_screen_its_hold_standing_still_and_brings_it_back(session):
+    sway, make_daemon = session
+    # Both on the overlay layer, so that the fullscreen window covers neither: only pushback can
+    # take the mail's card away.
+    daemon = make_daemon(rule_config(
+        ("mail", {"MatchApp": "mail", "Fullscreen": "pushback", "Layer": "overlay"}),
+        ("call", {"MatchApp": "phone", "Fullscreen": "show", "Layer": "overlay",
+                  "Background": hex_colour(CALL_CARD)})))
+    window = gtk_window(sway)
+    try:
+        mail = daemon.show("Lunch?", "--app", "mail", "--fade-in", "0", "--hold", "3s", "--fade-out", "0")
+        wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card")
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
+        wait_for(lambda: shown(sway, CARD) is None, timeout=10, what="the mail's card pushed off the screen")
+        assert fullscreen_state(daemon) == {"delayed": 0, "pushedBack": 1}
+        # A call with the same hold, shown now, finishes; the mail, shown before it, does not.
+        call = daemon.show("Incoming call", "--app", "phone", "--fade-in", "0", "--hold", "3s", "--fade-out", "0")
+        wait_for(lambda: shown(sway, CALL_CARD), timeout=10, what="the call's card over the fullscreen window")
+        assert shown(sway, CARD) is None
+        wait_for(lambda: daemon.get(call).get("outcome") == "completed", timeout=15, what="the call to finish")
+        assert daemon.get(mail)["phase"] == "holding"
+
+        back = time.time()
+        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card back")
+        # It holds its whole hold again from there: three seconds, not what was left.
+        finished = wait_for(lambda: daemon.get(mail).get("finished"), timeout=15, what="the mail to finish")
+        assert daemon.get(mail)["outcome"] == "completed"
+        assert finished - back >= 2.5, (back, finished)
+    finally:
+        window.kill()
+        window.wait()
+
+
+def test_on_x11_a_fullscreen_window_delays_a_normal_notice_a_critical_one_shows_over_it_and_the_rest_follow(x11_session):
+    x, make_daemon = x11_session
+    log = open(x.directory / "openbox.log", "ab")
+    processes = [subprocess.Popen(["openbox", "--sm-disable"], env=x.env(), stdout=log, stderr=log)]
+    try:
+        wait_for(lambda: x.run("wmctrl", "-m", check=False).returncode == 0, what="openbox to manage the screen")
+        processes.append(subprocess.Popen(
+            ["xmessage", "-title", "notifyd-game", "-geometry", "300x100+100+500", "a game"],
+            env=x.env(), stdout=log, stderr=log))
+        window = wait_for(lambda: x.run("xdotool", "search", "--name", "^notifyd-game$", check=False).stdout.split(),
+                          what="the game's window")[0]
+        x.run("xdotool", "windowactivate", "--sync", window)
+        daemon = make_daemon(x11_config() + f"[Display:critical]\nBackground={hex_colour(CALL_CARD)}\n")
+        x.run("wmctrl", "-i", "-r", window, "-b", "add,fullscreen")
+        wait_for(lambda: fullscreen_state(daemon) is not None, timeout=10,
+                 what="Status to say a fullscreen window has the keyboard")
+
+        def boxes(colour):
+            return x.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+
+        normal = daemon.show("Build passed", "--fade-in", "0", "--hold", "60s")
+        critical = daemon.show("Disk failing", "--urgency", "critical", "--fade-in", "0", "--hold", "60s")
+        # Drawn over the fullscreen window (raised above it), after the normal one was accepted.
+        wait_for(lambda: boxes(CALL_CARD), what="the critical card over the fullscreen window")
+        x.save(x.directory / "x11-fullscreen.png")
+        assert daemon.get(critical)["phase"] == "holding"
+        assert daemon.get(normal)["phase"] == "queued"
+        assert boxes(X11_CARD) is None
+        assert fullscreen_state(daemon) == {"delayed": 1, "pushedBack": 0}
+
+        x.run("wmctrl", "-i", "-r", window, "-b", "remove,fullscreen")
+        wait_for(lambda: boxes(X11_CARD), what="the normal card once the window left fullscreen")
+        assert daemon.get(normal)["phase"] == "holding"
+        assert fullscreen_state(daemon) is None
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            process.wait(timeout=10)
+        log.close()
