@@ -113,17 +113,24 @@ def test_on_x11_a_fullscreen_window_delays_a_normal_notice_a_critical_one_shows_
                           what="the game's window")[0]
         x.run("xdotool", "windowactivate", "--sync", window)
         daemon = make_daemon(x11_config() + f"[Display:critical]\nBackground={hex_colour(CALL_CARD)}\n")
-        x.run("wmctrl", "-i", "-r", window, "-b", "add,fullscreen")
-        wait_for(lambda: fullscreen_state(daemon) is not None, timeout=10,
-                 what="Status to say a fullscreen window has the keyboard")
 
         def boxes(colour):
             return x.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
 
-        normal = daemon.show("Build passed", "--fade-in", "0", "--hold", "60s")
+        # A critical card on the screen before the window goes fullscreen: the window manager raises
+        # the window over it, and notifyd raises the card again.
         critical = daemon.show("Disk failing", "--urgency", "critical", "--fade-in", "0", "--hold", "60s")
-        # Drawn over the fullscreen window (raised above it), after the normal one was accepted.
-        wait_for(lambda: boxes(CALL_CARD), what="the critical card over the fullscreen window")
+        wait_for(lambda: boxes(CALL_CARD), what="the critical card")
+        x.run("wmctrl", "-i", "-r", window, "-b", "add,fullscreen")
+        wait_for(lambda: fullscreen_state(daemon) is not None, timeout=10,
+                 what="Status to say a fullscreen window has the keyboard")
+        normal = daemon.show("Build passed", "--fade-in", "0", "--hold", "60s")
+        # A second critical card, drawn after the normal one was accepted: had that one shown, it
+        # would be on the screen by the time this one is.
+        daemon.show("Disk still failing", "--urgency", "critical", "--fade-in", "0", "--hold", "60s")
+        # Each card some 40 pixels high: both, with the gap between them, over 80.
+        wait_for(lambda: (lambda box: box and box[3] - box[1] > 80)(boxes(CALL_CARD)),
+                 what="both critical cards over the fullscreen window")
         x.save(x.directory / "x11-fullscreen.png")
         assert daemon.get(critical)["phase"] == "holding"
         assert daemon.get(normal)["phase"] == "queued"

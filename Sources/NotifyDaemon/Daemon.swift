@@ -392,9 +392,10 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// What `Status` says with no popups: no display to ask whether the person is away, so logind
-  /// tells (with `[Idle] After=` not `off`).
+  /// tells (with `[Idle] After=` not `off`); nor whether a window is fullscreen, so none is.
   private func noPopups(because why: String, queue: NoticeQueue) {
     queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
+    queue.setFullscreen(false)
     if config.display.idleAfter != nil, let logindIdle {
       logindIdle.start(because: "no display to ask")
     } else {

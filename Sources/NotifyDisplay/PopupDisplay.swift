@@ -261,10 +261,16 @@ public final class PopupDisplay: @unchecked Sendable {
   }
 
   /// The look of `notice`'s card: its urgency's, then that of each rule it matches (as the engine
-  /// matched it: by the urgency its client asked for), in the file's order.
+  /// matched it: by the urgency its client asked for), in the file's order; what it does under a
+  /// fullscreen window as the engine holds it to (resolved when it was accepted, or `show` for a
+  /// notice restored by hand), so that the two never disagree.
   static func look(of notice: Notice, settings: DisplaySettings, engine: NoticeQueue) -> CardLook {
-    guard !settings.ruleLooks.isEmpty else { return settings.look(for: notice.urgency) }
-    return settings.look(for: notice.urgency, rules: engine.matchingRules(of: notice.id).map(\.name))
+    var look =
+      settings.ruleLooks.isEmpty
+      ? settings.look(for: notice.urgency)
+      : settings.look(for: notice.urgency, rules: engine.matchingRules(of: notice.id).map(\.name))
+    if let policy = engine.fullscreenPolicy(of: notice.id) { look.fullscreen = policy }
+    return look
   }
 
   /// Follows the engine and connects in the background; returns at once.
@@ -456,9 +462,11 @@ public final class PopupDisplay: @unchecked Sendable {
   /// what `Fullscreen=` delays, cards it pushes back leave the screen, and those shown there go
   /// over the window.
   public func fullscreenChanged(_ on: Bool) {
+    // Told to the engine even when this display thought so already: a display made anew (a
+    // reload) starts from "not fullscreen" while the engine may still hold notices back.
+    engine.setFullscreen(on)
     guard on != fullscreen else { return }
     fullscreen = on
-    engine.setFullscreen(on)
     reconcileSoon()
   }
 
@@ -731,8 +739,8 @@ public final class PopupDisplay: @unchecked Sendable {
     stopIdleWatch()
     connected = false
     engine.setPresenter(.popups, false)
-    // Without a display no window is fullscreen: what waited for one shows when a display comes.
-    fullscreenChanged(false)
+    // The connection lost (the compositor restarting, the session ending), notices that wait for a
+    // fullscreen window keep waiting: the next connection says whether one still is.
     // The descriptor closes with the connection: only once the read source has let go of it.
     let backend = backend
     if let readSource {

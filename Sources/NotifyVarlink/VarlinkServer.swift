@@ -126,6 +126,9 @@ public final class VarlinkServer: @unchecked Sendable {
   /// Whether the last accept failed, so that a lasting shortage is logged once, not ten times a second.
   private var acceptFailing = false
 
+  /// Clients refused at `maximumClients` since one was last admitted: the log says the first and
+  /// the count, not one line each.
+  private var refusedAtLimit = 0
   /// How long accepting pauses when the daemon is out of descriptors.
   static let acceptBackoff = 0.1
   /// Descriptors kept for everything but clients: the store, the bus, the journal, hooks' pipes.
@@ -286,10 +289,16 @@ public final class VarlinkServer: @unchecked Sendable {
       reapHungUpConnections()
     }
     guard connections.count < maximumClients else {
-      log.warning("refused a client: already serving \(maximumClients) clients")
+      // Said once for a run of refusals (a turn accepts up to `acceptBatch`), then counted.
+      if refusedAtLimit == 0 { log.warning("refused a client: already serving \(maximumClients) clients") }
+      refusedAtLimit += 1
       refuse(fd, .invalidArgument("(connection)", "the daemon already serves \(maximumClients) clients"))
       return
     }
+    if refusedAtLimit > 1 {
+      log.warning("refused \(refusedAtLimit) clients in all while serving \(maximumClients); accepting again")
+    }
+    refusedAtLimit = 0
     let id = nextConnectionID
     nextConnectionID += 1
     let connection = Connection(

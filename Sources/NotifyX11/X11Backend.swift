@@ -112,10 +112,13 @@ public final class X11Backend: PopupBackend {
       // Once all that came is read: the active window changing is not a moment without one.
       windowsChanged = false
       let fullscreen = connection.activeWindowIsFullscreen()
-      if fullscreen && !display.fullscreen {
-        // A window that goes fullscreen is raised above our windows: those that show over it are
-        // raised again (the others leave the screen, or stay under it).
-        for popup in popups where popup.mapped { popup.raise(connection) }
+      if fullscreen {
+        // A window that goes fullscreen, or a fullscreen one that takes the keyboard, is raised
+        // above our windows: the cards that show over it are raised again (the others stay under
+        // it, or leave the screen).
+        for popup in popups where popup.mapped && popup.card.look.fullscreen == .show {
+          popup.raise(connection)
+        }
       }
       display.fullscreenChanged(fullscreen)
     }

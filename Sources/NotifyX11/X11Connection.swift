@@ -397,9 +397,10 @@ final class X11Connection {
     guard let window = activeWindow() else { return false }
     if window != watchedWindow {
       // Our own mask on a window of another client: the window manager's changes of its state
-      // come to us. A window gone by now answers an error, and no state.
-      var mask = XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue
-      xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &mask)
+      // come to us; the window watched before is let go. Checked requests whose errors are
+      // dropped: a window gone by now is no error of ours (and answers no state below).
+      if let previous = watchedWindow { selectProperties(of: previous, false) }
+      selectProperties(of: window, true)
       watchedWindow = window
     }
     let cookie = xcb_get_property(
@@ -414,6 +415,13 @@ final class X11Connection {
 
   /// The window whose states are followed: the active one when last asked.
   private(set) var watchedWindow: xcb_window_t?
+
+  /// Asks for (`on`), or stops, the `PropertyNotify` events of another client's window `window`.
+  private func selectProperties(of window: xcb_window_t, _ on: Bool) {
+    var mask = on ? XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue : 0
+    let cookie = xcb_change_window_attributes_checked(connection, window, XCB_CW_EVENT_MASK.rawValue, &mask)
+    xcb_discard_reply(connection, cookie.sequence)
+  }
 
   /// The middle of the window the window manager says has the keyboard (the root window's
   /// `_NET_ACTIVE_WINDOW`), on the root window; nil when none is named, or it is gone.

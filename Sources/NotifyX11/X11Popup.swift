@@ -61,7 +61,6 @@ final class X11Popup: PopupSurface {
     xcb_configure_window_aux(connection.connection, window, UInt16(mask), &values)
   }
 
-  /// Maps the window above the others, or unmaps it.
   /// Puts the window above its siblings (a fullscreen window raised over it).
   func raise(_ connection: X11Connection) {
     var values = xcb_configure_window_value_list_t()
@@ -70,6 +69,7 @@ final class X11Popup: PopupSurface {
       connection.connection, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &values)
   }
 
+  /// Maps the window above the others, or unmaps it.
   func setMapped(_ mapped: Bool, _ connection: X11Connection) {
     self.mapped = mapped
     if mapped {

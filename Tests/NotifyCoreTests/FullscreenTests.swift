@@ -111,6 +111,69 @@ struct FullscreenTests {
     _ = call
   }
 
+  @Test func grantedBeforeTheWindowWentFullscreen_aPushbackNoticeStartsOffTheScreen_itsHoldStill() throws {
+    var d = Self.driver(rules: [Self.rule("mail", app: "mail", .pushback)])
+    d.autoStart = false
+    let id = try d.show(fadeIn: 0, hold: 2, fadeOut: 0, app: "mail")
+    #expect(d.pendingStarts == [id])
+    d.perform { m, i in m.setFullscreen(true, at: i) }
+    d.startPending()
+    #expect(d.machine.status.fullscreen == FullscreenState(delayed: 0, pushedBack: 1))
+    #expect(d.armed == nil)
+    d.advance(to: 100)
+    d.perform { m, i in m.setFullscreen(false, at: i) }
+    #expect(d.armed == 102)
+  }
+
+  @Test func aPushedBackNoticeReplacedByOneThatShows_holdsAgain_andOneReplacedIntoPushback_standsStill()
+    throws
+  {
+    // Normal notices are pushed back, critical ones show.
+    var settings = MachineDriver.settings(maxVisible: 3)
+    settings.fullscreen[.normal] = .pushback
+    var d = MachineDriver(settings)
+    let first = try d.show("disk", fadeIn: 0, hold: 4, fadeOut: 0, key: "disk")
+    let second = try d.show("backup", fadeIn: 0, hold: 4, fadeOut: 0, urgency: .critical, key: "backup")
+    d.advance(to: 1)
+    d.perform { m, i in m.setFullscreen(true, at: i) }
+    #expect(d.machine.status.fullscreen?.pushedBack == 1)
+    d.advance(to: 50)
+    #expect(d.outcome(second) == .completed)
+    #expect(d.phase(first) == .holding)
+    // Replaced by a critical notice (the same key): it shows now, and holds its new 4 s.
+    #expect(
+      try d.show("disk failing", fadeIn: 0, hold: 4, fadeOut: 0, urgency: .critical, key: "disk") == first)
+    #expect(d.armed == 54)
+    d.advance(to: 54)
+    #expect(d.outcome(first) == .completed)
+    // The other way: a critical notice shown under the window, replaced by a normal one, leaves.
+    let third = try d.show("alarm", fadeIn: 0, hold: 4, fadeOut: 0, urgency: .critical, key: "alarm")
+    d.advance(to: 55)
+    #expect(try d.show("alarm off", fadeIn: 0, hold: 4, fadeOut: 0, key: "alarm") == third)
+    #expect(d.machine.status.fullscreen?.pushedBack == 1)
+    d.advance(to: 500)
+    #expect(d.phase(third) == .holding)
+    #expect(d.machine.fullscreenPolicy(of: third) == .pushback)
+    d.perform { m, i in m.setFullscreen(false, at: i) }
+    #expect(d.armed == 504)
+  }
+
+  @Test func aPushedBackProgressIndicator_doesNotTimeOutOffTheScreen() throws {
+    var settings = MachineDriver.settings()
+    settings.fullscreen[.normal] = .pushback
+    var d = MachineDriver(settings)
+    let (id, _) = try d.perform { m, i in
+      try m.progress(ProgressParameters(title: "copying", value: 50, timeout: 10), at: i)
+    }
+    d.advance(to: 2)
+    d.perform { m, i in m.setFullscreen(true, at: i) }
+    d.advance(to: 100)
+    #expect(d.outcome(id) == nil)
+    d.perform { m, i in m.setFullscreen(false, at: i) }
+    d.advance(to: 111)
+    #expect(d.outcome(id) == .timedOut)
+  }
+
   @Test func theDefaultsPerUrgency_areTheSettings() {
     var settings = QueueSettings()
     #expect(settings.fullscreen[.critical] == .show)

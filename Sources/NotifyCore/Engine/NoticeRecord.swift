@@ -165,6 +165,13 @@ struct NoticeRecord {
       && (timeline == nil || [.fadingIn, .holding].contains(notice.phase))
   }
 
+  /// Whether a fullscreen window pushing its card off the screen stops its hold: a shown notice
+  /// or progress indicator with a hold (a timeout) that nothing has decided to end.
+  var fullscreenPauses: Bool { isShown && hold != nil && !isClosing }
+
+  /// Whether its hold stands still because a fullscreen window pushed it off the screen.
+  var isPushedBack: Bool { pauses.contains(.fullscreen) }
+
   /// Whether a person's input on its card (the pointer over it, typing into its reply field) stops
   /// its hold: a shown plain notice with a hold that nothing has decided to end — one fading out
   /// because its hold ran out comes back.

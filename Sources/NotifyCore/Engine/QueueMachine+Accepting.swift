@@ -139,13 +139,15 @@ extension QueueMachine {
     if let old = existing.notice.key, old != notice.key, keys[old] == id { keys.removeValue(forKey: old) }
     if let key = notice.key { keys[key] = id }
     let hold = Admission.hold(of: notice, settings)
-    let seen = presenting  // the new content is seen from now, if anything shows it
+    // The new content is seen from now, if anything shows it and no fullscreen window pushes it back.
+    let seen = presenting && !pushesBack(gates)
     notices.modify(id) { record in
       record.replace(with: notice, hold: hold, at: instant.now)
       record.gates = gates
       record.requestedUrgency = requested
       record.seen = seen
     }
+    followFullscreen(id, at: instant)
     changed(id, at: instant)
   }
 

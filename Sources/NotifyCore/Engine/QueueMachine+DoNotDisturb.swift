@@ -65,18 +65,32 @@ extension QueueMachine {
     defer { settle(at: instant) }
     guard on != fullscreen else { return }
     fullscreen = on
-    let changing = notices.records.filter { $0.isShown && $0.gates.fullscreen == .pushback }
-    for record in changing {
-      notices.modify(record.notice.id) { record in
-        if on {
-          if record.inputPauses { record.pauseHold(.fullscreen, at: instant.now) }
-        } else {
-          record.resumeHold(.fullscreen, atLeast: record.hold ?? 0, at: instant.now)
-        }
-      }
-      step(record.notice.id, at: instant)
+    let changing = notices.records.filter {
+      $0.isShown && ($0.gates.fullscreen == .pushback || $0.isPushedBack)
     }
+    for id in changing.map(\.notice.id) { followFullscreen(id, at: instant) }
     markShownSeen()
+  }
+
+  /// Whether a notice with `gates` is off the screen now: a fullscreen window pushes it back.
+  func pushesBack(_ gates: NoticeRecord.Gates) -> Bool {
+    fullscreen && gates.fullscreen == .pushback
+  }
+
+  /// Makes shown notice `id`'s hold stand still while a fullscreen window pushes it off the screen
+  /// (its gates say `pushback`), and go on, its whole hold again, once nothing does — the window
+  /// left fullscreen, or a replacement changed its gates.
+  mutating func followFullscreen(_ id: Int, at instant: Instant) {
+    guard let record = notices[id], record.isShown else { return }
+    let pushed = pushesBack(record.gates)
+    if pushed && !record.isPushedBack && record.fullscreenPauses {
+      notices.modify(id) { $0.pauseHold(.fullscreen, at: instant.now) }
+    } else if !pushed && record.isPushedBack {
+      notices.modify(id) { $0.resumeHold(.fullscreen, atLeast: $0.hold ?? 0, at: instant.now) }
+    } else {
+      return
+    }
+    step(id, at: instant)
   }
 
   /// What unfinished notice `id` does under a fullscreen window; `nil` if it is not unfinished.

@@ -27,7 +27,7 @@ extension QueueMachine {
   mutating func markShownSeen() {
     guard presenting else { return }
     for record in notices.records where record.isShown && !record.seen {
-      if fullscreen && record.gates.fullscreen == .pushback { continue }
+      if pushesBack(record.gates) { continue }
       notices.modify(record.notice.id) { $0.seen = true }
     }
   }

@@ -101,14 +101,18 @@ extension QueueMachine {
       finished: history.count, unread: history.unreadCount)
   }
 
-  /// While the window with the keyboard is fullscreen: how many notices wait for it alone, and how
-  /// many shown ones it pushed off the screen.
+  /// While the window with the keyboard is fullscreen: how many ready notices it holds back (that
+  /// do-not-disturb would let through; some may wait for a slot too), and how many shown ones it
+  /// pushed off the screen.
   var fullscreenStatus: FullscreenState? {
     guard fullscreen else { return nil }
+    let nothingPasses = doNotDisturb?.allow == .nothing
     var delayed = 0
     var pushedBack = 0
     for record in notices.records where record.gates.fullscreen != .show {
-      if record.place == .ready && record.gates.admit(suspended: suspended, fullscreen: false) {
+      if record.place == .ready && !nothingPasses
+        && record.gates.admit(suspended: suspended, fullscreen: false)
+      {
         delayed += 1
       }
       if record.isShown && record.gates.fullscreen == .pushback { pushedBack += 1 }

@@ -192,14 +192,14 @@ public struct QueueMachine {
     guard let record = notices[id], record.place == .granted else { return }
     let away = idle?.idle == true
     let seen = presenting
+    let pushedBack = pushesBack(record.gates)
     notices.modify(id) { record in
       record.place = .running
       if away && record.idlePauses {
         record.pauses.insert(.away)
         record.holdLeftWhilePaused = record.hold
       }
-      let pushedBack = fullscreen && record.gates.fullscreen == .pushback
-      if pushedBack && record.notice.kind == .notice && record.hold != nil && !record.isClosing {
+      if pushedBack && record.hold != nil && !record.isClosing {
         record.pauses.insert(.fullscreen)
         record.holdLeftWhilePaused = record.hold
       }
