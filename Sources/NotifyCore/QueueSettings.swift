@@ -277,19 +277,14 @@ public struct QueueSettings: Sendable, Equatable {
     rules.compactMap(\.bypassDoNotDisturb).last ?? (urgency == .critical)
   }
 
-  /// Whether a notice kept from before a restart passes do-not-disturb that lets critical ones
-  /// through, by the rules in force now.
-  func passesDoNotDisturb(_ notice: Notice) -> Bool {
+  /// What lets a notice kept from before a restart show while others are held back, by the rules
+  /// in force now: whether it passes do-not-disturb that lets critical ones through, and what it
+  /// does under a fullscreen window.
+  func gates(of notice: Notice) -> NoticeRecord.Gates {
     let rules = matchingRules(
       app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
-    return Self.passesDoNotDisturb(rules, urgency: notice.urgency)
-  }
-
-  /// What a notice kept from before a restart does under a fullscreen window, by the rules in force
-  /// now.
-  func fullscreenPolicy(_ notice: Notice) -> FullscreenPolicy {
-    let rules = matchingRules(
-      app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
-    return fullscreenPolicy(rules, urgency: notice.urgency)
+    return NoticeRecord.Gates(
+      passesDoNotDisturb: Self.passesDoNotDisturb(rules, urgency: notice.urgency),
+      fullscreen: fullscreenPolicy(rules, urgency: notice.urgency))
   }
 }

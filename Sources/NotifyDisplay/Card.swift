@@ -53,10 +53,7 @@ public struct Card: Sendable, Equatable {
     actionIcons = notice.hints?.hasActionIcons ?? false
     self.look = look ?? CardLook.builtIn(for: notice.urgency)
     self.host = notice.origin?.host ?? host
-    appName = notice.app
-    if let origin = notice.origin, let app = notice.app, app.hasSuffix("@" + origin.host) {
-      appName = String(app.dropLast(origin.host.count + 1))
-    }
+    appName = notice.origin.map { $0.senderApp(notice.app) } ?? notice.app
   }
 
   /// The action a left click invokes (DESIGN §9).

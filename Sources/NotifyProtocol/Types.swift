@@ -79,6 +79,19 @@ extension NoticeOrigin {
   /// Its origin store, `host/store`: what a desk keeps a mark of what came under (`RelayMark`), and
   /// the front of the message id.
   public var markKey: String { "\(host)/\(store)" }
+
+  /// The app a relayed notice shows here: `app@host`, or the host alone for a notice without an
+  /// app, so that a person sees where it came from.
+  public func relayedApp(_ app: String?) -> String {
+    app.map { "\($0)@\(host)" } ?? host
+  }
+
+  /// The app as the notice's sender named it, from what `relayedApp` made of it: `app@host` less
+  /// its `@host` (the host alone, for a notice that came without an app, stays as it is).
+  public func senderApp(_ relayed: String?) -> String? {
+    guard let relayed, relayed.hasSuffix("@" + host) else { return relayed }
+    return String(relayed.dropLast(host.count + 1))
+  }
 }
 
 /// The relay's connection to NATS, as `Status` reports it.

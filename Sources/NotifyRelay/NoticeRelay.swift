@@ -379,7 +379,7 @@ public final class NoticeRelay: @unchecked Sendable {
   ) {
     let origin = relayed.origin
     var request = relayed.notice
-    request.app = request.app.map { "\($0)@\(origin.host)" } ?? origin.host
+    request.app = origin.relayedApp(request.app)
     // An id on another host means nothing here.
     request.after = nil
     let missed = settings.maxAge.map { Date().timeIntervalSince1970 - origin.sent > $0 } ?? false

@@ -105,9 +105,8 @@ public final class WaylandBackend: PopupBackend {
       if let center { centerMoved(center) }
     }
     connection.toplevels?.changed = { [weak self] in self?.windowsChanged = true }
-    windowsChanged = false
-    display.fullscreenChanged(connection.toplevels?.activatedIsFullscreen == true)
     self.connection = connection
+    reportFullscreen()
     return "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
   }
 
@@ -116,11 +115,15 @@ public final class WaylandBackend: PopupBackend {
   public func readable() -> Bool {
     guard let connection else { return false }
     guard connection.dispatch() else { return false }
-    if windowsChanged {
-      windowsChanged = false
-      display.fullscreenChanged(connection.toplevels?.activatedIsFullscreen == true)
-    }
+    if windowsChanged { reportFullscreen() }
     return connection.flush()
+  }
+
+  /// Tells the display whether the window with the keyboard is fullscreen, as the compositor said
+  /// last.
+  private func reportFullscreen() {
+    windowsChanged = false
+    display.fullscreenChanged(connection?.toplevels?.activatedIsFullscreen == true)
   }
 
   public func phaseChanged(of id: Int) {

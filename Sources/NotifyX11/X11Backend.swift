@@ -92,8 +92,7 @@ public final class X11Backend: PopupBackend {
     self.connection = connection
     focused = nil
     errorLogged = false
-    windowsChanged = false
-    display.fullscreenChanged(connection.activeWindowIsFullscreen())
+    reportFullscreen(connection)
     scale = wantedScale(connection)
     return connection.summary + (scale == 1 ? "" : ", scale \(scale)")
   }
@@ -108,20 +107,8 @@ public final class X11Backend: PopupBackend {
       reconcile = handle(event, connection) || reconcile
     }
     guard !connection.hasError else { return false }
-    if windowsChanged {
-      // Once all that came is read: the active window changing is not a moment without one.
-      windowsChanged = false
-      let fullscreen = connection.activeWindowIsFullscreen()
-      if fullscreen {
-        // A window that goes fullscreen, or a fullscreen one that takes the keyboard, is raised
-        // above our windows: the cards that show over it are raised again (the others stay under
-        // it, or leave the screen).
-        for popup in popups where popup.mapped && popup.card.look.fullscreen == .show {
-          popup.raise(connection)
-        }
-      }
-      display.fullscreenChanged(fullscreen)
-    }
+    // Once all that came is read: the active window changing is not a moment without one.
+    if windowsChanged { reportFullscreen(connection) }
     if reconcile {
       self.reconcile()
     } else {
@@ -129,6 +116,20 @@ public final class X11Backend: PopupBackend {
       _ = connection.flush()
     }
     return !connection.hasError
+  }
+
+  /// Tells the display whether the window with the keyboard is fullscreen. A window that goes
+  /// fullscreen, or a fullscreen one that takes the keyboard, may be raised above our windows: the
+  /// cards that show over it are raised again (the others stay under it, or leave the screen).
+  private func reportFullscreen(_ connection: X11Connection) {
+    windowsChanged = false
+    let fullscreen = connection.activeWindowIsFullscreen()
+    if fullscreen {
+      for popup in popups where popup.mapped && popup.card.look.fullscreen == .show {
+        popup.raise(connection)
+      }
+    }
+    display.fullscreenChanged(fullscreen)
   }
 
   /// The notice whose window has the keyboard (its reply field was clicked).

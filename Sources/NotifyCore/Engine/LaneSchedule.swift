@@ -17,8 +17,8 @@ struct LaneSchedule {
     }
   }
 
-  /// One ready list per kind of gates a notice has.
-  private var lists: [NoticeRecord.Gates: IDQueue<Rank>] = [:]
+  /// One ready list per kind of gates a notice has (`NoticeRecord.Gates.slot`).
+  private var lists = [IDQueue<Rank>](repeating: IDQueue(), count: NoticeRecord.Gates.all.count)
   private var arrivals = 0
   /// The rounds of each urgency (critical, normal, low).
   private var rounds = [FairRounds](repeating: FairRounds(), count: 3)
@@ -27,7 +27,7 @@ struct LaneSchedule {
   /// Notices shown and held until ended that left their slot.
   var sticky = 0
 
-  var count: Int { lists.values.reduce(0) { $0 + $1.count } }
+  var count: Int { lists.reduce(0) { $0 + $1.count } }
 
   mutating func add(_ id: Int, app: String?, urgency: Urgency, gates: NoticeRecord.Gates) {
     let level =
@@ -38,26 +38,26 @@ struct LaneSchedule {
       }
     arrivals += 1
     let rank = Rank(urgency: level, round: rounds[level].round(for: app ?? ""), arrival: arrivals)
-    lists[gates, default: IDQueue()].push(id, key: rank)
+    lists[gates.slot].push(id, key: rank)
   }
 
   /// Removes and answers the next of the `isLive` notices whose gates `admitting` lets through;
   /// stale entries are dropped on the way.
   mutating func next(admitting: (NoticeRecord.Gates) -> Bool = { _ in true }, isLive: (Int) -> Bool) -> Int? {
-    var chosen: (gates: NoticeRecord.Gates, key: Rank)?
-    for gates in Array(lists.keys) where admitting(gates) {
-      while let entry = lists[gates]!.first, !isLive(entry.id) { lists[gates]!.pop() }
-      guard let first = lists[gates]!.first else { continue }
-      if chosen == nil || first.key < chosen!.key { chosen = (gates, first.key) }
+    var chosen: (slot: Int, key: Rank)?
+    for (slot, gates) in NoticeRecord.Gates.all.enumerated() where admitting(gates) {
+      while let entry = lists[slot].first, !isLive(entry.id) { lists[slot].pop() }
+      guard let first = lists[slot].first else { continue }
+      if chosen == nil || first.key < chosen!.key { chosen = (slot, first.key) }
     }
-    guard let chosen, let entry = lists[chosen.gates]!.pop() else { return nil }
+    guard let chosen, let entry = lists[chosen.slot].pop() else { return nil }
     rounds[entry.key.urgency].serve(entry.key.round, waiting: count)
     return entry.id
   }
 
   mutating func compact(live: Int, isLive: (Int) -> Bool) {
-    for gates in Array(lists.keys) {
-      lists[gates]!.compact(live: live, isLive: isLive)
+    for slot in lists.indices {
+      lists[slot].compact(live: live, isLive: isLive)
     }
   }
 }

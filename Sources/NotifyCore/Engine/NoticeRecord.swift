@@ -78,7 +78,7 @@ struct NoticeRecord {
   }
 
   /// What lets a notice show while others are held back (`QueueSettings.Resolution`).
-  struct Gates: Hashable {
+  struct Gates: Equatable {
     /// It passes do-not-disturb that lets critical notices through.
     var passesDoNotDisturb = false
     /// What it does while the window with the keyboard is fullscreen.
@@ -87,6 +87,22 @@ struct NoticeRecord {
     /// Whether it may be given a slot now.
     func admit(suspended: Bool, fullscreen active: Bool) -> Bool {
       (!suspended || passesDoNotDisturb) && (!active || fullscreen == .show)
+    }
+
+    /// Every kind of gates, each at its `slot`.
+    static let all = [false, true].flatMap { passes in
+      [FullscreenPolicy.show, .delay, .pushback].map { Gates(passesDoNotDisturb: passes, fullscreen: $0) }
+    }
+
+    /// Where it stands in `all`: a lane keeps a ready list per kind (`LaneSchedule`).
+    var slot: Int {
+      let policy =
+        switch fullscreen {
+        case .show: 0
+        case .delay: 1
+        case .pushback: 2
+        }
+      return (passesDoNotDisturb ? 3 : 0) + policy
     }
   }
 

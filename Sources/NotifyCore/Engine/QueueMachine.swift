@@ -115,9 +115,7 @@ public struct QueueMachine {
           + max(0, notice.created + notice.delay + settings.answerDelay(of: notice) - instant.wall),
         hold: Admission.hold(of: notice, settings))
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
-      record.gates = NoticeRecord.Gates(
-        passesDoNotDisturb: settings.passesDoNotDisturb(notice), fullscreen: settings.fullscreenPolicy(notice)
-      )
+      record.gates = settings.gates(of: notice)
       notices.insert(record)
       count(from: nil, to: .waiting)
       if let key = notice.key { keys[key] = notice.id }
