@@ -56,6 +56,8 @@ class Daemon:
         self.env.pop("LISTEN_FDS", None)
         # On a desktop the suite must not forward test notices to the real notification server.
         self.env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        # A suite run from a systemd unit must not make every daemon follow that manager's session.
+        self.env.pop("INVOCATION_ID", None)
         if env:
             self.env.update(env)
         self.extra_args = list(extra_args)

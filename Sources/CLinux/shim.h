@@ -43,3 +43,6 @@ int pipe2(int fds[2], int flags);
 /* memfd_create(2): anonymous memory behind a descriptor, shared with a Wayland compositor. */
 int memfd_create(const char *name, unsigned int flags);
 static const unsigned int notifyd_MFD_CLOEXEC = 0x0001U;
+
+/* inotify(7): the display servers' sockets appearing and going, for a daemon that follows the session. */
+#include <sys/inotify.h>

@@ -141,6 +141,14 @@ struct DBusMessage {
     return strings
   }
 
+  /// Reads a variant holding an array of strings (`v` of `as`), as a property's `Get` answers.
+  func readStringArrayVariant() throws(DBusError) -> [String] {
+    guard try enter("v", "as") else { throw .malformed("expected a variant of an array of strings") }
+    let strings = try readStringArray()
+    try exit()
+    return strings
+  }
+
   /// Reads a hint dictionary (`a{sv}`): basic values are kept, anything else is skipped.
   func readHints() throws(DBusError) -> [String: DBusHint] {
     guard try enter("a", "{sv}") else { throw .malformed("expected a dictionary of hints") }

@@ -127,6 +127,20 @@ enum DBusNames {
     static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
   }
 
+  /// The user's service manager (`systemd --user`) on the session bus (org.freedesktop.systemd1(5)),
+  /// for the environment a graphical session exports to it.
+  enum UserManager {
+    static let name = "org.freedesktop.systemd1"
+    static let path = "/org/freedesktop/systemd1"
+    static let interface = "org.freedesktop.systemd1.Manager"
+    static let subscribe = "Subscribe"
+    static let environment = "Environment"
+    /// Signals sent once subscribed: a job done (a unit started or stopped: the session's target),
+    /// and a reload finished.
+    static let jobRemoved = "JobRemoved"
+    static let reloading = "Reloading"
+  }
+
   /// Error names notifyd replies with.
   enum ErrorName {
     static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"

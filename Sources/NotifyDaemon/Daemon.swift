@@ -84,6 +84,15 @@ public final class Daemon: @unchecked Sendable {
   private let currentPopups = Locked<PopupDisplay?>(nil)
   private var config = Config()
   private var configSource: String?
+  /// Where the graphical session draws: where the daemon was started, or, for one the user's
+  /// service manager started, what the session exported to it since (`SessionFollower`).
+  private var session = SessionDisplay(environment: ProcessInfo.processInfo.environment)
+  private var sessionFollower: SessionFollower?
+  /// The process's environment with the session's display variables: what the popups, the hooks
+  /// and the engine's settings are chosen by.
+  private var sessionEnvironment: [String: String] {
+    session.applied(to: ProcessInfo.processInfo.environment)
+  }
   private var memory: MemoryReclaimer!
 
   public init(options: DaemonOptions, log: Logger) {
@@ -164,7 +173,9 @@ public final class Daemon: @unchecked Sendable {
       currentPopups.withLock { $0 }?.setSuppressed(forwarding)
     }
     logindIdle = LogindIdle(engine: queue, log: log)
+    followSession(environment: environment)
     startPopups(environment: environment)
+    sessionFollower?.start()
     bridge.start()
     if config.relay.isEnabled { try startRelay(store: store, service: service, queue: queue) }
     let table = QueueMethods.table(
@@ -201,6 +212,9 @@ public final class Daemon: @unchecked Sendable {
         // What a finished notice held goes once it leaves history: trim now and then.
         if notice.id % 256 == 0 { loop.execute { reclaimer.memoryMayHaveBeenFreed() } }
       }
+      // A notice with nowhere to draw it: the session may have exported its display by now
+      // without anything saying so.
+      if event.kind == .added { sessionFollower?.noticeAdded() }
       statusMayHaveChanged()
     }
     startWatchdog()
@@ -314,12 +328,12 @@ public final class Daemon: @unchecked Sendable {
     {
       log.notice("[Socket], [Store], [DBus] and [Relay] changes take effect when notifyd restarts")
     }
-    queue?.apply(Self.queueSettings(fresh, environment: ProcessInfo.processInfo.environment))
+    queue?.apply(Self.queueSettings(fresh, environment: sessionEnvironment))
     if fresh.display != config.display {
       popups?.stop()
       popups = nil
       config.display = fresh.display
-      startPopups(environment: ProcessInfo.processInfo.environment)
+      startPopups(environment: sessionEnvironment)
     }
     hooks?.update(fresh.hooks, sound: fresh.sound)
     bridge?.update(DBusServerSettings(config: fresh))
@@ -342,16 +356,19 @@ public final class Daemon: @unchecked Sendable {
       noPopups(because: "[Display] Mode=off", queue: queue)
       return
     case .none(let why):
-      log.info("display: \(why), no popups ([Display] Mode=auto)")
-      noPopups(because: why, queue: queue)
+      // A daemon that follows the session says what it waits for.
+      let waits = sessionFollower != nil && !SessionDisplay(environment: environment).namesADisplay
+      let reason = waits ? "\(why): drawing once the session exports them" : why
+      log.info("display: \(reason), no popups ([Display] Mode=auto)")
+      noPopups(because: reason, queue: queue)
       return
     case .wayland:
-      backend = WaylandBackend()
+      backend = WaylandBackend(display: environment["WAYLAND_DISPLAY"])
     case .x11(let insteadOfWayland):
       if insteadOfWayland {
         log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead")
       }
-      backend = X11Backend()
+      backend = X11Backend(session: SessionDisplay(environment: environment))
     }
     let log = self.log
     let popups = PopupDisplay(
@@ -363,10 +380,13 @@ public final class Daemon: @unchecked Sendable {
     popups.idleFallback = logindIdle.map(LogindFallback.init)
     // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
     // the bus forwards to another server (Mode=wayland and x11 draw regardless).
-    if let bridge {
-      popups.onDrawable = { drawable in bridge.setPopupsDrawable(drawable) }
-      if config.display.mode == .auto { bridge.reportForwarding() }
+    let bridge = self.bridge
+    let follower = sessionFollower
+    popups.onDrawable = { drawable in
+      bridge?.setPopupsDrawable(drawable)
+      follower?.setDrawing(drawable)
     }
+    if let bridge, config.display.mode == .auto { bridge.reportForwarding() }
     // `menu` and "…": notifyctl menu, beside this binary, runs the picker as a client of ours.
     if let hooks, let socket {
       let command = [Self.companion("notifyctl"), "menu"]
@@ -380,6 +400,40 @@ public final class Daemon: @unchecked Sendable {
     }
     self.popups = popups
     popups.start()
+  }
+
+  /// For a daemon the user's service manager started (`INVOCATION_ID` set), perhaps before the
+  /// graphical session: follows where the session draws as it exports its variables to the manager
+  /// (DESIGN §15). Not with `[Display] Mode=off`, where nothing is drawn. Started by the caller
+  /// once the popups are, which tell it whether they draw.
+  private func followSession(environment: [String: String]) {
+    guard environment["INVOCATION_ID"] != nil, config.display.mode != .off else { return }
+    let loop = loop!
+    let follower = SessionFollower(
+      started: session, environment: environment, log: log,
+      changed: { [weak self] display in
+        guard let self else { return }
+        loop.execute { self.sessionChanged(display) }
+      },
+      socketAppeared: { [weak self] in
+        guard let self else { return }
+        loop.execute { self.popups?.connectNow() }
+      })
+    sessionFollower = follower
+  }
+
+  /// The session draws somewhere else now (or nowhere): the popups start over there, and the hooks
+  /// and the engine's settings follow. On the loop.
+  private func sessionChanged(_ display: SessionDisplay) {
+    guard display != session else { return }
+    session = display
+    let environment = sessionEnvironment
+    hooks?.setSession(display)
+    queue?.apply(Self.queueSettings(config, environment: environment))
+    popups?.stop()
+    popups = nil
+    sessionFollower?.setDrawing(false)
+    startPopups(environment: environment)
   }
 
   /// The path of notifyd's companion program `name` (notifyctl): beside this executable, as every
@@ -428,7 +482,9 @@ public final class Daemon: @unchecked Sendable {
       let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
       let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
       if wayland, !x11 { return .wayland(reachable: nil) }
-      if wayland, WaylandBackend.isReachable() { return .wayland(reachable: true) }
+      if wayland, WaylandBackend.isReachable(display: environment["WAYLAND_DISPLAY"]) {
+        return .wayland(reachable: true)
+      }
       if x11 { return .x11(insteadOfWayland: wayland) }
       return .none("neither WAYLAND_DISPLAY nor DISPLAY is set")
     }
@@ -442,10 +498,10 @@ public final class Daemon: @unchecked Sendable {
     case .off: return "none ([Display] Mode=off)"
     case .none(let why): return "none: \(why)"
     case .wayland(let reachable):
-      return reachable ?? WaylandBackend.isReachable()
+      return reachable ?? WaylandBackend.isReachable(display: socket)
         ? "Wayland with layer-shell at WAYLAND_DISPLAY=\(socket), popups fade"
         : "no layer-shell compositor answers at WAYLAND_DISPLAY=\(socket)"
-    case .x11: return X11Backend.describeDisplay()
+    case .x11: return X11Backend.describeDisplay(session: SessionDisplay(environment: environment))
     }
   }
 

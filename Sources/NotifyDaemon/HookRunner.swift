@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NotifyConfig
 import NotifyCore
+import NotifyDisplay
 import NotifyPosix
 import NotifyProtocol
 import NotifySupport
@@ -40,6 +41,14 @@ public final class HookRunner: @unchecked Sendable {
   private var backlog: [(name: String, arguments: [String], notice: Notice)] = []
   private var childSignal: (any DispatchSourceSignal)?
   private let lookup: @Sendable (Int) -> Notice?
+  /// Where the graphical session draws, once the daemon follows it to somewhere it was not
+  /// started: hooks and the picker run there.
+  private let session = Locked<SessionDisplay?>(nil)
+
+  /// Hooks and the picker started from now on run on `display`.
+  public func setSession(_ display: SessionDisplay) {
+    session.withLock { $0 = display }
+  }
 
   /// A runner for `hooks`; `lookup` finds a notice by id when an event names only the id.
   public init(
@@ -163,6 +172,7 @@ public final class HookRunner: @unchecked Sendable {
     ] {
       environment.removeValue(forKey: key)
     }
+    if let session = session.withLock({ $0 }) { environment = session.applied(to: environment) }
     for (key, value) in Self.environment(for: notice) { environment[key] = value }
     for (key, value) in extra { environment[key] = value }
     let pid: pid_t

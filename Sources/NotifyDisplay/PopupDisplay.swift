@@ -697,6 +697,17 @@ public final class PopupDisplay: @unchecked Sendable {
 
   // MARK: - Connection
 
+  /// Tries to connect now rather than at the backoff's next try: the display server's socket has
+  /// just appeared. Nothing happens while connected.
+  public func connectNow() {
+    queue.async { [self] in
+      guard !stopped, !connected else { return }
+      retryTimer.cancel()
+      retryTimer.reset()
+      connect()
+    }
+  }
+
   private func connect() {
     guard !stopped, !connected else { return }
     let description: String

@@ -55,12 +55,18 @@ public final class WaylandBackend: PopupBackend {
   /// Every popup, on every output.
   private var popups: [Popup] { stacks.values.flatMap(\.values) }
 
-  public init() {}
+  /// The compositor's socket: a name in `XDG_RUNTIME_DIR` or a path (the session's
+  /// `WAYLAND_DISPLAY`); nil for the process's own `WAYLAND_DISPLAY`.
+  private let socketName: String?
 
-  /// Whether a compositor with layer-shell answers at `WAYLAND_DISPLAY` now (`[Display] Mode=auto`
-  /// chooses Wayland then).
-  public static func isReachable() -> Bool {
-    guard let connection = WaylandConnection() else { return false }
+  public init(display: String? = nil) {
+    socketName = display
+  }
+
+  /// Whether a compositor with layer-shell answers at `display` (or `WAYLAND_DISPLAY`) now
+  /// (`[Display] Mode=auto` chooses Wayland then).
+  public static func isReachable(display: String? = nil) -> Bool {
+    guard let connection = WaylandConnection(name: display) else { return false }
     defer { connection.disconnect() }
     return connection.start() && connection.layerShell != nil
   }
@@ -84,8 +90,8 @@ public final class WaylandBackend: PopupBackend {
 
   public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
     host = display
-    guard let connection = WaylandConnection() else {
-      let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
+    guard let connection = WaylandConnection(name: socketName) else {
+      let name = socketName ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
       throw PopupDisplayFailure("no Wayland compositor at WAYLAND_DISPLAY=\(name)")
     }
     guard connection.start() else {

@@ -109,9 +109,10 @@ final class WaylandConnection {
   /// The windows, where the compositor offers `wlr-foreign-toplevel-management`.
   private(set) var toplevels: Toplevels?
 
-  /// Connects to the compositor named by `WAYLAND_DISPLAY` (wraps `wl_display_connect(3)`).
-  init?() {
-    guard let display = wl_display_connect(nil) else { return nil }
+  /// Connects to the compositor at `name` (a socket in `XDG_RUNTIME_DIR`, or a path), or at
+  /// `WAYLAND_DISPLAY` when nil (wraps `wl_display_connect(3)`).
+  init?(name: String?) {
+    guard let display = wl_display_connect(name) else { return nil }
     self.display = display
   }
 

@@ -57,13 +57,18 @@ public final class X11Backend: PopupBackend {
   private static let expose: UInt8 = 12
   private static let propertyNotify: UInt8 = 28
 
-  public init() {}
+  /// The X server of the session followed (with its `XAUTHORITY`); nil for the process's `DISPLAY`.
+  private let session: SessionDisplay?
 
-  /// What `notifyd --check-config` says of the X display `DISPLAY` names: its summary, or why
-  /// there is none.
-  public static func describeDisplay() -> String {
+  public init(session: SessionDisplay? = nil) {
+    self.session = session
+  }
+
+  /// What `notifyd --check-config` says of the X display `session` (or `DISPLAY`) names: its
+  /// summary, or why there is none.
+  public static func describeDisplay(session: SessionDisplay? = nil) -> String {
     do {
-      let connection = try X11Connection()
+      let connection = try X11Connection(session: session)
       defer { connection.disconnect() }
       return connection.summary
     } catch {
@@ -88,7 +93,7 @@ public final class X11Backend: PopupBackend {
 
   public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
     host = display
-    let connection = try X11Connection()
+    let connection = try X11Connection(session: session)
     self.connection = connection
     focused = nil
     errorLogged = false

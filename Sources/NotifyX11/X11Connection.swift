@@ -69,13 +69,17 @@ final class X11Connection {
     var fullscreen: xcb_atom_t
   }
 
-  /// Connects to the X server `DISPLAY` names (wraps `xcb_connect(3)`).
-  init() throws(PopupDisplayFailure) {
+  /// Connects to the X server `session` names, with the cookie of its `XAUTHORITY`; to the one
+  /// the process's `DISPLAY` names when `session` names none (wraps `xcb_connect(3)` and
+  /// `xcb_connect_to_display_with_auth_info(3)`).
+  init(session: SessionDisplay? = nil) throws(PopupDisplayFailure) {
     var screenNumber: Int32 = 0
-    let connection = xcb_connect(nil, &screenNumber)!
+    let name = session?.x11
+    displayName = name ?? Self.environmentDisplay
+    let connection = Self.open(name, authority: session?.xauthority, screen: &screenNumber)
     guard xcb_connection_has_error(connection) == 0 else {
       xcb_disconnect(connection)
-      throw PopupDisplayFailure("no X server answers at DISPLAY=\(Self.environmentDisplay)")
+      throw PopupDisplayFailure("no X server answers at DISPLAY=\(displayName)")
     }
     var roots = xcb_setup_roots_iterator(xcb_get_setup(connection))
     for _ in 0..<screenNumber where roots.rem > 0 { xcb_screen_next(&roots) }
@@ -147,6 +151,34 @@ final class X11Connection {
   }
 
   static var environmentDisplay: String { getenv("DISPLAY").map { String(cString: $0) } ?? "" }
+
+  /// The display connected to, for messages.
+  let displayName: String
+
+  /// The host name as `gethostname(2)` gives it, which Xauthority files name local displays by.
+  private static func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Connects to display `name` (nil: `DISPLAY`): with the cookie for it in the file `authority`
+  /// when that file holds one (a local display only), else as xcb finds one itself.
+  private static func open(_ name: String?, authority: String?, screen: inout Int32) -> OpaquePointer {
+    guard let name, let authority, let number = SessionDisplay.x11DisplayNumber(name),
+      let cookie = XAuthority.cookie(inFileAt: authority, display: number, host: hostName())
+    else { return xcb_connect(name, &screen)! }
+    var cookieName = cookie.name.map { CChar(bitPattern: $0) }
+    var cookieData = cookie.data.map { CChar(bitPattern: $0) }
+    return cookieName.withUnsafeMutableBufferPointer { namePointer in
+      cookieData.withUnsafeMutableBufferPointer { dataPointer in
+        var info = xcb_auth_info_t(
+          namelen: Int32(namePointer.count), name: namePointer.baseAddress,
+          datalen: Int32(dataPointer.count), data: dataPointer.baseAddress)
+        return xcb_connect_to_display_with_auth_info(name, &info, &screen)!
+      }
+    }
+  }
 
   var fileDescriptor: Int32 { xcb_get_file_descriptor(connection) }
   var hasError: Bool { xcb_connection_has_error(connection) != 0 }
@@ -473,7 +505,7 @@ final class X11Connection {
   /// boundaries.
   var summary: String {
     let monitors = monitors.map(\.description).joined(separator: ", ")
-    let place = "X11 at DISPLAY=\(Self.environmentDisplay) (\(monitors))"
+    let place = "X11 at DISPLAY=\(displayName) (\(monitors))"
     if fades { return "\(place): a compositing manager runs, popups fade" }
     let why =
       depth == 32

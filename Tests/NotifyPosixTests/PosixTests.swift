@@ -263,3 +263,39 @@ extension Substring {
     hasSuffix(suffix) ? dropLast(suffix.count) : self
   }
 }
+
+/// inotify on a real directory: what the session follower hears of display sockets.
+@Suite("Posix inotify")
+struct InotifyTests {
+  @Test("a name made and removed in a watched directory is reported with its name and what happened")
+  func createdAndRemoved() throws {
+    var template = Array("/tmp/notifyd-inotify-XXXXXX".utf8CString)
+    let directory = String(cString: mkdtemp(&template)!)
+    defer { rmdir(directory) }
+    let inotify = try Posix.inotifyCreate()
+    defer { Posix.close(inotify) }
+    let watch = try Posix.watchDirectory(inotify, directory)
+    let path = directory + "/wayland-1"
+    close(open(path, O_CREAT | O_WRONLY, 0o600))
+    unlink(path)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let transfer = try buffer.withUnsafeMutableBytes { try Posix.read(inotify, into: $0) }
+    guard case .bytes(let count) = transfer else {
+      Issue.record("no events: \(transfer)")
+      return
+    }
+    let events = buffer.withUnsafeBytes {
+      Posix.directoryEvents(in: UnsafeRawBufferPointer(rebasing: $0[..<count]))
+    }
+    #expect(events.map(\.name) == ["wayland-1", "wayland-1"])
+    #expect(events.allSatisfy { $0.watch == watch })
+    #expect(events[0].mask & Posix.entryCreated != 0)
+    #expect(events[1].mask & Posix.entryRemoved != 0)
+    // A truncated event ends the list rather than reading past the buffer.
+    let truncated = buffer.withUnsafeBytes {
+      Posix.directoryEvents(in: UnsafeRawBufferPointer(rebasing: $0[..<(count - 1)]))
+    }
+    #expect(truncated.count == 1)
+    #expect(throws: SystemError.self) { try Posix.watchDirectory(inotify, directory + "/missing") }
+  }
+}

@@ -1,0 +1,236 @@
+import Dispatch
+import Foundation
+import NotifyDBus
+import NotifyDisplay
+import NotifyPosix
+import NotifySupport
+import Synchronization
+
+/// Follows the graphical session for a daemon the user's service manager started, perhaps before
+/// any compositor (socket activation at login): where the session draws is what it exports to the
+/// manager (`UserManagerEnvironment`), read again when the manager signals and when a display
+/// server's socket appears or goes (`inotify(7)` on `XDG_RUNTIME_DIR`, where Wayland compositors
+/// make theirs, and on `/tmp/.X11-unix`). A session exports its variables a moment after its
+/// compositor makes the socket, and nothing signals that moment, so a socket appearing is
+/// followed by a few more reads (after 0.05 s, doubling, for at most `followUpReads`) until the
+/// manager names a display whose socket is there. Nothing is polled while nothing changes.
+///
+/// `changed` hears where the session draws whenever it changes; `socketAppeared` hears that the
+/// socket of the display in force appeared again (a compositor started anew under the same name),
+/// so that the popups connect at once rather than at their backoff's next try. Both run on the
+/// follower's queue.
+///
+/// - Important: everything mutable belongs to `queue`.
+final class SessionFollower: @unchecked Sendable {
+  // @unchecked: every mutable property is touched only on `queue`.
+  private let queue = DispatchQueue(label: "notifyd.session-sockets")
+  private let log: Logger
+  private let runtimeDirectory: String?
+  private let changed: @Sendable (SessionDisplay) -> Void
+  private let socketAppeared: @Sendable () -> Void
+  private var manager: UserManagerEnvironment?
+  private var session: FollowedSession
+
+  private var inotify: Int32 = -1
+  private var source: (any DispatchSourceRead)?
+  /// Each watch and the directory it watches.
+  private var watches: [Int32: String] = [:]
+  /// The reads left after a socket appeared, and the timer of the next.
+  private var followUpsLeft = 0
+  private var followUpDelay = SessionFollower.firstFollowUp
+  private var followUp: (any DispatchSourceTimer)?
+
+  /// The reads after a socket appears: 0.05 s, doubling, seven of them (6.35 s in all).
+  static let firstFollowUp = 0.05
+  static let followUpReads = 7
+  /// Whether the popups draw now: a notice added while they do not asks the manager again.
+  private let drawing = Atomic<Bool>(false)
+  /// When a notice last asked, on the monotonic clock: at most one read a `noticeInterval`.
+  private var noticeAsked = -Double.infinity
+  static let noticeInterval = 1.0
+
+  init(
+    started: SessionDisplay, environment: [String: String], log: Logger,
+    changed: @escaping @Sendable (SessionDisplay) -> Void, socketAppeared: @escaping @Sendable () -> Void
+  ) {
+    self.log = log
+    self.changed = changed
+    self.socketAppeared = socketAppeared
+    session = FollowedSession(started: started)
+    runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    manager = UserManagerEnvironment(log: log, environment: environment) { [weak self] assignments in
+      guard let self else { return }
+      queue.async { self.managerSays(assignments) }
+    }
+  }
+
+  /// Starts watching; returns at once.
+  func start() {
+    queue.async { [self] in
+      watchSockets()
+      manager?.start()
+    }
+  }
+
+  /// Stops watching; waits until it is done.
+  func stop() {
+    manager?.stop()
+    queue.sync {
+      followUp?.cancel()
+      followUp = nil
+      if let source {
+        // The descriptor closes once the source has let go of it.
+        let fd = inotify
+        source.setCancelHandler { Posix.close(fd) }
+        source.cancel()
+      } else if inotify >= 0 {
+        Posix.close(inotify)
+      }
+      source = nil
+      inotify = -1
+      watches = [:]
+    }
+  }
+
+  /// The popups draw, or no longer do.
+  func setDrawing(_ drawing: Bool) {
+    self.drawing.store(drawing, ordering: .relaxed)
+  }
+
+  /// A notice was added: while the popups draw nowhere, the session may have exported its display
+  /// without anything saying so (an X session started from a display manager's greeter, whose
+  /// socket appeared long before), so the manager is asked again, at most once a second.
+  func noticeAdded() {
+    guard !drawing.load(ordering: .relaxed) else { return }
+    queue.async { [self] in
+      let now = Posix.monotonicNow()
+      guard now - noticeAsked >= Self.noticeInterval else { return }
+      noticeAsked = now
+      manager?.readAgain()
+    }
+  }
+
+  // MARK: - The manager
+
+  private func managerSays(_ assignments: [String]) {
+    guard session.managerSays(assignments) else { return }
+    let current = session.current
+    log.info("session: the user's service manager says \(current); popups follow")
+    if socketIsThere(current) { stopFollowingUp() }
+    changed(current)
+  }
+
+  /// Whether the display `display` names has its socket (or is not local, so that none can be looked for).
+  private func socketIsThere(_ display: SessionDisplay) -> Bool {
+    if let path = display.waylandSocket(runtimeDirectory: runtimeDirectory) { return Self.exists(path) }
+    if let x11 = display.x11 { return display.x11Socket.map(Self.exists) ?? !x11.isEmpty }
+    return false
+  }
+
+  private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+  // MARK: - Sockets
+
+  private func watchSockets() {
+    do {
+      inotify = try Posix.inotifyCreate()
+    } catch {
+      log.info(
+        "session: cannot watch for display servers' sockets (\(error)); following the manager's signals only")
+      return
+    }
+    if let runtimeDirectory { watch(runtimeDirectory) }
+    watchX11Directory()
+    let source = DispatchSource.makeReadSource(fileDescriptor: inotify, queue: queue)
+    source.setEventHandler { [weak self] in self?.readEvents() }
+    source.activate()
+    self.source = source
+  }
+
+  /// `/tmp/.X11-unix`, or `/tmp` until an X server makes it.
+  private func watchX11Directory() {
+    if !watch(SessionDisplay.x11SocketDirectory) { watch("/tmp") }
+  }
+
+  @discardableResult
+  private func watch(_ directory: String) -> Bool {
+    guard let watch = try? Posix.watchDirectory(inotify, directory) else { return false }
+    watches[watch] = directory
+    return true
+  }
+
+  private func readEvents() {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let transfer = buffer.withUnsafeMutableBytes { bytes in try? Posix.read(inotify, into: bytes) }
+      guard case .bytes(let count) = transfer else { return }
+      let events = buffer.withUnsafeBytes { bytes in
+        Posix.directoryEvents(in: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+      }
+      for event in events { handle(event) }
+    }
+  }
+
+  private func handle(_ event: Posix.DirectoryEvent) {
+    guard let directory = watches[event.watch] else { return }
+    if event.mask & Posix.watchEnded != 0 {
+      watches[event.watch] = nil
+      if directory == SessionDisplay.x11SocketDirectory { watchX11Directory() }
+      return
+    }
+    if directory != SessionDisplay.x11SocketDirectory, directory != runtimeDirectory {
+      // The parent of /tmp/.X11-unix, until an X server makes it.
+      guard event.name == ".X11-unix", event.mask & Posix.entryCreated != 0 else { return }
+      if let parent = watches.first(where: { $0.value == directory })?.key {
+        Posix.removeWatch(inotify, parent)
+        watches[parent] = nil
+      }
+      watchX11Directory()
+      return
+    }
+    let isSocket =
+      directory == runtimeDirectory
+      ? event.name.hasPrefix("wayland-") && !event.name.hasSuffix(".lock")
+      : event.name.hasPrefix("X") && Int(event.name.dropFirst()) != nil
+    guard isSocket else { return }
+    manager?.readAgain()
+    guard event.mask & Posix.entryCreated != 0 else { return }
+    let path = "\(directory)/\(event.name)"
+    let current = session.current
+    if path == current.waylandSocket(runtimeDirectory: runtimeDirectory) || path == current.x11Socket {
+      socketAppeared()
+    } else {
+      startFollowingUp()
+    }
+  }
+
+  /// A display server's socket appeared that the manager does not name yet: read it a few times
+  /// more while the session exports its variables.
+  private func startFollowingUp() {
+    followUpsLeft = Self.followUpReads
+    followUpDelay = Self.firstFollowUp
+    guard followUp == nil else { return }
+    scheduleFollowUp()
+  }
+
+  private func scheduleFollowUp() {
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + followUpDelay)
+    timer.setEventHandler { [weak self] in
+      guard let self else { return }
+      followUp = nil
+      followUpsLeft -= 1
+      manager?.readAgain()
+      followUpDelay *= 2
+      if followUpsLeft > 0 { scheduleFollowUp() }
+    }
+    followUp = timer
+    timer.activate()
+  }
+
+  private func stopFollowingUp() {
+    followUpsLeft = 0
+    followUp?.cancel()
+    followUp = nil
+  }
+}

@@ -1,0 +1,324 @@
+"""A daemon started before the graphical session follows it (DESIGN §15): a real login (PAM,
+logind, the user's `systemd --user` and session bus, in a container booted as test_logind's is),
+notifyd started by the user's service manager before any compositor, and then headless sway (or
+Xvfb) started as the user exporting its variables the way sessions do (sway's own `exec systemctl
+--user import-environment`, `dbus-update-activation-environment --systemd`). Nobody restarts
+notifyd: it draws once the session says where (judged by grim's pixels), stops when the
+compositor goes (the notice still there), and draws again in the next session.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import wait_for
+from popup_helpers import Image, close_to
+from test_logind import Container, Session
+from test_popups_wayland import as_user, popup_user, user_binaries
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("systemd-nspawn") is None or shutil.which("sway") is None
+    or shutil.which("Xvfb") is None,
+    reason="boots systemd in a container and runs sway and Xvfb: needs root, systemd-nspawn, sway, grim, Xvfb "
+           "(scripts/deps.sh installs them)")
+
+BACKGROUND = (0x20, 0x40, 0x60)
+CARD = (0xF0, 0xE0, 0x30)
+OUTPUT = (1280, 720)
+UNIT = "notifyd-follow.service"
+SANITIZER_VARIABLES = ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE")
+
+
+class Login:
+    """The test user logged in through PAM in the container: their service manager and session bus."""
+
+    def __init__(self, box, user, shared):
+        self.box = box
+        self.user = user
+        self.shared = shared
+        self.runtime = f"/run/user/{user.pw_uid}"
+        self.session = Session(box, user, f"notifyd-login-{uuid.uuid4().hex[:8]}")
+        self.home = shared / f"home-{uuid.uuid4().hex[:8]}"
+
+    def open(self):
+        self.home.mkdir(mode=0o700)
+        os.chown(self.home, self.user.pw_uid, self.user.pw_gid)
+        self.session.open()
+        wait_for(lambda: self.run("systemctl", "--user", "is-system-running", check=False).stdout.strip()
+                 in ("running", "degraded"), timeout=30, interval=0.1, what="the user's service manager")
+        return self
+
+    def environment(self, **extra):
+        return ["env", "-i", f"PATH={os.environ['PATH']}", f"HOME={self.home}", f"XDG_RUNTIME_DIR={self.runtime}",
+                f"DBUS_SESSION_BUS_ADDRESS=unix:path={self.runtime}/bus", *[f"{k}={v}" for k, v in extra.items()]]
+
+    def command(self, *command, **extra):
+        """`command` as the user, in the container, with the login's environment."""
+        return [*self.box.enter(), *as_user(self.user), *self.environment(**extra), *command]
+
+    def run(self, *command, check=True, timeout=30, **extra):
+        result = subprocess.run(self.command(*command, **extra), capture_output=True, text=True, timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{' '.join(command)} exited {result.returncode}: {result.stderr}")
+        return result
+
+    def close(self):
+        self.run("systemctl", "--user", "stop", UNIT, check=False)
+        self.session.close()
+        self.box.run("loginctl", "terminate-user", self.user.pw_name, check=False)
+        wait_for(lambda: self.box.run("loginctl", "show-user", self.user.pw_name, check=False).returncode != 0,
+                 timeout=30, interval=0.1, what="logind to forget the test user")
+
+
+class FollowingDaemon:
+    """notifyd started by the user's service manager (as socket or D-Bus activation would), before any
+    compositor: nothing in its environment says where to draw."""
+
+    def __init__(self, login, bin_dir, config):
+        self.login = login
+        self.bin = bin_dir
+        self.log = login.home / "notifyd.log"
+        config_dir = login.home / "config" / "notifyd"
+        config_dir.mkdir(parents=True)
+        (config_dir / "notifyd.conf").write_text(config)
+        for path in [login.home / "config", config_dir, config_dir / "notifyd.conf"]:
+            os.chown(path, login.user.pw_uid, login.user.pw_gid)
+
+    def start(self):
+        home = self.login.home
+        self.login.run(
+            "systemd-run", "--user", f"--unit={UNIT}", "-p", "Type=notify", "-p", f"StandardError=file:{self.log}",
+            f"--setenv=XDG_CONFIG_HOME={home / 'config'}", f"--setenv=XDG_STATE_HOME={home / 'state'}",
+            f"--setenv=XDG_CACHE_HOME={home / 'cache'}", f"--setenv=HOME={home}",
+            # Under bench/sanitized-tests.sh, the sanitizers' options (their reports' directory is
+            # bound into the container).
+            *[f"--setenv={name}={os.environ[name]}" for name in SANITIZER_VARIABLES if name in os.environ],
+            str(self.bin / "notifyd"))
+        return self
+
+    def stderr(self):
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def notifyctl(self, *arguments, check=True):
+        return self.login.run(str(self.bin / "notifyctl"), *arguments, check=check)
+
+    def status(self):
+        return json.loads(self.notifyctl("status", "--json").stdout)
+
+    def drawing(self):
+        return self.status()["display"].get("drawing") is True
+
+    def show(self, title, *options):
+        return int(self.notifyctl("show", title, *options).stdout)
+
+    def get(self, notice_id):
+        return json.loads(self.notifyctl("get", str(notice_id), "--json").stdout)["notice"]
+
+
+class ContainerSway:
+    """Headless sway started as the user in their login, exporting WAYLAND_DISPLAY to the service
+    manager from its config as a session does."""
+
+    def __init__(self, login):
+        self.login = login
+        self.config = login.home / "sway.conf"
+        colour = "#%02x%02x%02x" % BACKGROUND
+        self.config.write_text(
+            f"output HEADLESS-1 mode {OUTPUT[0]}x{OUTPUT[1]} position 0 0 bg {colour} solid_color\n"
+            "default_border none\n"
+            "exec systemctl --user import-environment WAYLAND_DISPLAY\n")
+        os.chown(self.config, login.user.pw_uid, login.user.pw_gid)
+        self.log = open(login.home / "sway.log", "ab")
+        self.process = None
+        self.display = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            self.login.command("sway", "-c", str(self.config), WLR_BACKENDS="headless", WLR_LIBINPUT_NO_DEVICES="1",
+                               WLR_RENDERER="pixman"),
+            stdout=self.log, stderr=self.log)
+        self.display = wait_for(self.answering_socket, timeout=20, what="sway's Wayland socket")
+        return self
+
+    def answering_socket(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"sway exited {self.process.returncode}")
+        listed = self.login.run("sh", "-c", "ls \"$XDG_RUNTIME_DIR\"", check=False).stdout.split()
+        for name in sorted(listed):
+            if name.startswith("wayland-") and not name.endswith(".lock"):
+                probe = self.login.run("grim", "-g", "0,0 1x1", "-t", "ppm", "-", check=False, WAYLAND_DISPLAY=name)
+                if probe.returncode == 0:
+                    return name
+        return None
+
+    def screenshot(self):
+        result = subprocess.run(
+            self.login.command("grim", "-t", "ppm", "-", WAYLAND_DISPLAY=self.display), capture_output=True, timeout=20)
+        assert result.returncode == 0, result.stderr.decode(errors="replace")
+        return Image(result.stdout, background=BACKGROUND)
+
+    def save(self, name):
+        """A PNG of the whole output into $NOTIFYD_SCREENSHOTS, when set."""
+        if not os.environ.get("NOTIFYD_SCREENSHOTS"):
+            return
+        path = self.login.home / name
+        self.login.run("grim", str(path), WAYLAND_DISPLAY=self.display)
+        Path(os.environ["NOTIFYD_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(os.environ["NOTIFYD_SCREENSHOTS"]) / name)
+
+    def kill(self):
+        self.login.box.run("pkill", "-KILL", "-u", self.login.user.pw_name, "-x", "sway", check=False)
+        self.login.box.run("pkill", "-KILL", "-u", self.login.user.pw_name, "-x", "swaybg", check=False)
+        if self.process:
+            self.process.wait(timeout=10)
+
+    def close(self):
+        self.kill()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def container():
+    user = popup_user()
+    shared = Path(tempfile.mkdtemp(prefix="notifyd-session-shared-", dir="/var/tmp"))
+    shared.chmod(0o755)
+    binaries = user_binaries(shared)
+    box = Container(shared)
+    try:
+        yield box.start(), user, shared, binaries
+    finally:
+        box.stop()
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.fixture
+def login(container):
+    box, user, shared, binaries = container
+    login = Login(box, user, shared).open()
+    try:
+        yield login, binaries
+    finally:
+        login.close()
+
+
+CONFIG = "[DBus]\nMode=off\n[Display:normal]\nBackground=#f0e030\n"
+
+
+def card_drawn(image):
+    return image.box(differs=lambda rgb: close_to(rgb, CARD, 3)) is not None
+
+
+def test_a_daemon_started_before_sway_draws_once_sway_exports_its_display_and_again_after_sway_restarts(login):
+    login, binaries = login
+    daemon = FollowingDaemon(login, binaries, CONFIG).start()
+    status = daemon.status()["display"]
+    assert status["drawing"] is False and "neither WAYLAND_DISPLAY nor DISPLAY" in status["detail"], status
+    notice = daemon.show("Built while you were away", "--fade-in", "0", "--hold", "120s")
+    sway = ContainerSway(login)
+    try:
+        started = time.monotonic()
+        sway.start()
+        wait_for(daemon.drawing, timeout=15, interval=0.02, what="notifyd to draw on sway without a restart")
+        drawn_after = time.monotonic() - started
+        image = wait_for(lambda: (lambda i: i if card_drawn(i) else None)(sway.screenshot()), timeout=10,
+                         what="the card on sway")
+        assert daemon.get(notice)["phase"] == "holding"
+        assert f"says WAYLAND_DISPLAY={sway.display}" in daemon.stderr()
+        print(f"sway started → notifyd drawing: {drawn_after:.2f} s")
+        sway.save("session-follow.png")
+        # The compositor goes: nothing is drawn, nothing is lost.
+        sway.kill()
+        wait_for(lambda: not daemon.drawing(), timeout=10, what="notifyd to stop drawing")
+        assert daemon.get(notice)["phase"] == "holding"
+        # The next session (the same socket name, exported again): drawn again, at once rather
+        # than at the display's backoff.
+        started = time.monotonic()
+        sway.start()
+        wait_for(daemon.drawing, timeout=15, interval=0.02, what="notifyd to draw on the new sway")
+        print(f"sway started again → notifyd drawing: {time.monotonic() - started:.2f} s")
+        wait_for(lambda: card_drawn(sway.screenshot()), timeout=10, what="the card on the new sway")
+        assert daemon.get(notice)["phase"] == "holding"
+        assert image is not None
+    finally:
+        sway.close()
+
+
+class ContainerXvfb:
+    """Xvfb as the user in their login on display `number`; with `cookie`, it admits only clients that
+    send it, read from an Xauthority file where no client would look by default."""
+
+    def __init__(self, login, number, cookie=None):
+        self.login = login
+        self.number = number
+        self.display = f":{number}"
+        self.authority = login.home / f"xauthority-{number}" if cookie else None
+        if cookie:
+            login.run("xauth", "-f", str(self.authority), "add", self.display, "MIT-MAGIC-COOKIE-1", cookie)
+
+    def start(self):
+        auth = f"-auth {self.authority}" if self.authority else ""
+        self.login.run("sh", "-c", f"Xvfb {self.display} {auth} -screen 0 {OUTPUT[0]}x{OUTPUT[1]}x24 -nolisten tcp "
+                                   f">{self.login.home}/xvfb-{self.number}.log 2>&1 &")
+        wait_for(lambda: self.login.run("test", "-S", f"/tmp/.X11-unix/X{self.number}", check=False).returncode == 0,
+                 timeout=20, what="Xvfb to listen")
+        return self
+
+    def screenshot(self):
+        extra = {"XAUTHORITY": str(self.authority)} if self.authority else {}
+        result = subprocess.run(self.login.command("import", "-display", self.display, "-window", "root", "-depth", "8", "ppm:-",
+                                                   **extra), capture_output=True, timeout=20)
+        assert result.returncode == 0, result.stderr.decode(errors="replace")
+        return Image(result.stdout, background=(0, 0, 0))
+
+    def kill(self):
+        self.login.box.run("pkill", "-KILL", "-u", self.login.user.pw_name, "-x", "Xvfb", check=False)
+
+
+def test_an_x_session_exported_later_is_found_when_a_notice_comes_and_its_xauthority_cookie_is_used(login):
+    login, binaries = login
+    # The X server was there before notifyd (a display manager's greeter), and admits only its cookie.
+    xvfb = ContainerXvfb(login, 83, cookie=uuid.uuid4().hex).start()
+    try:
+        denied = login.run("xwininfo", "-root", "-display", xvfb.display, check=False)
+        assert denied.returncode != 0, "Xvfb let in a client without its cookie"
+        daemon = FollowingDaemon(login, binaries, CONFIG).start()
+        assert daemon.drawing() is False
+        # The session exports its display as Debian's Xsession does, which no signal follows.
+        login.run("dbus-update-activation-environment", "--systemd", f"DISPLAY={xvfb.display}",
+                  f"XAUTHORITY={xvfb.authority}")
+        # A notice with nowhere to draw it asks the manager again.
+        daemon.show("Found the session", "--fade-in", "0", "--hold", "120s")
+        wait_for(daemon.drawing, timeout=10, interval=0.05, what="notifyd to draw on the X server")
+        assert daemon.status()["display"]["backend"] == "x11"
+        assert f"says DISPLAY={xvfb.display}" in daemon.stderr()
+        wait_for(lambda: card_drawn(xvfb.screenshot()), timeout=10, what="the card on the X server")
+    finally:
+        xvfb.kill()
+
+
+def test_a_display_exported_before_a_unit_starts_is_followed_through_the_managers_signals(login):
+    login, binaries = login
+    xvfb = ContainerXvfb(login, 84).start()
+    try:
+        daemon = FollowingDaemon(login, binaries, CONFIG).start()
+        assert daemon.drawing() is False
+        # No socket appears and no notice comes: only the manager's signal for the job that starts
+        # a unit (as a session's target starting would) says to read its environment again.
+        login.run("systemctl", "--user", "set-environment", f"DISPLAY={xvfb.display}")
+        login.run("systemd-run", "--user", "--wait", "--quiet", "true")
+        wait_for(daemon.drawing, timeout=10, interval=0.05, what="notifyd to draw after the job")
+        assert f"says DISPLAY={xvfb.display}" in daemon.stderr()
+        # The session ends and unsets its display: nothing is drawn, and nothing is tried.
+        login.run("systemctl", "--user", "unset-environment", "DISPLAY")
+        login.run("systemd-run", "--user", "--wait", "--quiet", "true")
+        wait_for(lambda: "neither WAYLAND_DISPLAY nor DISPLAY" in daemon.status()["display"].get("detail", ""),
+                 timeout=10, what="notifyd to stop drawing once the display is unset")
+    finally:
+        xvfb.kill()
