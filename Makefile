@@ -47,7 +47,8 @@ clean:
 
 # MARK: - install
 # `make install` honours PREFIX (default /usr/local) and DESTDIR (for staging and packaging):
-# binaries, systemd user units pointing at them, man pages, shell completions, example config.
+# binaries, systemd user units pointing at them, the D-Bus activation file (which starts the service),
+# man pages, shell completions, example config.
 PREFIX ?= /usr/local
 DESTDIR ?=
 # Where `release` builds; `make install RELEASE_SCRATCH=/tmp/x` keeps that build out of .build.
@@ -59,7 +60,8 @@ INSTALLED := $(PREFIX)/bin/notifyd $(PREFIX)/bin/notifyctl \
 	$(PREFIX)/share/man/man1/notifyctl.1 $(PREFIX)/share/man/man5/notifyd.conf.5 \
 	$(PREFIX)/share/man/man8/notifyd.8 \
 	$(PREFIX)/share/bash-completion/completions/notifyctl $(ZSH_COMPLETION_DIR)/_notifyctl \
-	$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish $(PREFIX)/share/doc/notifyd/notifyd.conf
+	$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish $(PREFIX)/share/doc/notifyd/notifyd.conf \
+	$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
 
 .PHONY: release man install uninstall
 
@@ -79,7 +81,8 @@ install: release man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/user \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETION_DIR) \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/notifyd
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/notifyd \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/services
 	install -m 0755 $(RELEASE_SCRATCH)/release/notifyd $(RELEASE_SCRATCH)/release/notifyctl $(DESTDIR)$(PREFIX)/bin/
 	for unit in notifyd.service notifyd.socket; do \
 		sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/$$unit > $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit && \
@@ -95,10 +98,14 @@ install: release man
 	install -m 0644 completions/_notifyctl $(DESTDIR)$(ZSH_COMPLETION_DIR)/_notifyctl
 	install -m 0644 completions/notifyctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish
 	install -m 0644 config/notifyd.conf $(DESTDIR)$(PREFIX)/share/doc/notifyd/notifyd.conf
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' dbus/io.notifyd.Notifications.service \
+		> $(DESTDIR)$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/notifyd 2>/dev/null || true
+	rmdir $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/share/dbus-1 2>/dev/null || true
 
 # MARK: - bench, fuzzing, sanitizers (docs/PERFORMANCE.md)
 .PHONY: bench fuzz fuzz-test fuzz-long asan-test tsan-integration

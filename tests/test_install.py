@@ -44,6 +44,7 @@ INSTALLED = {
     "share/zsh/vendor-completions/_notifyctl": 0o644,
     "share/fish/vendor_completions.d/notifyctl.fish": 0o644,
     "share/doc/notifyd/notifyd.conf": 0o644,
+    "share/dbus-1/services/io.notifyd.Notifications.service": 0o644,
 }
 
 
@@ -96,6 +97,12 @@ def test_installed_units_run_the_installed_binaries(staged):
     assert service["ExecReload"] == "/usr/bin/notifyctl --socket %t/notifyd.sock reload"
     assert "/usr/local" not in (staged / "usr/lib/systemd/user/notifyd.service").read_text()
     assert (staged / "usr/lib/systemd/user/notifyd.socket").read_text() == (REPO / "systemd/notifyd.socket").read_text()
+
+
+def test_the_d_bus_activation_file_starts_the_service_for_the_notifications_name(staged):
+    activation = unit_settings(staged / "usr/share/dbus-1/services/io.notifyd.Notifications.service")
+    assert activation == {"Name": "org.freedesktop.Notifications", "Exec": "/usr/bin/notifyd",
+                          "SystemdService": "notifyd.service"}
 
 
 def test_installed_files_are_the_repository_ones(staged):

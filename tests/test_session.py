@@ -106,6 +106,12 @@ class FollowingDaemon:
     def stderr(self):
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def wait_until_following(self):
+        """Until the manager's environment has been read once (and named no display): what comes
+        after reaches the daemon only through what the test is about, not its first read."""
+        wait_for(lambda: "following the user's service manager's environment (no display)" in self.stderr(),
+                 timeout=15, what="the daemon's first read of the manager's environment")
+
     def notifyctl(self, *arguments, check=True):
         return self.login.run(str(self.bin / "notifyctl"), *arguments, check=check)
 
@@ -243,6 +249,8 @@ def test_a_daemon_started_before_sway_draws_once_sway_exports_its_display_and_ag
         sway.start()
         wait_for(daemon.drawing, timeout=15, interval=0.02, what="notifyd to draw on the new sway")
         print(f"sway started again → notifyd drawing: {time.monotonic() - started:.2f} s")
+        # At once, for the socket appeared (not at the display's next try, up to 30 s later).
+        assert "the Wayland compositor's socket appeared; connecting" in daemon.stderr()
         wait_for(lambda: card_drawn(sway.screenshot()), timeout=10, what="the card on the new sway")
         assert daemon.get(notice)["phase"] == "holding"
         assert image is not None
@@ -289,6 +297,7 @@ def test_an_x_session_exported_later_is_found_when_a_notice_comes_and_its_xautho
         denied = login.run("xwininfo", "-root", "-display", xvfb.display, check=False)
         assert denied.returncode != 0, "Xvfb let in a client without its cookie"
         daemon = FollowingDaemon(login, binaries, CONFIG).start()
+        daemon.wait_until_following()
         assert daemon.drawing() is False
         # The session exports its display as Debian's Xsession does, which no signal follows.
         login.run("dbus-update-activation-environment", "--systemd", f"DISPLAY={xvfb.display}",
@@ -308,6 +317,7 @@ def test_a_display_exported_before_a_unit_starts_is_followed_through_the_manager
     xvfb = ContainerXvfb(login, 84).start()
     try:
         daemon = FollowingDaemon(login, binaries, CONFIG).start()
+        daemon.wait_until_following()
         assert daemon.drawing() is False
         # No socket appears and no notice comes: only the manager's signal for the job that starts
         # a unit (as a session's target starting would) says to read its environment again.
@@ -322,3 +332,116 @@ def test_a_display_exported_before_a_unit_starts_is_followed_through_the_manager
                  timeout=10, what="notifyd to stop drawing once the display is unset")
     finally:
         xvfb.kill()
+
+
+REPO = Path(__file__).resolve().parent.parent
+OTHER_SERVERS = ("fr.emersion.mako.service", "org.knopwob.dunst.service")
+
+
+@pytest.fixture
+def installed(login):
+    """notifyd's user units and D-Bus activation file installed in the container as `make install`
+    would (pointing at the test's binaries), with a drop-in that gives the service the test's config;
+    no other server's activation file (this machine has mako's and dunst's, which would compete
+    for the name). Undone afterwards."""
+    login, binaries = login
+    box = login.box
+    units = box.root / "etc/systemd/user"
+    services = box.root / "usr/share/dbus-1/services"
+    written = []
+    for name in ("notifyd.service", "notifyd.socket"):
+        path = units / name
+        path.write_text((REPO / "systemd" / name).read_text().replace("/usr/local/bin/", f"{binaries}/"))
+        written.append(path)
+    dropin = units / "notifyd.service.d"
+    dropin.mkdir(parents=True, exist_ok=True)
+    home = login.home
+    (dropin / "test.conf").write_text(
+        f"[Service]\nEnvironment=XDG_CONFIG_HOME={home / 'config'} XDG_STATE_HOME={home / 'state'} HOME={home}\n"
+        f"StandardError=file:{home / 'notifyd.log'}\n")
+    written.append(dropin / "test.conf")
+    activation = services / "io.notifyd.Notifications.service"
+    activation.write_text((REPO / "dbus" / activation.name).read_text().replace("/usr/local/bin/", f"{binaries}/"))
+    written.append(activation)
+    for name in OTHER_SERVERS:
+        box.run("mv", f"/usr/share/dbus-1/services/{name}", f"/usr/share/dbus-1/services/{name}.hidden", check=False)
+    login.run("systemctl", "--user", "daemon-reload")
+    # The session bus reads its activation files again on reload (it also watches the directories).
+    login.run("busctl", "--user", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+              "ReloadConfig")
+    # The config the drop-in points the service at: the bus in its default mode.
+    daemon = FollowingDaemon(login, binaries, CONFIG.replace("[DBus]\nMode=off\n", ""))
+    try:
+        yield login, daemon
+    finally:
+        login.run("systemctl", "--user", "stop", "notifyd.service", "notifyd.socket", check=False)
+        for path in written:
+            path.unlink()
+        dropin.rmdir()
+        for name in OTHER_SERVERS:
+            box.run("mv", f"/usr/share/dbus-1/services/{name}.hidden", f"/usr/share/dbus-1/services/{name}", check=False)
+        login.run("systemctl", "--user", "daemon-reload", check=False)
+
+
+def service_state(login):
+    """What the user's manager says of notifyd's units, for a failure's message."""
+    return login.run("systemctl", "--user", "status", "--no-pager", "notifyd.service", "notifyd.socket",
+                     check=False).stdout[-3000:]
+
+
+def name_owner_command(login):
+    """The command of the process that owns org.freedesktop.Notifications, or None."""
+    result = login.run("busctl", "--user", "status", "org.freedesktop.Notifications", check=False)
+    if result.returncode != 0:
+        return None
+    fields = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    return fields.get("Comm")
+
+
+def test_notify_send_in_a_graphical_session_starts_notifyd_through_d_bus_activation(installed):
+    login, daemon = installed
+    sway = ContainerSway(login)
+    try:
+        sway.start()
+        assert login.run("systemctl", "--user", "is-active", "notifyd.service", check=False).stdout.strip() != "active"
+        started = time.monotonic()
+        try:
+            sent = login.run("notify-send", "--expire-time=60000", "Activated by the first notify-send", check=False,
+                             timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"notify-send hung: {daemon.stderr()[-3000:]}\n{service_state(login)}") from None
+        assert sent.returncode == 0, (sent.stderr, daemon.stderr()[-3000:], service_state(login))
+        wait_for(lambda: card_drawn(sway.screenshot()), timeout=15, interval=0.02, what="the activated notifyd's card")
+        print(f"notify-send with notifyd not running → first pixels: {time.monotonic() - started:.2f} s")
+        assert login.run("systemctl", "--user", "is-active", "notifyd.service").stdout.strip() == "active"
+        assert name_owner_command(login) == "notifyd"
+        sway.save("session-activated.png")
+    finally:
+        sway.close()
+
+
+def test_with_mako_serving_notifyd_forwards_and_takes_the_name_once_mako_leaves(installed):
+    login, daemon = installed
+    sway = ContainerSway(login)
+    mako = None
+    try:
+        sway.start()
+        mako_log = open(login.home / "mako.log", "ab")
+        mako = subprocess.Popen(login.command("mako", WAYLAND_DISPLAY=sway.display), stdout=mako_log, stderr=mako_log)
+        wait_for(lambda: name_owner_command(login) == "mako", timeout=15, what="mako to own the name")
+        # notifyd started by its socket (listening since login where it is enabled) on the first client.
+        login.run("systemctl", "--user", "start", "notifyd.socket")
+        notice = daemon.show("Forwarded to mako", "--fade-in", "0", "--hold", "120s")
+        wait_for(lambda: "dbus: forwarding notices" in daemon.stderr(), timeout=15, what="notifyd to forward to mako")
+        assert daemon.get(notice)["phase"] == "holding"
+        login.box.run("pkill", "-TERM", "-u", login.user.pw_name, "-x", "mako")
+        left = time.monotonic()
+        wait_for(lambda: name_owner_command(login) == "notifyd", timeout=10, interval=0.01,
+                 what="notifyd to take the name mako left")
+        print(f"mako left → notifyd owns org.freedesktop.Notifications: {time.monotonic() - left:.2f} s")
+        wait_for(lambda: card_drawn(sway.screenshot()), timeout=10, what="notifyd's own card once mako has gone")
+    finally:
+        if mako:
+            login.box.run("pkill", "-KILL", "-u", login.user.pw_name, "-x", "mako", check=False)
+            mako.wait(timeout=10)
+        sway.close()

@@ -88,6 +88,8 @@ public final class Daemon: @unchecked Sendable {
   /// service manager started, what the session exported to it since (`SessionFollower`).
   private var session = SessionDisplay(environment: ProcessInfo.processInfo.environment)
   private var sessionFollower: SessionFollower?
+  /// What the popups in force draw on: chosen by `[Display] Mode=` and the session, nil for none.
+  private var popupKind: SessionFollower.DisplayKind?
   /// The process's environment with the session's display variables: what the popups, the hooks
   /// and the engine's settings are chosen by.
   private var sessionEnvironment: [String: String] {
@@ -352,6 +354,7 @@ public final class Daemon: @unchecked Sendable {
     let backend: PopupBackend
     switch Self.popupChoice(config, environment: environment) {
     case .off:
+      popupKind = nil
       log.debug("display: [Display] Mode=off, no popups")
       noPopups(because: "[Display] Mode=off", queue: queue)
       return
@@ -360,11 +363,14 @@ public final class Daemon: @unchecked Sendable {
       let waits = sessionFollower != nil && !SessionDisplay(environment: environment).namesADisplay
       let reason = waits ? "\(why): drawing once the session exports them" : why
       log.info("display: \(reason), no popups ([Display] Mode=auto)")
+      popupKind = nil
       noPopups(because: reason, queue: queue)
       return
     case .wayland:
+      popupKind = .wayland
       backend = WaylandBackend(display: environment["WAYLAND_DISPLAY"])
     case .x11(let insteadOfWayland):
+      popupKind = .x11
       if insteadOfWayland {
         log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead")
       }
@@ -404,10 +410,10 @@ public final class Daemon: @unchecked Sendable {
 
   /// For a daemon the user's service manager started (`INVOCATION_ID` set), perhaps before the
   /// graphical session: follows where the session draws as it exports its variables to the manager
-  /// (DESIGN §15). Not with `[Display] Mode=off`, where nothing is drawn. Started by the caller
+  /// (DESIGN §15); also with `[Display] Mode=off`, which a reload may change. Started by the caller
   /// once the popups are, which tell it whether they draw.
   private func followSession(environment: [String: String]) {
-    guard environment["INVOCATION_ID"] != nil, config.display.mode != .off else { return }
+    guard environment["INVOCATION_ID"] != nil else { return }
     let loop = loop!
     let follower = SessionFollower(
       started: session, environment: environment, log: log,
@@ -415,9 +421,9 @@ public final class Daemon: @unchecked Sendable {
         guard let self else { return }
         loop.execute { self.sessionChanged(display) }
       },
-      socketAppeared: { [weak self] in
+      socketAppeared: { [weak self] kind in
         guard let self else { return }
-        loop.execute { self.popups?.connectNow() }
+        loop.execute { self.displaySocketAppeared(kind) }
       })
     sessionFollower = follower
   }
@@ -426,14 +432,44 @@ public final class Daemon: @unchecked Sendable {
   /// and the engine's settings follow. On the loop.
   private func sessionChanged(_ display: SessionDisplay) {
     guard display != session else { return }
+    let before = session
     session = display
     let environment = sessionEnvironment
     hooks?.setSession(display)
     queue?.apply(Self.queueSettings(config, environment: environment))
+    // Popups that draw on what did not change go on (a session exporting DISPLAY for XWayland
+    // after WAYLAND_DISPLAY does not take the cards down).
+    let unchanged: Bool
+    switch popupKind {
+    case .wayland: unchanged = display.wayland == before.wayland
+    case .x11:
+      unchanged =
+        display.x11 == before.x11 && display.xauthority == before.xauthority
+        && display.wayland == before.wayland
+    case nil: unchanged = false
+    }
+    guard !unchanged || popups == nil else { return }
+    restartPopups(environment: environment)
+  }
+
+  /// The popups start over, chosen anew for `environment`.
+  private func restartPopups(environment: [String: String]) {
     popups?.stop()
     popups = nil
-    sessionFollower?.setDrawing(false)
     startPopups(environment: environment)
+  }
+
+  /// The socket of a display the session names appeared again (its server started anew): the
+  /// popups connect at once; ones drawing on X11 for want of the Wayland compositor start over on
+  /// it. On the loop.
+  private func displaySocketAppeared(_ kind: SessionFollower.DisplayKind) {
+    log.info(
+      "session: the \(kind == .wayland ? "Wayland compositor" : "X server")'s socket appeared; connecting")
+    if kind == .wayland, popupKind == .x11, config.display.mode == .auto {
+      restartPopups(environment: sessionEnvironment)
+    } else {
+      popups?.connectNow()
+    }
   }
 
   /// The path of notifyd's companion program `name` (notifyctl): beside this executable, as every

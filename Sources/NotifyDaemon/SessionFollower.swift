@@ -16,7 +16,7 @@ import Synchronization
 /// manager names a display whose socket is there. Nothing is polled while nothing changes.
 ///
 /// `changed` hears where the session draws whenever it changes; `socketAppeared` hears that the
-/// socket of the display in force appeared again (a compositor started anew under the same name),
+/// socket of a display in force appeared again (a compositor started anew under the same name),
 /// so that the popups connect at once rather than at their backoff's next try. Both run on the
 /// follower's queue.
 ///
@@ -27,9 +27,15 @@ final class SessionFollower: @unchecked Sendable {
   private let log: Logger
   private let runtimeDirectory: String?
   private let changed: @Sendable (SessionDisplay) -> Void
-  private let socketAppeared: @Sendable () -> Void
+  private let socketAppeared: @Sendable (DisplayKind) -> Void
   private var manager: UserManagerEnvironment?
   private var session: FollowedSession
+  private var stopped = false
+  /// Whether the manager has answered since the start (its first answer is logged).
+  private var answered = false
+
+  /// The kind of display server whose socket appeared.
+  enum DisplayKind { case wayland, x11 }
 
   private var inotify: Int32 = -1
   private var source: (any DispatchSourceRead)?
@@ -47,11 +53,14 @@ final class SessionFollower: @unchecked Sendable {
   private let drawing = Atomic<Bool>(false)
   /// When a notice last asked, on the monotonic clock: at most one read a `noticeInterval`.
   private var noticeAsked = -Double.infinity
+  /// The read a notice asked for within `noticeInterval` of the last: one, at the interval's end.
+  private var noticeRead: (any DispatchSourceTimer)?
   static let noticeInterval = 1.0
 
   init(
     started: SessionDisplay, environment: [String: String], log: Logger,
-    changed: @escaping @Sendable (SessionDisplay) -> Void, socketAppeared: @escaping @Sendable () -> Void
+    changed: @escaping @Sendable (SessionDisplay) -> Void,
+    socketAppeared: @escaping @Sendable (DisplayKind) -> Void
   ) {
     self.log = log
     self.changed = changed
@@ -76,8 +85,11 @@ final class SessionFollower: @unchecked Sendable {
   func stop() {
     manager?.stop()
     queue.sync {
+      stopped = true
       followUp?.cancel()
       followUp = nil
+      noticeRead?.cancel()
+      noticeRead = nil
       if let source {
         // The descriptor closes once the source has let go of it.
         let fd = inotify
@@ -103,17 +115,43 @@ final class SessionFollower: @unchecked Sendable {
   func noticeAdded() {
     guard !drawing.load(ordering: .relaxed) else { return }
     queue.async { [self] in
-      let now = Posix.monotonicNow()
-      guard now - noticeAsked >= Self.noticeInterval else { return }
-      noticeAsked = now
-      manager?.readAgain()
+      guard !stopped, noticeRead == nil else { return }
+      let wait = noticeAsked + Self.noticeInterval - Posix.monotonicNow()
+      guard wait > 0 else {
+        readForNotice()
+        return
+      }
+      // Asked again too soon: one read at the interval's end, so that a display exported meanwhile
+      // is found for this notice too.
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      timer.schedule(deadline: .now() + wait)
+      timer.setEventHandler { [weak self] in
+        guard let self else { return }
+        noticeRead = nil
+        readForNotice()
+      }
+      noticeRead = timer
+      timer.activate()
     }
+  }
+
+  private func readForNotice() {
+    noticeAsked = Posix.monotonicNow()
+    manager?.readAgain()
   }
 
   // MARK: - The manager
 
   private func managerSays(_ assignments: [String]) {
-    guard session.managerSays(assignments) else { return }
+    guard !stopped else { return }
+    let changes = session.managerSays(assignments)
+    if !answered {
+      answered = true
+      log.info(
+        "session: following the user's service manager's environment (\(SessionDisplay(assignments: assignments)))"
+      )
+    }
+    guard changes else { return }
     let current = session.current
     log.info("session: the user's service manager says \(current); popups follow")
     if socketIsThere(current) { stopFollowingUp() }
@@ -145,7 +183,23 @@ final class SessionFollower: @unchecked Sendable {
     source.setEventHandler { [weak self] in self?.readEvents() }
     source.activate()
     self.source = source
+    // A display server whose socket is there already may be exporting its variables just now.
+    if socketsExist() { startFollowingUp() }
   }
+
+  /// Whether any display server's socket is there (a `wayland-*` in the runtime directory, an
+  /// `X<n>` in /tmp/.X11-unix).
+  private func socketsExist() -> Bool {
+    let manager = FileManager.default
+    let wayland = runtimeDirectory.flatMap { try? manager.contentsOfDirectory(atPath: $0) } ?? []
+    let x11 = (try? manager.contentsOfDirectory(atPath: SessionDisplay.x11SocketDirectory)) ?? []
+    return wayland.contains(where: Self.isWaylandSocket) || x11.contains(where: Self.isX11Socket)
+  }
+
+  static func isWaylandSocket(_ name: String) -> Bool {
+    name.hasPrefix("wayland-") && !name.hasSuffix(".lock")
+  }
+  static func isX11Socket(_ name: String) -> Bool { name.hasPrefix("X") && Int(name.dropFirst()) != nil }
 
   /// `/tmp/.X11-unix`, or `/tmp` until an X server makes it.
   private func watchX11Directory() {
@@ -172,6 +226,13 @@ final class SessionFollower: @unchecked Sendable {
   }
 
   private func handle(_ event: Posix.DirectoryEvent) {
+    guard !stopped else { return }
+    if event.mask & Posix.queueOverflowed != 0 {
+      // Events were lost: one of them may have been a socket.
+      manager?.readAgain()
+      startFollowingUp()
+      return
+    }
     guard let directory = watches[event.watch] else { return }
     if event.mask & Posix.watchEnded != 0 {
       watches[event.watch] = nil
@@ -186,19 +247,21 @@ final class SessionFollower: @unchecked Sendable {
         watches[parent] = nil
       }
       watchX11Directory()
+      // The X server that made it binds its socket a moment later, before the new watch may see it.
+      manager?.readAgain()
+      startFollowingUp()
       return
     }
-    let isSocket =
-      directory == runtimeDirectory
-      ? event.name.hasPrefix("wayland-") && !event.name.hasSuffix(".lock")
-      : event.name.hasPrefix("X") && Int(event.name.dropFirst()) != nil
-    guard isSocket else { return }
+    let isWayland = directory == runtimeDirectory
+    guard isWayland ? Self.isWaylandSocket(event.name) : Self.isX11Socket(event.name) else { return }
     manager?.readAgain()
     guard event.mask & Posix.entryCreated != 0 else { return }
     let path = "\(directory)/\(event.name)"
     let current = session.current
-    if path == current.waylandSocket(runtimeDirectory: runtimeDirectory) || path == current.x11Socket {
-      socketAppeared()
+    if path == current.waylandSocket(runtimeDirectory: runtimeDirectory) {
+      socketAppeared(.wayland)
+    } else if path == current.x11Socket {
+      socketAppeared(.x11)
     } else {
       startFollowingUp()
     }
@@ -209,7 +272,8 @@ final class SessionFollower: @unchecked Sendable {
   private func startFollowingUp() {
     followUpsLeft = Self.followUpReads
     followUpDelay = Self.firstFollowUp
-    guard followUp == nil else { return }
+    // From the first delay again, even while a later read of an earlier socket is pending.
+    followUp?.cancel()
     scheduleFollowUp()
   }
 

@@ -286,14 +286,17 @@ public final class PopupDisplay: @unchecked Sendable {
     }
   }
 
-  /// Takes the popups down and closes the connection; waits until it is done.
+  /// Takes the popups down and closes the connection; waits until it is done. `onDrawable` hears
+  /// that they no longer draw.
   public func stop() {
     queue.sync {
       stopped = true
       subscription?.cancel()
       subscription = nil
       retryTimer.cancel()
+      let wasConnected = connected
       disconnect()
+      if wasConnected { onDrawable?(false) }
     }
     idleFallback?.stop()
   }

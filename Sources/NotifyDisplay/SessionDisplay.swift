@@ -81,7 +81,8 @@ public struct SessionDisplay: Equatable, Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    let parts = [("WAYLAND_DISPLAY", wayland), ("DISPLAY", x11)].compactMap { key, value in
+    let parts = [("WAYLAND_DISPLAY", wayland), ("DISPLAY", x11), ("XAUTHORITY", xauthority)].compactMap {
+      key, value in
       value.map { "\(key)=\($0)" }
     }
     return parts.isEmpty ? "no display" : parts.joined(separator: " ")

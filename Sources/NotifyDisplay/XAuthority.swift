@@ -25,8 +25,11 @@ public enum XAuthority {
     return cookie(in: [UInt8](data), display: number, host: host)
   }
 
-  /// The first entry of `bytes` for local display `number` (or any display) of `host` (or any
-  /// host), as `XauGetBestAuthByAddr` chooses; a truncated entry ends the search.
+  /// The protocol xcb sends a cookie of as it is (others it computes, or does not know).
+  static let magicCookie = Array("MIT-MAGIC-COOKIE-1".utf8)
+
+  /// The first `MIT-MAGIC-COOKIE-1` entry of `bytes` for local display `number` (or any display)
+  /// of `host` (or any host), as `XauGetBestAuthByAddr` chooses; a truncated entry ends the search.
   public static func cookie(in bytes: [UInt8], display number: Int, host: String) -> Cookie? {
     var offset = 0
     func field() -> [UInt8]? {
@@ -46,7 +49,7 @@ public enum XAuthority {
       }
       let hostMatches = family == familyWild || (family == familyLocal && address == wantedHost)
       let numberMatches = displayNumber.isEmpty || displayNumber == wantedNumber
-      if hostMatches, numberMatches { return Cookie(name: name, data: data) }
+      if hostMatches, numberMatches, name == magicCookie { return Cookie(name: name, data: data) }
     }
     return nil
   }

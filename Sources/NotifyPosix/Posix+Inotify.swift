@@ -25,6 +25,8 @@ extension Posix {
   public static let entryRemoved = UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
   /// The watched directory itself went (`IN_IGNORED` follows).
   public static let watchEnded = UInt32(IN_IGNORED) | UInt32(IN_DELETE_SELF)
+  /// The kernel's queue overflowed: events were lost (the watch is -1).
+  public static let queueOverflowed = UInt32(IN_Q_OVERFLOW)
 
   /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
   public static func inotifyCreate() throws(SystemError) -> Int32 {

@@ -163,9 +163,11 @@ final class X11Connection {
   }
 
   /// Connects to display `name` (nil: `DISPLAY`): with the cookie for it in the file `authority`
-  /// when that file holds one (a local display only), else as xcb finds one itself.
+  /// when that is not the process's own `XAUTHORITY` (which xcb reads itself) and holds one (a
+  /// local display only), else as xcb finds one itself.
   private static func open(_ name: String?, authority: String?, screen: inout Int32) -> OpaquePointer {
-    guard let name, let authority, let number = SessionDisplay.x11DisplayNumber(name),
+    let own = getenv("XAUTHORITY").map { String(cString: $0) }
+    guard let name, let authority, authority != own, let number = SessionDisplay.x11DisplayNumber(name),
       let cookie = XAuthority.cookie(inFileAt: authority, display: number, host: hostName())
     else { return xcb_connect(name, &screen)! }
     var cookieName = cookie.name.map { CChar(bitPattern: $0) }

@@ -13,7 +13,7 @@ struct SessionDisplayTests {
     ])
     #expect(
       display == SessionDisplay(wayland: "wayland-1", x11: nil, xauthority: "/run/user/1000/gdm/Xauthority"))
-    #expect(display.description == "WAYLAND_DISPLAY=wayland-1")
+    #expect(display.description == "WAYLAND_DISPLAY=wayland-1 XAUTHORITY=/run/user/1000/gdm/Xauthority")
     #expect(SessionDisplay(assignments: []).description == "no display")
   }
 
@@ -90,6 +90,12 @@ struct XAuthorityTests {
     #expect(XAuthority.cookie(in: file, display: 7, host: "elsewhere")?.data == [5])
     #expect(XAuthority.cookie(in: Array(file.prefix(20)), display: 0, host: "box") == nil)
     #expect(XAuthority.cookie(in: [], display: 0, host: "box") == nil)
+    // Only a cookie xcb sends as it is: an XDM-AUTHORIZATION-1 entry is passed over.
+    let xdm = entry(family: 256, address: "box", number: "2", name: "XDM-AUTHORIZATION-1", data: [9])
+    #expect(
+      XAuthority.cookie(
+        in: xdm + entry(family: 256, address: "box", number: "2", data: [8]), display: 2, host: "box")?.data
+        == [8])
     #expect(XAuthority.cookie(inFileAt: "/nonexistent/xauthority", display: 0, host: "box") == nil)
   }
 }
