@@ -111,11 +111,13 @@ uninstall:
 .PHONY: bench fuzz fuzz-test fuzz-long asan-test tsan-integration
 
 # DESIGN §8's figures beside their budgets, with dunst measured in the same run, then the popups'
-# beside mako on headless sway (bench/popups.py); not part of `test`.
+# beside mako on headless sway (bench/popups.py), then following a session and D-Bus activation in
+# a container with a real login (bench/session.py); not part of `test`.
 bench: deps
 	$(SWIFT) build -c release
 	bench/with-peer.sh .build/release/notifyd-bench
 	$(PYTHON) bench/popups.py --bin .build/release
+	$(PYTHON) bench/session.py --bin .build/release
 
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz

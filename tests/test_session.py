@@ -7,6 +7,7 @@ notifyd: it draws once the session says where (judged by grim's pixels), stops w
 compositor goes (the notice still there), and draws again in the next session.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -86,7 +87,7 @@ class FollowingDaemon:
         self.bin = bin_dir
         self.log = login.home / "notifyd.log"
         config_dir = login.home / "config" / "notifyd"
-        config_dir.mkdir(parents=True)
+        config_dir.mkdir(parents=True, exist_ok=True)
         (config_dir / "notifyd.conf").write_text(config)
         for path in [login.home / "config", config_dir, config_dir / "notifyd.conf"]:
             os.chown(path, login.user.pw_uid, login.user.pw_gid)
@@ -139,7 +140,10 @@ class ContainerSway:
         self.config.write_text(
             f"output HEADLESS-1 mode {OUTPUT[0]}x{OUTPUT[1]} position 0 0 bg {colour} solid_color\n"
             "default_border none\n"
-            "exec systemctl --user import-environment WAYLAND_DISPLAY\n")
+            # What Debian's sway package puts in /etc/sway/config.d/50-systemd-user.conf.
+            "exec systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK\n"
+            "exec hash dbus-update-activation-environment 2>/dev/null && "
+            "dbus-update-activation-environment --systemd DISPLAY WAYLAND_DISPLAY SWAYSOCK\n")
         os.chown(self.config, login.user.pw_uid, login.user.pw_gid)
         self.log = open(login.home / "sway.log", "ab")
         self.process = None
@@ -164,11 +168,14 @@ class ContainerSway:
                     return name
         return None
 
-    def screenshot(self):
+    def screenshot(self, region=None):
+        """The output's pixels, or those of `region` (x0, y0, x1, y1)."""
+        geometry = [] if region is None else ["-g", f"{region[0]},{region[1]} {region[2] - region[0]}x{region[3] - region[1]}"]
         result = subprocess.run(
-            self.login.command("grim", "-t", "ppm", "-", WAYLAND_DISPLAY=self.display), capture_output=True, timeout=20)
+            self.login.command("grim", *geometry, "-t", "ppm", "-", WAYLAND_DISPLAY=self.display), capture_output=True,
+            timeout=20)
         assert result.returncode == 0, result.stderr.decode(errors="replace")
-        return Image(result.stdout, background=BACKGROUND)
+        return Image(result.stdout, origin=region[:2] if region else (0, 0), background=BACKGROUND)
 
     def save(self, name):
         """A PNG of the whole output into $NOTIFYD_SCREENSHOTS, when set."""
@@ -340,11 +347,20 @@ OTHER_SERVERS = ("fr.emersion.mako.service", "org.knopwob.dunst.service")
 
 @pytest.fixture
 def installed(login):
-    """notifyd's user units and D-Bus activation file installed in the container as `make install`
-    would (pointing at the test's binaries), with a drop-in that gives the service the test's config;
-    no other server's activation file (this machine has mako's and dunst's, which would compete
-    for the name). Undone afterwards."""
+    """notifyd installed in the container (`installed_units`), with the test's config."""
     login, binaries = login
+    # The config the drop-in points the service at: the bus in its default mode.
+    daemon = FollowingDaemon(login, binaries, CONFIG.replace("[DBus]\nMode=off\n", ""))
+    with installed_units(login, binaries):
+        yield login, daemon
+
+
+@contextlib.contextmanager
+def installed_units(login, binaries, hidden=OTHER_SERVERS):
+    """notifyd's user units and D-Bus activation file installed in the container as `make install`
+    would (pointing at `binaries`), with a drop-in that points the service at the login's config
+    (`FollowingDaemon` writes it); the activation files named in `hidden` moved aside (this machine
+    has mako's and dunst's, which would compete for the name). Undone afterwards."""
     box = login.box
     units = box.root / "etc/systemd/user"
     services = box.root / "usr/share/dbus-1/services"
@@ -363,22 +379,20 @@ def installed(login):
     activation = services / "io.notifyd.Notifications.service"
     activation.write_text((REPO / "dbus" / activation.name).read_text().replace("/usr/local/bin/", f"{binaries}/"))
     written.append(activation)
-    for name in OTHER_SERVERS:
+    for name in hidden:
         box.run("mv", f"/usr/share/dbus-1/services/{name}", f"/usr/share/dbus-1/services/{name}.hidden", check=False)
     login.run("systemctl", "--user", "daemon-reload")
     # The session bus reads its activation files again on reload (it also watches the directories).
     login.run("busctl", "--user", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
               "ReloadConfig")
-    # The config the drop-in points the service at: the bus in its default mode.
-    daemon = FollowingDaemon(login, binaries, CONFIG.replace("[DBus]\nMode=off\n", ""))
     try:
-        yield login, daemon
+        yield
     finally:
         login.run("systemctl", "--user", "stop", "notifyd.service", "notifyd.socket", check=False)
         for path in written:
             path.unlink()
         dropin.rmdir()
-        for name in OTHER_SERVERS:
+        for name in hidden:
             box.run("mv", f"/usr/share/dbus-1/services/{name}.hidden", f"/usr/share/dbus-1/services/{name}", check=False)
         login.run("systemctl", "--user", "daemon-reload", check=False)
 
