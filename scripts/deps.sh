@@ -20,6 +20,7 @@ debian_packages=(
   libxcb1-dev libxcb-randr0-dev libxcb-xfixes0-dev libxcb-shape0-dev  # the X11 popups: xcb, monitors, the compositing manager's selection, corners
   picom xdotool x11-xserver-utils x11-utils               # X11 popup tests: compositing manager, clicks, xsetroot/xrandr, xprop/xwininfo
   openbox wmctrl                                          # X11 screen tests: a real EWMH window manager (_NET_ACTIVE_WINDOW) and its client
+  dbus-user-session xauth                                 # following the session: a login's user bus (its manager on it), Xvfb with a cookie
   fuzzel rofi                                             # pickers for notifyctl menu: fuzzel on sway (virtual keyboard), rofi on Xvfb (xdotool)
   gdb                                                     # a test that finds a process stuck prints its threads
   zenity adwaita-icon-theme                               # freedesktop tests: zenity --notification (libnotify), icon names
