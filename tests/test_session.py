@@ -71,7 +71,16 @@ class Login:
         return result
 
     def close(self):
-        self.run("systemctl", "--user", "stop", UNIT, check=False)
+        # systemd waits up to 90 s (DefaultTimeoutStopSec) for the daemon to exit; so does this, and
+        # says what the daemon was doing if it did not.
+        try:
+            self.run("systemctl", "--user", "stop", UNIT, check=False, timeout=100)
+        except subprocess.TimeoutExpired:
+            log = self.home / "notifyd.log"
+            raise AssertionError(
+                f"notifyd did not stop within 100 s: "
+                f"{self.run('systemctl', '--user', 'status', '--no-pager', UNIT, check=False).stdout[-2000:]}\n"
+                f"{log.read_text(errors='replace')[-3000:] if log.exists() else ''}") from None
         self.session.close()
         self.box.run("loginctl", "terminate-user", self.user.pw_name, check=False)
         wait_for(lambda: self.box.run("loginctl", "show-user", self.user.pw_name, check=False).returncode != 0,

@@ -41,14 +41,14 @@ final class SessionFollower: @unchecked Sendable {
   private var source: (any DispatchSourceRead)?
   /// Each watch and the directory it watches.
   private var watches: [Int32: String] = [:]
-  /// The reads left after a socket appeared, and the timer of the next.
-  private var followUpsLeft = 0
-  private var followUpDelay = SessionFollower.firstFollowUp
-  private var followUp: (any DispatchSourceTimer)?
-
   /// The reads after a socket appears: 0.05 s, doubling, seven of them (6.35 s in all).
   static let firstFollowUp = 0.05
   static let followUpReads = 7
+  /// The reads left after a socket appeared, and the timer of the next.
+  private var followUpsLeft = 0
+  private lazy var followUp = RetryTimer(
+    queue: queue, firstDelay: Self.firstFollowUp,
+    longestDelay: Self.firstFollowUp * Double(1 << (Self.followUpReads - 1)))
   /// Whether the popups draw now: a notice added while they do not asks the manager again.
   private let drawing = Atomic<Bool>(false)
   /// When a notice last asked, on the monotonic clock: at most one read a `noticeInterval`.
@@ -86,8 +86,7 @@ final class SessionFollower: @unchecked Sendable {
     manager?.stop()
     queue.sync {
       stopped = true
-      followUp?.cancel()
-      followUp = nil
+      stopFollowingUp()
       noticeRead?.cancel()
       noticeRead = nil
       if let source {
@@ -160,12 +159,10 @@ final class SessionFollower: @unchecked Sendable {
 
   /// Whether the display `display` names has its socket (or is not local, so that none can be looked for).
   private func socketIsThere(_ display: SessionDisplay) -> Bool {
-    if let path = display.waylandSocket(runtimeDirectory: runtimeDirectory) { return Self.exists(path) }
-    if let x11 = display.x11 { return display.x11Socket.map(Self.exists) ?? !x11.isEmpty }
+    if let path = display.waylandSocket(runtimeDirectory: runtimeDirectory) { return Posix.exists(path) }
+    if let x11 = display.x11 { return display.x11Socket.map(Posix.exists) ?? !x11.isEmpty }
     return false
   }
-
-  private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
   // MARK: - Sockets
 
@@ -271,30 +268,23 @@ final class SessionFollower: @unchecked Sendable {
   /// more while the session exports its variables.
   private func startFollowingUp() {
     followUpsLeft = Self.followUpReads
-    followUpDelay = Self.firstFollowUp
     // From the first delay again, even while a later read of an earlier socket is pending.
-    followUp?.cancel()
+    followUp.cancel()
+    followUp.reset()
     scheduleFollowUp()
   }
 
   private func scheduleFollowUp() {
-    let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.schedule(deadline: .now() + followUpDelay)
-    timer.setEventHandler { [weak self] in
+    followUp.schedule { [weak self] in
       guard let self else { return }
-      followUp = nil
       followUpsLeft -= 1
       manager?.readAgain()
-      followUpDelay *= 2
       if followUpsLeft > 0 { scheduleFollowUp() }
     }
-    followUp = timer
-    timer.activate()
   }
 
   private func stopFollowingUp() {
     followUpsLeft = 0
-    followUp?.cancel()
-    followUp = nil
+    followUp.cancel()
   }
 }

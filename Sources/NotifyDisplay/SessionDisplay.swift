@@ -4,8 +4,13 @@
 /// `dbus-update-activation-environment --systemd`); the backends connect to what it names rather
 /// than to what the process was started with.
 public struct SessionDisplay: Equatable, Sendable, CustomStringConvertible {
+  /// Each variable that says where the session draws, and the property that keeps it.
+  static var fields: [(name: String, value: WritableKeyPath<SessionDisplay, String?>)] {
+    [("WAYLAND_DISPLAY", \.wayland), ("DISPLAY", \.x11), ("XAUTHORITY", \.xauthority)]
+  }
+
   /// The variables that say where the session draws.
-  public static let variables = ["WAYLAND_DISPLAY", "DISPLAY", "XAUTHORITY"]
+  public static var variables: [String] { fields.map(\.name) }
 
   /// The Wayland compositor's socket: a name in `XDG_RUNTIME_DIR`, or a path; nil when unset.
   public var wayland: String?
@@ -22,8 +27,9 @@ public struct SessionDisplay: Equatable, Sendable, CustomStringConvertible {
 
   /// What `environment` says; an empty value is unset.
   public init(environment: [String: String]) {
-    func value(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-    self.init(wayland: value("WAYLAND_DISPLAY"), x11: value("DISPLAY"), xauthority: value("XAUTHORITY"))
+    for field in Self.fields {
+      self[keyPath: field.value] = environment[field.name].flatMap { $0.isEmpty ? nil : $0 }
+    }
   }
 
   /// What a list of `KEY=value` assignments says (the user manager's `Environment` property);
@@ -42,9 +48,7 @@ public struct SessionDisplay: Equatable, Sendable, CustomStringConvertible {
   /// `environment` with these variables in place of its own (unset ones removed).
   public func applied(to environment: [String: String]) -> [String: String] {
     var result = environment
-    for (key, value) in [("WAYLAND_DISPLAY", wayland), ("DISPLAY", x11), ("XAUTHORITY", xauthority)] {
-      result[key] = value
-    }
+    for field in Self.fields { result[field.name] = self[keyPath: field.value] }
     return result
   }
 
@@ -81,10 +85,7 @@ public struct SessionDisplay: Equatable, Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    let parts = [("WAYLAND_DISPLAY", wayland), ("DISPLAY", x11), ("XAUTHORITY", xauthority)].compactMap {
-      key, value in
-      value.map { "\(key)=\($0)" }
-    }
+    let parts = Self.fields.compactMap { field in self[keyPath: field.value].map { "\(field.name)=\($0)" } }
     return parts.isEmpty ? "no display" : parts.joined(separator: " ")
   }
 }
@@ -109,19 +110,11 @@ public struct FollowedSession: Equatable, Sendable {
   /// The manager's environment read anew: answers whether where the session draws changed.
   public mutating func managerSays(_ assignments: [String]) -> Bool {
     let manager = SessionDisplay(assignments: assignments)
-    for (key, value) in [
-      ("WAYLAND_DISPLAY", manager.wayland), ("DISPLAY", manager.x11), ("XAUTHORITY", manager.xauthority),
-    ]
-    where value != nil {
-      exported.insert(key)
+    var next = started
+    for field in SessionDisplay.fields {
+      if manager[keyPath: field.value] != nil { exported.insert(field.name) }
+      if exported.contains(field.name) { next[keyPath: field.value] = manager[keyPath: field.value] }
     }
-    func pick(_ key: String, _ managed: String?, _ own: String?) -> String? {
-      exported.contains(key) ? managed : own
-    }
-    let next = SessionDisplay(
-      wayland: pick("WAYLAND_DISPLAY", manager.wayland, started.wayland),
-      x11: pick("DISPLAY", manager.x11, started.x11),
-      xauthority: pick("XAUTHORITY", manager.xauthority, started.xauthority))
     guard next != current else { return false }
     current = next
     return true

@@ -247,6 +247,14 @@ public enum Posix {
     return filled == bytes.count ? bytes : nil
   }
 
+  /// `gethostname(2)`: the host's name as the kernel has it (with its domain, if it was given one);
+  /// nil if it cannot be read.
+  public static func hostName() -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// `access(2)` with `F_OK`: whether something exists at `path`.
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

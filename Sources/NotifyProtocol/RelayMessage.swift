@@ -2,6 +2,8 @@
 // of io.notifyd.Relay.varlink (notifyd-wiregen writes them); here what they do beyond their members,
 // the marks a desk keeps, and the names of subjects, streams and consumers.
 
+import NotifyPosix
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -177,9 +179,7 @@ public struct RelaySubjects: Sendable, Equatable {
 
   /// `[Relay] Host=`'s default: the host name, without its domain.
   public static func localHost() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let name = Posix.hostName() else { return "localhost" }
     return String(name.split(separator: ".").first ?? "localhost")
   }
 

@@ -1,8 +1,9 @@
 import Dispatch
 
-/// The next attempt to reach a server that went away (the session bus, the system bus, the display):
-/// a timer on its owner's queue whose delay doubles with every attempt, from `firstDelay` up to
-/// `longestDelay`, and starts over once the owner is connected again (`reset()`).
+/// The next attempt to reach a server that went away (the session bus, the system bus, the display),
+/// or to look again for something that is about to come: a timer on its owner's queue whose delay
+/// doubles with every attempt, from its first delay (`firstDelay` unless told) up to its longest
+/// (`longestDelay`), and starts over once the owner is connected again (`reset()`).
 ///
 /// - Important: used only on `queue`, the owner's serial queue, which also runs the attempt.
 public final class RetryTimer {
@@ -12,11 +13,19 @@ public final class RetryTimer {
   public static let longestDelay = 30.0
 
   private let queue: DispatchQueue
-  private var delay = RetryTimer.firstDelay
+  private let first: Double
+  private let longest: Double
+  private var delay: Double
   private var timer: (any DispatchSourceTimer)?
 
-  public init(queue: DispatchQueue) {
+  public init(
+    queue: DispatchQueue, firstDelay: Double = RetryTimer.firstDelay,
+    longestDelay: Double = RetryTimer.longestDelay
+  ) {
     self.queue = queue
+    first = firstDelay
+    longest = longestDelay
+    delay = firstDelay
   }
 
   /// Whether an attempt is scheduled and has not run yet.
@@ -34,7 +43,7 @@ public final class RetryTimer {
     }
     self.timer = timer
     timer.activate()
-    delay = min(delay * 2, Self.longestDelay)
+    delay = min(delay * 2, longest)
   }
 
   /// Drops the scheduled attempt, if there is one; the delay stays where it was.
@@ -43,8 +52,8 @@ public final class RetryTimer {
     timer = nil
   }
 
-  /// Connected: the next failure is tried again after `firstDelay`.
+  /// Connected: the next failure is tried again after the first delay.
   public func reset() {
-    delay = Self.firstDelay
+    delay = first
   }
 }

@@ -3,6 +3,7 @@ import Glibc
 import NotifyConfig
 import NotifyCore
 import NotifyDisplay
+import NotifyPosix
 import NotifyProtocol
 
 /// A monitor as RandR describes it: its output name and its rectangle on the root window.
@@ -155,20 +156,14 @@ final class X11Connection {
   /// The display connected to, for messages.
   let displayName: String
 
-  /// The host name as `gethostname(2)` gives it, which Xauthority files name local displays by.
-  private static func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-
   /// Connects to display `name` (nil: `DISPLAY`): with the cookie for it in the file `authority`
   /// when that is not the process's own `XAUTHORITY` (which xcb reads itself) and holds one (a
   /// local display only), else as xcb finds one itself.
   private static func open(_ name: String?, authority: String?, screen: inout Int32) -> OpaquePointer {
     let own = getenv("XAUTHORITY").map { String(cString: $0) }
     guard let name, let authority, authority != own, let number = SessionDisplay.x11DisplayNumber(name),
-      let cookie = XAuthority.cookie(inFileAt: authority, display: number, host: hostName())
+      // Xauthority files name a local display by the host's whole name.
+      let cookie = XAuthority.cookie(inFileAt: authority, display: number, host: Posix.hostName() ?? "")
     else { return xcb_connect(name, &screen)! }
     var cookieName = cookie.name.map { CChar(bitPattern: $0) }
     var cookieData = cookie.data.map { CChar(bitPattern: $0) }
