@@ -9,8 +9,9 @@ SWIFT_BUILD := $(SWIFT) build -c $(CONFIGURATION)
 
 all: build
 
+# NO_DEPS=1 skips it (a package build, whose Build-Depends dpkg-buildpackage checks).
 deps:
-	@scripts/deps.sh
+	@[ -n "$(NO_DEPS)" ] || scripts/deps.sh
 
 build: deps
 	$(SWIFT_BUILD)
@@ -28,8 +29,9 @@ unit-test:
 tsan-test:
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter NotifyCoreTests
 
-integration-test: build
-	NOTIFYD_BIN=$(CURDIR)/$(BIN) $(PYTHON) -m pytest -q tests
+# tests/test_package.py installs the package `deb` builds.
+integration-test: build deb
+	NOTIFYD_BIN=$(CURDIR)/$(BIN) NOTIFYD_DEB=$(CURDIR)/$(DEB_FILE) $(PYTHON) -m pytest -q tests
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Plugins Package.swift
@@ -61,7 +63,8 @@ INSTALLED := $(PREFIX)/bin/notifyd $(PREFIX)/bin/notifyctl \
 	$(PREFIX)/share/man/man8/notifyd.8 \
 	$(PREFIX)/share/bash-completion/completions/notifyctl $(ZSH_COMPLETION_DIR)/_notifyctl \
 	$(PREFIX)/share/fish/vendor_completions.d/notifyctl.fish $(PREFIX)/share/doc/notifyd/notifyd.conf \
-	$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
+	$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service \
+	$(PREFIX)/lib/systemd/user-preset/90-notifyd.preset
 
 .PHONY: release man install uninstall
 
@@ -82,7 +85,7 @@ install: release man
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETION_DIR) \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/notifyd \
-		$(DESTDIR)$(PREFIX)/share/dbus-1/services
+		$(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user-preset
 	install -m 0755 $(RELEASE_SCRATCH)/release/notifyd $(RELEASE_SCRATCH)/release/notifyctl $(DESTDIR)$(PREFIX)/bin/
 	for unit in notifyd.service notifyd.socket; do \
 		sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/$$unit > $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit && \
@@ -101,11 +104,31 @@ install: release man
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' dbus/io.notifyd.Notifications.service \
 		> $(DESTDIR)$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/dbus-1/services/io.notifyd.Notifications.service
+	install -m 0644 systemd/90-notifyd.preset $(DESTDIR)$(PREFIX)/lib/systemd/user-preset/90-notifyd.preset
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/notifyd 2>/dev/null || true
 	rmdir $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/share/dbus-1 2>/dev/null || true
+	rmdir $(DESTDIR)$(PREFIX)/lib/systemd/user-preset 2>/dev/null || true
+
+# MARK: - the Debian package
+# `make deb`: .build/deb/notifyd_<version>_amd64.deb from debian/ (debhelper: the Makefile's
+# release build and `install`), checked by lintian, which must report no error and no warning.
+# The version is debian/changelog's, which must be the one notifyd reports.
+DEB_DIR := .build/deb
+DEB_FILE = $(DEB_DIR)/notifyd_$(shell dpkg-parsechangelog -S Version)_amd64.deb
+.PHONY: deb
+
+deb: deps
+	@version=$$(dpkg-parsechangelog -S Version); \
+	grep -q "static let version = \"$$version\"" Sources/NotifyProtocol/Interface.swift || { \
+		echo "make deb: debian/changelog's version $$version is not Interface.version" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
+	NOTIFYD_DEB_DIR=$(CURDIR)/$(DEB_DIR) dpkg-buildpackage --build=binary --no-sign \
+		--buildinfo-file=$(DEB_DIR)/notifyd.buildinfo --buildinfo-option=-u$(DEB_DIR) \
+		--changes-file=$(DEB_DIR)/notifyd.changes --changes-option=-u$(DEB_DIR) \
+		--check-command=lintian --check-option=--fail-on=error,warning --check-option=--display-info
 
 # MARK: - bench, fuzzing, sanitizers (docs/PERFORMANCE.md)
 .PHONY: bench fuzz fuzz-test fuzz-long asan-test tsan-integration

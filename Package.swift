@@ -3,6 +3,9 @@ import PackageDescription
 
 // Every target lists exactly the modules of this package it imports (ArchitectureTests checks it,
 // and that docs/ARCHITECTURE.md's "may use" column says the same).
+/// The release binaries' linking, as Debian's hardening asks (see the notifyd target).
+let releaseLinking = ["-Xlinker", "-z", "-Xlinker", "now"]
+
 let package = Package(
   name: "notifyd",
   platforms: [.macOS(.v15)],
@@ -145,11 +148,13 @@ let package = Package(
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
+    // As Debian hardens its programs, relocations are resolved at start and then made read-only
+    // (`-z now`, beside the linker's default `-z relro`).
     .executableTarget(
       name: "notifyd",
       dependencies: ["NotifyDaemon", "NotifyConfig", "NotifyCore", "NotifyProtocol", "NotifySupport"],
       linkerSettings: [
-        .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
+        .unsafeFlags(["-static-stdlib"] + releaseLinking, .when(configuration: .release)),
         .linkedLibrary("CoreFoundation", .when(configuration: .release)),
         .linkedLibrary("_FoundationICU", .when(configuration: .release)),
         .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
@@ -161,7 +166,8 @@ let package = Package(
     .executableTarget(
       name: "notifyctl", dependencies: ["NotifyCLI"],
       linkerSettings: [
-        .unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"),
+        .unsafeFlags(["-static-stdlib"]), .unsafeFlags(releaseLinking, .when(configuration: .release)),
+        .linkedLibrary("_FoundationCollections"),
         .linkedLibrary("_FoundationCShims"), .linkedLibrary("swiftSynchronization"),
       ]),
     // `make bench`: the figures of DESIGN §8 beside their budgets and a peer measured in the same run.
