@@ -93,7 +93,7 @@ install: release man
 	done
 	for page in $(MAN_PAGES); do \
 		name=$${page##*/}; \
-		sed 's|/usr/local/share/doc/notifyd|$(PREFIX)/share/doc/notifyd|g' $$page \
+		sed 's|/usr/local/|$(PREFIX)/|g' $$page \
 			> $(DESTDIR)$(PREFIX)/share/man/man$${name##*.}/$$name && \
 		chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man$${name##*.}/$$name || exit 1; \
 	done
@@ -135,12 +135,15 @@ deb: deps
 
 # DESIGN §8's figures beside their budgets, with dunst measured in the same run, then the popups'
 # beside mako on headless sway (bench/popups.py), then following a session and D-Bus activation in
-# a container with a real login (bench/session.py); not part of `test`.
+# a container with a real login (bench/session.py), then the package's size beside Debian's mako
+# and dunst (bench/package.py); not part of `test`.
 bench: deps
 	$(SWIFT) build -c release
 	bench/with-peer.sh .build/release/notifyd-bench
 	$(PYTHON) bench/popups.py --bin .build/release
 	$(PYTHON) bench/session.py --bin .build/release
+	$(MAKE) deb NO_DEPS=1
+	$(PYTHON) bench/package.py $(DEB_FILE)
 
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz

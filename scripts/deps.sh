@@ -23,6 +23,7 @@ debian_packages=(
   dbus-user-session xauth                                 # following the session: a login's user bus (its manager on it), Xvfb with a cookie
   fuzzel rofi                                             # pickers for notifyctl menu: fuzzel on sway (virtual keyboard), rofi on Xvfb (xdotool)
   gdb                                                     # a test that finds a process stuck prints its threads
+  debhelper lintian                                       # make deb: dpkg-buildpackage with debhelper, then lintian's checks
   zenity adwaita-icon-theme                               # freedesktop tests: zenity --notification (libnotify), icon names
   pulseaudio pulseaudio-utils gnome-session-canberra sound-theme-freedesktop  # sounds: a null-sink server, paplay, canberra-gtk-play
   libnats-dev nats-server openssl                         # the relay: the NATS C client (JetStream), a real server, test certificates

@@ -45,6 +45,7 @@ INSTALLED = {
     "share/fish/vendor_completions.d/notifyctl.fish": 0o644,
     "share/doc/notifyd/notifyd.conf": 0o644,
     "share/dbus-1/services/io.notifyd.Notifications.service": 0o644,
+    "lib/systemd/user-preset/90-notifyd.preset": 0o644,
 }
 
 
@@ -103,6 +104,19 @@ def test_the_d_bus_activation_file_starts_the_service_for_the_notifications_name
     activation = unit_settings(staged / "usr/share/dbus-1/services/io.notifyd.Notifications.service")
     assert activation == {"Name": "org.freedesktop.Notifications", "Exec": "/usr/bin/notifyd",
                           "SystemdService": "notifyd.service"}
+
+
+def test_systemctl_preset_enables_the_socket_alone_for_every_user(staged):
+    # systemd's own reading of the installed preset (its default for a unit no preset names is to
+    # enable it), on the staged tree as the root.
+    subprocess.run(["systemctl", "--global", f"--root={staged}", "preset", "notifyd.socket", "notifyd.service"],
+                   check=True, capture_output=True, timeout=60)
+    try:
+        enabled = {str(path.relative_to(staged)) for path in (staged / "etc/systemd/user").rglob("*")
+                   if path.is_symlink()}
+        assert enabled == {"etc/systemd/user/sockets.target.wants/notifyd.socket"}
+    finally:
+        shutil.rmtree(staged / "etc", ignore_errors=True)
 
 
 def test_installed_files_are_the_repository_ones(staged):
