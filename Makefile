@@ -113,19 +113,20 @@ uninstall:
 	rmdir $(DESTDIR)$(PREFIX)/lib/systemd/user-preset 2>/dev/null || true
 
 # MARK: - the Debian package
-# `make deb`: .build/deb/notifyd_<version>_amd64.deb from debian/ (debhelper: the Makefile's
+# `make deb`: .build/deb/notifyd_<version>_<arch>.deb from debian/ (debhelper: the Makefile's
 # release build and `install`), checked by lintian, which must report no error and no warning.
-# The version is debian/changelog's, which must be the one notifyd reports.
+# The version is debian/changelog's, which must be the one notifyd reports. What the build staged
+# under debian/ is removed afterwards (--post-clean).
 DEB_DIR := .build/deb
-DEB_FILE = $(DEB_DIR)/notifyd_$(shell dpkg-parsechangelog -S Version)_amd64.deb
+DEB_FILE = $(DEB_DIR)/notifyd_$(shell dpkg-parsechangelog -S Version)_$(shell dpkg --print-architecture).deb
 .PHONY: deb
 
 deb: deps
-	@version=$$(dpkg-parsechangelog -S Version); \
-	grep -q "static let version = \"$$version\"" Sources/NotifyProtocol/Interface.swift || { \
-		echo "make deb: debian/changelog's version $$version is not Interface.version" >&2; exit 1; }
+	@version=$$(dpkg-parsechangelog -S Version) && [ -n "$$version" ] && \
+	grep -qF "static let version = \"$$version\"" Sources/NotifyProtocol/Interface.swift || { \
+		echo "make deb: debian/changelog's version ($$version) is not Interface.version" >&2; exit 1; }
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
-	NOTIFYD_DEB_DIR=$(CURDIR)/$(DEB_DIR) dpkg-buildpackage --build=binary --no-sign \
+	NOTIFYD_DEB_DIR=$(CURDIR)/$(DEB_DIR) dpkg-buildpackage --build=binary --no-sign --post-clean \
 		--buildinfo-file=$(DEB_DIR)/notifyd.buildinfo --buildinfo-option=-u$(DEB_DIR) \
 		--changes-file=$(DEB_DIR)/notifyd.changes --changes-option=-u$(DEB_DIR) \
 		--check-command=lintian --check-option=--fail-on=error,warning --check-option=--display-info

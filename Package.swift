@@ -1,11 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every target lists exactly the modules of this package it imports (ArchitectureTests checks it,
-// and that docs/ARCHITECTURE.md's "may use" column says the same).
 /// The release binaries' linking, as Debian's hardening asks (see the notifyd target).
 let releaseLinking = ["-Xlinker", "-z", "-Xlinker", "now"]
 
+// Every target lists exactly the modules of this package it imports (ArchitectureTests checks it,
+// and that docs/ARCHITECTURE.md's "may use" column says the same).
 let package = Package(
   name: "notifyd",
   platforms: [.macOS(.v15)],

@@ -95,6 +95,10 @@ class Container:
             units = self.run("systemctl", "list-units", "--no-pager", "--all", check=False).stdout[-3000:]
             raise AssertionError(f"{error}: busctl said {asked.returncode} {asked.stderr}; units:\n{units}\n"
                                  f"boot:\n{self.boot_log()}") from None
+        # A notifyd package installed on this machine would have its socket and activation file
+        # compete with the tests' daemons (and test_package installs its own): not in here.
+        if (self.root / "var/lib/dpkg/info/notifyd.list").exists():
+            self.run("dpkg", "--purge", "notifyd")
         return self
 
     def find_init(self):

@@ -435,12 +435,24 @@ def test_notify_send_in_a_graphical_session_starts_notifyd_through_d_bus_activat
             raise AssertionError(f"notify-send hung: {daemon.stderr()[-3000:]}\n{service_state(login)}") from None
         assert sent.returncode == 0, (sent.stderr, daemon.stderr()[-3000:], service_state(login))
         wait_for(lambda: card_drawn(sway.screenshot()), timeout=15, interval=0.02, what="the activated notifyd's card")
-        print(f"notify-send with notifyd not running → first pixels: {time.monotonic() - started:.2f} s")
+        print(f"notify-send with notifyd not running → the card at full colour (fade-in included): "
+              f"{time.monotonic() - started:.2f} s")
         assert login.run("systemctl", "--user", "is-active", "notifyd.service").stdout.strip() == "active"
         assert name_owner_command(login) == "notifyd"
         sway.save("session-activated.png")
     finally:
         sway.close()
+
+
+def mako_leaves_and_notifyd_serves(login, sway):
+    """mako stopped: notifyd owns org.freedesktop.Notifications within the issue's second (the time
+    printed), and its own card is drawn."""
+    login.box.run("pkill", "-TERM", "-u", login.user.pw_name, "-x", "mako")
+    left = time.monotonic()
+    wait_for(lambda: name_owner_command(login) == "notifyd", timeout=10, interval=0.01,
+             what="notifyd to take the name mako left")
+    print(f"mako left → notifyd owns org.freedesktop.Notifications: {time.monotonic() - left:.2f} s")
+    wait_for(lambda: card_drawn(sway.screenshot()), timeout=10, what="notifyd's own card once mako has gone")
 
 
 def test_with_mako_serving_notifyd_forwards_and_takes_the_name_once_mako_leaves(installed):
@@ -457,12 +469,7 @@ def test_with_mako_serving_notifyd_forwards_and_takes_the_name_once_mako_leaves(
         notice = daemon.show("Forwarded to mako", "--fade-in", "0", "--hold", "120s")
         wait_for(lambda: "dbus: forwarding notices" in daemon.stderr(), timeout=15, what="notifyd to forward to mako")
         assert daemon.get(notice)["phase"] == "holding"
-        login.box.run("pkill", "-TERM", "-u", login.user.pw_name, "-x", "mako")
-        left = time.monotonic()
-        wait_for(lambda: name_owner_command(login) == "notifyd", timeout=10, interval=0.01,
-                 what="notifyd to take the name mako left")
-        print(f"mako left → notifyd owns org.freedesktop.Notifications: {time.monotonic() - left:.2f} s")
-        wait_for(lambda: card_drawn(sway.screenshot()), timeout=10, what="notifyd's own card once mako has gone")
+        mako_leaves_and_notifyd_serves(login, sway)
     finally:
         if mako:
             login.box.run("pkill", "-KILL", "-u", login.user.pw_name, "-x", "mako", check=False)
