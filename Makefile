@@ -118,13 +118,13 @@ uninstall:
 # The version is debian/changelog's, which must be the one notifyd reports. What the build staged
 # under debian/ is removed afterwards (--post-clean).
 DEB_DIR := .build/deb
-DEB_FILE = $(DEB_DIR)/notifyd_$(shell dpkg-parsechangelog -S Version)_$(shell dpkg --print-architecture).deb
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+DEB_FILE = $(DEB_DIR)/notifyd_$(DEB_VERSION)_$(shell dpkg --print-architecture).deb
 .PHONY: deb
 
 deb: deps
-	@version=$$(dpkg-parsechangelog -S Version) && [ -n "$$version" ] && \
-	grep -qF "static let version = \"$$version\"" Sources/NotifyProtocol/Interface.swift || { \
-		echo "make deb: debian/changelog's version ($$version) is not Interface.version" >&2; exit 1; }
+	@grep -qF 'static let version = "$(DEB_VERSION)"' Sources/NotifyProtocol/Interface.swift || { \
+		echo "make deb: debian/changelog's version ($(DEB_VERSION)) is not Interface.version" >&2; exit 1; }
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
 	NOTIFYD_DEB_DIR=$(CURDIR)/$(DEB_DIR) dpkg-buildpackage --build=binary --no-sign --post-clean \
 		--buildinfo-file=$(DEB_DIR)/notifyd.buildinfo --buildinfo-option=-u$(DEB_DIR) \
@@ -136,15 +136,14 @@ deb: deps
 
 # DESIGN §8's figures beside their budgets, with dunst measured in the same run, then the popups'
 # beside mako on headless sway (bench/popups.py), then following a session and D-Bus activation in
-# a container with a real login (bench/session.py), then the package's size beside Debian's mako
-# and dunst (bench/package.py); not part of `test`.
+# a container with a real login and the package's size beside Debian's mako and dunst
+# (bench/session.py); not part of `test`.
 bench: deps
 	$(SWIFT) build -c release
 	bench/with-peer.sh .build/release/notifyd-bench
 	$(PYTHON) bench/popups.py --bin .build/release
-	$(PYTHON) bench/session.py --bin .build/release
 	$(MAKE) deb NO_DEPS=1
-	$(PYTHON) bench/package.py $(DEB_FILE)
+	$(PYTHON) bench/session.py --bin .build/release --package $(DEB_FILE)
 
 # libFuzzer targets (fuzz/build.sh), rebuilt only when a file they compile changed.
 FUZZ_OUT := .build/fuzz

@@ -11,11 +11,14 @@ session bus, headless sway started as the user with Debian's sway config exporti
 - `notify-send` → first pixels with the server not running, D-Bus activation included: notifyd
   (its activation file, `SystemdService=notifyd.service`) beside mako (its own activation file,
   which the bus runs itself), each the only server the bus can activate, stopped before each run.
+- with `--package DEB` (what `make deb` built): its `.deb` file and installed size, beside the
+  `Installed-Size` of Debian 12's own mako-notifier and dunst on this machine (which, like
+  notifyd's, excludes the shared libraries they all link). No goal is set.
 
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user.
 Prints Markdown rows in the bench table's columns.
 
-Usage: bench/session.py [--bin DIR] [--runs N]
+Usage: bench/session.py [--bin DIR] [--runs N] [--package DEB]
 """
 
 import argparse
@@ -95,10 +98,34 @@ def activated(login, sway, stop, runs):
     return statistics.median(times)
 
 
+def package_rows(package):
+    """The package's size beside mako's and dunst's, as rows."""
+    def installed_size(name):
+        """Installed-Size (KiB) of the package `name` installed here."""
+        return int(subprocess.run(["dpkg-query", "--show", "--showformat=${Installed-Size}", name],
+                                  capture_output=True, text=True, check=True).stdout)
+
+    ours = int(subprocess.run(["dpkg-deb", "--field", package, "Installed-Size"], capture_output=True, text=True,
+                              check=True).stdout)
+    with tempfile.TemporaryDirectory() as directory:
+        subprocess.run(["dpkg-deb", "--extract", package, directory], check=True)
+        binaries = {name: (Path(directory) / "usr/bin" / name).stat().st_size / 2**20 for name in ("notifyd", "notifyctl")}
+    peers = {name: installed_size(name) for name in ("mako-notifier", "dunst")}
+    return [
+        row(".deb file", f"{Path(package).stat().st_size / 2**20:.1f} MiB", "none set"),
+        row("installed size (Installed-Size)",
+            f"{ours / 1024:.1f} MiB (notifyd {binaries['notifyd']:.1f}, notifyctl {binaries['notifyctl']:.1f}: "
+            "Swift runtime and Foundation linked in)", "none set",
+            ", ".join(f"{name} {size / 1024:.2f} MiB" for name, size in peers.items()),
+            f"{ours / peers['mako-notifier']:.0f}× mako", "measured"),
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--package", help="the .deb `make deb` built, whose size is measured")
     options = parser.parse_args()
     conftest.BIN = harness.BIN = Path(options.bin)
     user = harness.popup_user()
@@ -127,15 +154,14 @@ def main():
                         "systemctl", "--user", "stop", "notifyd.service", "notifyd.socket", check=False), options.runs)
                 # mako's activation file alone (notifyd's is gone with its units).
                 with session.installed_units(login, binaries, hidden=("org.knopwob.dunst.service",)):
-                    box.run("mv", "/usr/share/dbus-1/services/io.notifyd.Notifications.service", "/var/tmp/", check=False)
+                    session.hide_activation_files(box, ["io.notifyd.Notifications.service"])
                     login.run("busctl", "--user", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                               "org.freedesktop.DBus", "ReloadConfig")
                     try:
                         mako = activated(login, sway, lambda: box.run(
                             "pkill", "-TERM", "-u", user.pw_name, "-x", "mako", check=False), options.runs)
                     finally:
-                        box.run("mv", "/var/tmp/io.notifyd.Notifications.service", "/usr/share/dbus-1/services/",
-                                check=False)
+                        session.hide_activation_files(box, ["io.notifyd.Notifications.service"], back=True)
                 rows.append(row("notify-send → first pixels, server not running (D-Bus activation)",
                                 f"{ours * 1000:.0f} ms", "beside mako", f"mako {mako * 1000:.0f} ms",
                                 f"{ours / mako:.2f}×", "met" if ours <= mako else "missed"))
@@ -146,6 +172,8 @@ def main():
     finally:
         box.stop()
         shutil.rmtree(shared, ignore_errors=True)
+    if options.package:
+        rows += package_rows(options.package)
     for line in rows:
         print(line)
 

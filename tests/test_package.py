@@ -8,6 +8,7 @@ started later exports its display the way Debian's sway config does.
 """
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -24,8 +25,8 @@ import pytest
 
 from conftest import wait_for
 from test_logind import Container
-from test_session import OTHER_SERVERS, ContainerSway, Login, card_drawn, mako_leaves_and_notifyd_serves, \
-    name_owner_command
+from test_session import CARD_CONFIG, OTHER_SERVERS, ContainerSway, Login, NotifyctlQueries, card_drawn, \
+    hide_activation_files, mako_leaves_and_notifyd_serves, name_owner_command
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None or shutil.which("dpkg-buildpackage") is None
@@ -35,8 +36,6 @@ pytestmark = pytest.mark.skipif(
 
 REPO = Path(__file__).resolve().parent.parent
 STORE_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-e90a0c5.db"
-# The card colour of the users' config, which the screenshots look for.
-USER_CONFIG = "[Display:normal]\nBackground=#f0e030\n"
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +55,17 @@ def deb_field(package, name):
                           check=True).stdout.strip()
 
 
+@functools.cache
+def library_paths():
+    """Each shared library's soname and path, as the dynamic linker's cache has them."""
+    cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    return {line.split()[0]: line.split(" => ")[1] for line in cache.splitlines() if " => " in line}
+
+
 def owner(soname):
     """The Debian package that holds the library `soname` on this machine (ldconfig's path, or the
     same path under /usr, which is how dpkg knows it on a merged /usr)."""
-    cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
-    path = next(line.split(" => ")[1] for line in cache.splitlines() if line.strip().startswith(f"{soname} ("))
+    path = library_paths()[soname]
     for candidate in (path, "/usr" + path, os.path.realpath(path)):
         found = subprocess.run(["dpkg", "--search", candidate], capture_output=True, text=True)
         if found.returncode == 0:
@@ -153,7 +158,7 @@ def newer_package(package, directory):
     control = tree / "DEBIAN" / "control"
     version = deb_field(package, "Version")
     control.write_text(control.read_text().replace(f"Version: {version}\n", f"Version: {version}+1\n"))
-    target = directory / f"notifyd_{version}+1_amd64.deb"
+    target = directory / package.name.replace(f"_{version}_", f"_{version}+1_")
     subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(tree), str(target)], check=True,
                    capture_output=True)
     return target
@@ -169,9 +174,7 @@ def box(package):
     try:
         box.start()
         # This machine has mako's and dunst's activation files, which would compete for the name.
-        for name in OTHER_SERVERS:
-            box.run("mv", f"/usr/share/dbus-1/services/{name}", f"/usr/share/dbus-1/services/{name}.hidden",
-                    check=False)
+        hide_activation_files(box, OTHER_SERVERS)
         # man-db's trigger rebuilds every page's index (tens of seconds): not what is tested here.
         box.run("rm", "-f", "/var/lib/man-db/auto-update")
         installed = in_box(box, "apt-get", "install", "--yes", str(shared / package.name))
@@ -190,44 +193,27 @@ def container_user(box, shared, name):
     gid = int(box.run("id", "-g", name).stdout)
     config = home / ".config" / "notifyd"
     config.mkdir(parents=True)
-    (config / "notifyd.conf").write_text(USER_CONFIG)
+    (config / "notifyd.conf").write_text(CARD_CONFIG)
     for path in [home / ".config", config, config / "notifyd.conf"]:
         os.chown(path, uid, gid)
     return types.SimpleNamespace(pw_name=name, pw_uid=uid, pw_gid=gid, pw_dir=str(home))
 
 
-class PackageLogin(Login):
+class PackageLogin(Login, NotifyctlQueries):
     """A login of a user the container has, with their own home: the service manager's units are the
-    package's, with no drop-in of the test's."""
+    package's, with no drop-in of the test's, and `notifyctl` is the package's."""
+
+    unit = "notifyd.service"
 
     def __init__(self, box, user):
         super().__init__(box, user, Path(user.pw_dir).parent)
         self.home = Path(user.pw_dir)
 
-    def open(self):
-        self.session.open()
-        wait_for(lambda: self.run("systemctl", "--user", "is-system-running", check=False).stdout.strip()
-                 in ("running", "degraded"), timeout=30, interval=0.1, what="the user's service manager")
-        return self
-
-    def close(self):
-        self.run("systemctl", "--user", "stop", "notifyd.service", check=False, timeout=100)
-        super().close()
-
     def unit_state(self, unit):
         return self.run("systemctl", "--user", "is-active", unit, check=False).stdout.strip()
 
-    def notifyctl(self, *arguments):
-        return self.run("notifyctl", *arguments).stdout
-
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options))
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json"))["notice"]
-
-    def drawing(self):
-        return json.loads(self.notifyctl("status", "--json"))["display"].get("drawing") is True
+    def notifyctl(self, *arguments, check=True):
+        return self.run("notifyctl", *arguments, check=check)
 
     def daemon_pid(self):
         return int(self.run("systemctl", "--user", "show", "notifyd.service", "-p", "MainPID", "--value").stdout)
@@ -308,7 +294,8 @@ def test_notify_send_starts_the_package_by_d_bus_activation_and_mako_is_forwarde
         # The forwarded notice, then on notifyd's own card (the activated one was dismissed).
         mako_leaves_and_notifyd_serves(login, sway)
         assert login.get(forwarded)["phase"] == "holding"
-        assert [notice["id"] for notice in json.loads(login.notifyctl("list", "--json"))["notices"]] == [forwarded]
+        listed = json.loads(login.notifyctl("list", "--json").stdout)["notices"]
+        assert [notice["id"] for notice in listed] == [forwarded]
     except AssertionError as error:
         raise AssertionError(f"{error}\n{login.diagnostics()}") from None
     finally:
@@ -344,7 +331,7 @@ def test_the_package_migrates_an_earlier_commits_store_and_an_upgrade_leaves_the
             assert login.get(notice_id)["title"] == title, login.diagnostics()
         assert login.get(3)["key"] == "build-1729"
         assert login.get(4)["outcome"] == "cancelled"
-        history = json.loads(login.notifyctl("history", "--json"))
+        history = json.loads(login.notifyctl("history", "--json").stdout)
         assert "Disk 91% full" in json.dumps(history)
         before = login.show("Shown before the upgrade", "--fade-in", "0", "--hold", "120s")
         assert before > 4

@@ -40,6 +40,9 @@ SANITIZER_VARIABLES = ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BA
 class Login:
     """The test user logged in through PAM in the container: their service manager and session bus."""
 
+    # The unit of notifyd's that logging out stops.
+    unit = UNIT
+
     def __init__(self, box, user, shared):
         self.box = box
         self.user = user
@@ -49,7 +52,7 @@ class Login:
         self.home = shared / f"home-{uuid.uuid4().hex[:8]}"
 
     def open(self):
-        self.home.mkdir(mode=0o700)
+        self.home.mkdir(mode=0o700, exist_ok=True)  # a user the container made has one already
         os.chown(self.home, self.user.pw_uid, self.user.pw_gid)
         self.session.open()
         wait_for(lambda: self.run("systemctl", "--user", "is-system-running", check=False).stdout.strip()
@@ -74,12 +77,12 @@ class Login:
         # systemd waits up to 90 s (DefaultTimeoutStopSec) for the daemon to exit; so does this, and
         # says what the daemon was doing if it did not.
         try:
-            self.run("systemctl", "--user", "stop", UNIT, check=False, timeout=100)
+            self.run("systemctl", "--user", "stop", self.unit, check=False, timeout=100)
         except subprocess.TimeoutExpired:
             log = self.home / "notifyd.log"
             raise AssertionError(
                 f"notifyd did not stop within 100 s: "
-                f"{self.run('systemctl', '--user', 'status', '--no-pager', UNIT, check=False).stdout[-2000:]}\n"
+                f"{self.run('systemctl', '--user', 'status', '--no-pager', self.unit, check=False).stdout[-2000:]}\n"
                 f"{log.read_text(errors='replace')[-3000:] if log.exists() else ''}") from None
         self.session.close()
         self.box.run("loginctl", "terminate-user", self.user.pw_name, check=False)
@@ -87,7 +90,23 @@ class Login:
                  timeout=30, interval=0.1, what="logind to forget the test user")
 
 
-class FollowingDaemon:
+class NotifyctlQueries:
+    """What the tests ask of notifyd, through `self.notifyctl(*arguments)` (a completed notifyctl)."""
+
+    def status(self):
+        return json.loads(self.notifyctl("status", "--json").stdout)
+
+    def drawing(self):
+        return self.status()["display"].get("drawing") is True
+
+    def show(self, title, *options):
+        return int(self.notifyctl("show", title, *options).stdout)
+
+    def get(self, notice_id):
+        return json.loads(self.notifyctl("get", str(notice_id), "--json").stdout)["notice"]
+
+
+class FollowingDaemon(NotifyctlQueries):
     """notifyd started by the user's service manager (as socket or D-Bus activation would), before any
     compositor: nothing in its environment says where to draw."""
 
@@ -124,18 +143,6 @@ class FollowingDaemon:
 
     def notifyctl(self, *arguments, check=True):
         return self.login.run(str(self.bin / "notifyctl"), *arguments, check=check)
-
-    def status(self):
-        return json.loads(self.notifyctl("status", "--json").stdout)
-
-    def drawing(self):
-        return self.status()["display"].get("drawing") is True
-
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options).stdout)
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json").stdout)["notice"]
 
 
 class ContainerSway:
@@ -230,7 +237,9 @@ def login(container):
         login.close()
 
 
-CONFIG = "[DBus]\nMode=off\n[Display:normal]\nBackground=#f0e030\n"
+# Cards of the colour the screenshots look for.
+CARD_CONFIG = "[Display:normal]\nBackground=#%02x%02x%02x\n" % CARD
+CONFIG = "[DBus]\nMode=off\n" + CARD_CONFIG
 
 
 def card_drawn(image):
@@ -359,7 +368,7 @@ def installed(login):
     """notifyd installed in the container (`installed_units`), with the test's config."""
     login, binaries = login
     # The config the drop-in points the service at: the bus in its default mode.
-    daemon = FollowingDaemon(login, binaries, CONFIG.replace("[DBus]\nMode=off\n", ""))
+    daemon = FollowingDaemon(login, binaries, CARD_CONFIG)
     with installed_units(login, binaries):
         yield login, daemon
 
@@ -388,8 +397,7 @@ def installed_units(login, binaries, hidden=OTHER_SERVERS):
     activation = services / "io.notifyd.Notifications.service"
     activation.write_text((REPO / "dbus" / activation.name).read_text().replace("/usr/local/bin/", f"{binaries}/"))
     written.append(activation)
-    for name in hidden:
-        box.run("mv", f"/usr/share/dbus-1/services/{name}", f"/usr/share/dbus-1/services/{name}.hidden", check=False)
+    hide_activation_files(box, hidden)
     login.run("systemctl", "--user", "daemon-reload")
     # The session bus reads its activation files again on reload (it also watches the directories).
     login.run("busctl", "--user", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -401,9 +409,16 @@ def installed_units(login, binaries, hidden=OTHER_SERVERS):
         for path in written:
             path.unlink()
         dropin.rmdir()
-        for name in hidden:
-            box.run("mv", f"/usr/share/dbus-1/services/{name}.hidden", f"/usr/share/dbus-1/services/{name}", check=False)
+        hide_activation_files(box, hidden, back=True)
         login.run("systemctl", "--user", "daemon-reload", check=False)
+
+
+def hide_activation_files(box, names, back=False):
+    """Moves the container's D-Bus activation files `names` aside (or `back`)."""
+    services = "/usr/share/dbus-1/services"
+    for name in names:
+        hidden = f"{services}/{name}.hidden"
+        box.run("mv", *((hidden, f"{services}/{name}") if back else (f"{services}/{name}", hidden)), check=False)
 
 
 def service_state(login):
