@@ -1,3 +1,5 @@
+import NotifySupport
+
 /// A binary min-heap: the least element comes out first. Elements that must leave in the order
 /// they came when otherwise equal carry a sequence number in their ordering (`IDQueue`,
 /// `TimerHeap`).
@@ -8,6 +10,8 @@ public struct MinHeap<Element: Comparable> {
 
   public var count: Int { elements.count }
   public var isEmpty: Bool { elements.isEmpty }
+  /// The room its buffer has (for tests of its bound).
+  public var capacity: Int { elements.capacity }
   /// The least element, without removing it.
   public var first: Element? { elements.first }
 
@@ -29,11 +33,12 @@ public struct MinHeap<Element: Comparable> {
     elements.swapAt(0, elements.count - 1)
     let top = elements.removeLast()
     siftDown(from: 0)
+    elements.releaseSpareCapacity()
     return top
   }
 
   public mutating func removeAll() {
-    elements.removeAll(keepingCapacity: true)
+    elements.removeAll(keepingCapacity: elements.capacity <= spareCapacityFloor)
   }
 
   /// Keeps only the elements `isLive` accepts, once the heap holds more than twice `live` of them
@@ -42,6 +47,7 @@ public struct MinHeap<Element: Comparable> {
   public mutating func compact(live: Int, isLive: (Element) -> Bool) {
     guard elements.count > 2 * live + 64 else { return }
     elements.removeAll { !isLive($0) }
+    elements.releaseSpareCapacity()
     for index in stride(from: elements.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
   }
 
@@ -120,6 +126,7 @@ public struct TimerHeap<Action> {
   @discardableResult
   public mutating func remove(_ id: UInt64) -> Bool {
     guard actions.removeValue(forKey: id) != nil else { return false }
+    actions.releaseSpareCapacity()
     if actions.isEmpty {
       deadlines.removeAll()
     } else {
@@ -138,6 +145,7 @@ public struct TimerHeap<Action> {
   public mutating func popDue(now: Double) -> Action? {
     guard let first = earliest(), first.at <= now else { return nil }
     deadlines.pop()
+    defer { actions.releaseSpareCapacity() }
     return actions.removeValue(forKey: first.id)
   }
 }

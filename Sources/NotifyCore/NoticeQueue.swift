@@ -105,6 +105,7 @@ public final class NoticeQueue: Sendable {
         lanes[lane.rawValue].addOperation(operation)
       case .finishOperation(let id):
         state.operations.removeValue(forKey: id)?.finish()
+        state.operations.releaseSpareCapacity()
       case .journal(let record):
         switch record {
         case .unfinished(let notice): journal?.recordUnfinished(notice)
@@ -119,6 +120,7 @@ public final class NoticeQueue: Sendable {
         if let sink = state.sinks[watcher] { outbox.post(.call { sink(snapshot, 0) }) }
       case .answer(let waiters, let notice):
         let replies = waiters.compactMap { state.replies.removeValue(forKey: $0) }
+        state.replies.releaseSpareCapacity()
         if !replies.isEmpty { outbox.post(.call { for reply in replies { reply(notice) } }) }
       case .suspendLanes(let suspended):
         for lane in lanes { lane.isSuspended = suspended }
@@ -395,6 +397,7 @@ public final class NoticeQueue: Sendable {
     return Subscription { [weak self] in
       self?.mutateState { state, _ in
         state.replies.removeValue(forKey: waiter)
+        state.replies.releaseSpareCapacity()
         state.machine.forget(waiter: waiter, of: id)
       }
     }
@@ -431,6 +434,7 @@ public final class NoticeQueue: Sendable {
     return Subscription { [weak self] in
       self?.mutateState { state, instant in
         state.sinks.removeValue(forKey: id)
+        state.sinks.releaseSpareCapacity()
         state.machine.unwatch(id, at: instant)
       }
     }

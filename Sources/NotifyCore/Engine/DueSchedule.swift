@@ -1,3 +1,5 @@
+import NotifySupport
+
 /// Notices on their way to being due: their due times, and the notices waiting for another one to
 /// finish (`after`), by the id they wait for.
 ///
@@ -32,6 +34,7 @@ struct DueSchedule {
 
   /// The notices that waited for `id`, which has finished.
   mutating func release(_ id: Int) -> [Int] {
-    waitingFor.removeValue(forKey: id) ?? []
+    defer { waitingFor.releaseSpareCapacity() }
+    return waitingFor.removeValue(forKey: id) ?? []
   }
 }

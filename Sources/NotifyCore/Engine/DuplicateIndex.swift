@@ -1,3 +1,5 @@
+import NotifySupport
+
 /// Shown notices by what makes a new notice a duplicate of one (`[Queue] StackDuplicates=`): its
 /// app, title and body. A notice is found under the text it shows now, and only while it shows.
 struct DuplicateIndex {
@@ -17,6 +19,7 @@ struct DuplicateIndex {
   /// Notice `id` no longer shows: it is not found under `key` any more.
   mutating func remove(_ id: Int, under key: DuplicateKey?) {
     if let key, ids[key] == id { ids.removeValue(forKey: key) }
+    ids.releaseSpareCapacity()
   }
 
   mutating func removeAll() { ids = [:] }

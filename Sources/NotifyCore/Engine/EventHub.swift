@@ -1,3 +1,5 @@
+import NotifySupport
+
 /// Who listens to the queue: watchers (with the pace of their frames) and `Wait` callers, by
 /// number. The owner keeps what each number delivers to; the hub decides who gets what, when.
 struct EventHub {
@@ -30,6 +32,7 @@ struct EventHub {
 
   mutating func removeWatcher(_ id: Int) {
     watchers.removeValue(forKey: id)
+    watchers.releaseSpareCapacity()
   }
 
   mutating func addWaiter(for notice: Int) -> Int {
@@ -51,11 +54,13 @@ struct EventHub {
     list.remove(at: index)
     waiterCount -= 1
     waiters[notice] = list.isEmpty ? nil : list
+    waiters.releaseSpareCapacity()
   }
 
   /// The callers waiting for `notice`, which has finished; they leave the hub.
   mutating func takeWaiters(of notice: Int) -> [Int] {
     guard let list = waiters.removeValue(forKey: notice) else { return [] }
+    waiters.releaseSpareCapacity()
     waiterCount -= list.count
     return list
   }

@@ -1,4 +1,5 @@
 import NotifyProtocol
+import NotifySupport
 
 /// Finished notices, at most `limit`, oldest first; trimming forgets the oldest. Keeps how many
 /// are unread, and lets one be changed (read) or removed (forgotten) by id.
@@ -59,8 +60,10 @@ struct NoticeHistory {
   /// Drops passed and removed ids from `order` once they are most of it: it stays within twice the
   /// notices kept (and a little).
   private mutating func compact() {
+    notices.releaseSpareCapacity()
     if start > 1024 && start * 2 > order.count {
       order.removeFirst(start)
+      order.releaseSpareCapacity()
       start = 0
     }
     if stale > 1024 && stale * 2 > order.count - start {

@@ -1,8 +1,11 @@
+import NotifySupport
+
 /// The unfinished notices' records, by id: stored densely in one array, with an index from id to
 /// position, so that a record costs its own size (and an array's spare capacity) rather than a
 /// hash table's empty buckets of records.
 ///
-/// Removing moves the last record into the hole: positions change, ids do not.
+/// Removing moves the last record into the hole: positions change, ids do not. Both give back
+/// their room once a burst has drained (`releaseSpareCapacity`).
 struct NoticeTable {
   private(set) var records: [NoticeRecord] = []
   private var positions: [Int: Int] = [:]
@@ -35,6 +38,10 @@ struct NoticeTable {
     if position != last {
       records.swapAt(position, last)
       positions[records[position].notice.id] = position
+    }
+    defer {
+      records.releaseSpareCapacity()
+      positions.releaseSpareCapacity()
     }
     return records.removeLast()
   }

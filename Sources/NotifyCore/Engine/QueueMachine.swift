@@ -1,4 +1,5 @@
 import NotifyProtocol
+import NotifySupport
 
 /// The queue engine's rules as a value: every request and every input (an operation started, the
 /// clock reached a deadline) changes the state and lists the effects its owner must carry out, in
@@ -334,6 +335,7 @@ public struct QueueMachine {
       effects.append(.finishOperation(id: id))
     }
     if let key = notice.key, keys[key] == id { keys.removeValue(forKey: key) }
+    keys.releaseSpareCapacity()
     if notice.hints?.isTransient == true {
       // Transient: seen by its watchers and waiters, then forgotten, not kept in history.
       effects.append(.journal(.forgotten(id: id)))
