@@ -100,7 +100,8 @@ enum ScalingFigure {
           budget: "≤ 1.5 KiB", verdict: perNotice <= 1536 ? .met : .missed))
       let peak = ProcessStats.residentBytes(daemon.pid) ?? 0
       _ = try control.call(
-        Interface.Method.cancel.qualifiedName, CancelParameters(all: true, now: true), returning: CancelReply.self)
+        Interface.Method.cancel.qualifiedName, CancelParameters(all: true, now: true),
+        returning: CancelReply.self)
       control = try daemon.connect()  // the filling client leaves
       let drained = Clock.seconds()
       var after = peak
@@ -108,13 +109,13 @@ enum ScalingFigure {
         Clock.sleep(0.25)
         after = ProcessStats.residentBytes(daemon.pid) ?? 0
       }
-      let mebibyte = 1_048_576.0
+      func mebibytes(_ bytes: Int) -> String { Format.fixed(Double(bytes) / 1_048_576, 1) + " MiB" }
       bench.report.add(
         Row(
           figure: "memory 10 s after \(Format.grouped(Double(levels.last!))) unfinished are cancelled",
           value:
-            "RSS \(Format.fixed(Double(after) / mebibyte, 1)) MiB: \(Format.fixed(Double(after - before) / mebibyte, 1)) MiB over "
-            + "\(Format.fixed(Double(before) / mebibyte, 1)) MiB before the first (peak \(Format.fixed(Double(peak) / mebibyte, 1)) MiB)",
+            "RSS \(mebibytes(after)): \(mebibytes(after - before)) over \(mebibytes(before)) before the first "
+            + "(peak \(mebibytes(peak)))",
           budget: "≤ 4 MiB over before", verdict: after - before <= 4 << 20 ? .met : .missed))
     }
   }
