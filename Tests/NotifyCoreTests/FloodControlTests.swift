@@ -85,21 +85,23 @@ struct BoundaryScheduleTests {
   @Test func boundaries_comeOutInOrder_andStaleOnesAreSkipped() {
     var schedule = BoundarySchedule()
     let generations = [1: 1, 2: 1]
-    schedule.add(1, at: 5, generation: 1)
-    schedule.add(2, at: 3, generation: 1)
-    schedule.add(1, at: 4, generation: 0)  // of a timeline notice 1 no longer has
+    schedule.add(1, at: 5, elapsed: 5, generation: 1)
+    schedule.add(2, at: 3, elapsed: 3, generation: 1)
+    schedule.add(1, at: 4, elapsed: 4, generation: 0)  // of a timeline notice 1 no longer has
     #expect(schedule.earliest == 3)
-    #expect(schedule.popDue(by: 2.9) { generations[$0] } == nil)
+    #expect(schedule.popDue(by: 2.9) { generations[$0] }?.id == nil)
     #expect(schedule.count == 3)
-    #expect(schedule.popDue(by: 10) { generations[$0] } == 2)
-    #expect(schedule.popDue(by: 10) { generations[$0] } == nil)  // the stale one
-    #expect(schedule.popDue(by: 10) { generations[$0] } == 1)
+    #expect(schedule.popDue(by: 10) { generations[$0] }?.id == 2)
+    #expect(schedule.popDue(by: 10) { generations[$0] }?.id == nil)  // the stale one
+    #expect(schedule.popDue(by: 10) { generations[$0] }?.id == 1)
     #expect(schedule.earliest == nil)
   }
 
   @Test func compacting_dropsStaleBoundaries_atTheFrontAndOnceTheyOutnumberTheLive() {
     var schedule = BoundarySchedule()
-    for generation in 0..<100 { schedule.add(1, at: Double(100 - generation), generation: generation) }
+    for generation in 0..<100 {
+      schedule.add(1, at: Double(100 - generation), elapsed: 0, generation: generation)
+    }
     schedule.compact(live: 1) { _ in 99 }
     #expect(schedule.count == 1)
     #expect(schedule.earliest == 1)

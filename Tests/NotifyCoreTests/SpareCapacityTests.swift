@@ -1,3 +1,4 @@
+import NotifyCore
 import NotifySupport
 import Testing
 

@@ -7,6 +7,8 @@ struct BoundarySchedule {
   private struct Boundary: Comparable {
     var at: Double
     var id: Int
+    /// `at` as seconds into the notice's timeline.
+    var elapsed: Double
     var generation: Int
     static func < (a: Boundary, b: Boundary) -> Bool { (a.at, a.id) < (b.at, b.id) }
   }
@@ -19,17 +21,18 @@ struct BoundarySchedule {
   var earliest: Double? { boundaries.first?.at }
   var count: Int { boundaries.count }
 
-  /// Notice `id`, in the timeline of `generation`, changes phase at `at`.
-  mutating func add(_ id: Int, at: Double, generation: Int) {
-    boundaries.push(Boundary(at: at, id: id, generation: generation))
+  /// Notice `id`, in the timeline of `generation`, changes phase at `at` (`elapsed` into it).
+  mutating func add(_ id: Int, at: Double, elapsed: Double, generation: Int) {
+    boundaries.push(Boundary(at: at, id: id, elapsed: elapsed, generation: generation))
   }
 
-  /// Removes the earliest boundary, due by `now`; answers its notice if the boundary is of its
-  /// timeline now (`generation(of:)`), `nil` if it is stale.
-  mutating func popDue(by now: Double, generation: (Int) -> Int?) -> Int? {
+  /// Removes the earliest boundary, due by `now`; answers its notice and how far into its
+  /// timeline the boundary is, if the boundary is of its timeline now (`generation(of:)`), `nil` if
+  /// it is stale.
+  mutating func popDue(by now: Double, generation: (Int) -> Int?) -> (id: Int, elapsed: Double)? {
     guard let first = boundaries.first, first.at <= now else { return nil }
     boundaries.pop()
-    return generation(first.id) == first.generation ? first.id : nil
+    return generation(first.id) == first.generation ? (first.id, first.elapsed) : nil
   }
 
   mutating func setFading(_ id: Int, _ isFading: Bool) {

@@ -42,6 +42,11 @@ struct NoticeRecord {
   /// Once shown: the timeline, started at `startedAt`.
   var timeline: Timeline?
   var startedAt: Double = 0
+  /// The furthest boundary of its timeline reached (seconds from `startedAt`). A boundary is due
+  /// at `startedAt + b`, and at exactly that instant `now - startedAt` can come out a rounding
+  /// short of `b` (1.0 + 0.2 − 1.0 < 0.2): measured from here, the timeline never stands still at a
+  /// boundary it has reached, nor goes back before it.
+  var reached = 0.0
   /// Bumped by every change to the timeline, so a boundary computed for an older one is stale.
   var generation = 0
   /// How it finishes once decided by an `end`, `cancel`, `dismiss` or invoked action; or, with
@@ -126,10 +131,21 @@ struct NoticeRecord {
         easeOut: notice.easeOut))
   }
 
+  /// Whether it shows in a slot, holding until ended, free to leave the slot for sticky room (a
+  /// notice, not a progress indicator; nothing pauses its hold).
+  func holdsForever(at now: Double) -> Bool {
+    guard place == .running, notice.kind == .notice, pauses.isEmpty, let timeline else { return false }
+    let elapsed = elapsed(at: now)
+    return timeline.phase(at: elapsed) == .holding && timeline.nextBoundary(after: elapsed) == nil
+  }
+
+  /// Seconds into its timeline at `now`, never before the boundary last reached.
+  func elapsed(at now: Double) -> Double { max(now - startedAt, reached) }
+
   /// Phase and opacity at `now`; before it is shown, or past its end, what was last reported.
   func appearance(at now: Double) -> (phase: Phase, opacity: Double) {
     guard let timeline else { return (notice.phase, 0) }
-    let elapsed = now - startedAt
+    let elapsed = elapsed(at: now)
     let phase = timeline.phase(at: elapsed)
     if phase == .finished { return (notice.phase, 0) }
     return (phase, timeline.opacity(at: elapsed))
@@ -163,7 +179,7 @@ struct NoticeRecord {
       closing = nil
       closingIsExpiry = false
     }
-    change(&timeline!, now - startedAt)
+    change(&timeline!, elapsed(at: now))
     generation += 1
     return true
   }
@@ -203,7 +219,7 @@ struct NoticeRecord {
     let first = pauses.isEmpty
     pauses.insert(reason)
     guard first else { return }
-    holdLeftWhilePaused = timeline?.holdLeft(at: now - startedAt) ?? hold
+    holdLeftWhilePaused = timeline?.holdLeft(at: elapsed(at: now)) ?? hold
     _ = rewrite(outcome: nil, overrides: false, at: now) { $0.restartHold(at: $1, hold: nil) }
   }
 

@@ -11,7 +11,8 @@ import NotifySupport
 /// lane's list) → `granted` (it has a slot and an operation in its lane's `OperationQueue`) →
 /// running (the queue started the operation: it fades in, holds, fades out) → finished. Notices
 /// that cannot start yet have no operation at all. A notice held until ended leaves its slot once
-/// it holds (up to `[Queue] MaxSticky=` of them), so it blocks nobody.
+/// it holds (up to `[Queue] MaxSticky=` of them; one that found no room leaves when room comes
+/// free), so it blocks nobody.
 ///
 /// Each rule is a part with its own state and tests: `Admission` (validate, resolve, build),
 /// `DueSchedule` (due times, `after`), `LaneSchedule` (ready lists, slots), `BoundarySchedule`
@@ -36,6 +37,9 @@ public struct QueueMachine {
   var duplicates = DuplicateIndex()
   /// Unfinished notices by key.
   var keys: [String: Int] = [:]
+  /// Notices held until ended that keep their slot for want of sticky room (`[Queue] MaxSticky=`):
+  /// they leave it as soon as there is room (`leaveSlotsForStickyRoom`).
+  var heldInSlots: Set<Int> = []
   public internal(set) var nextID = 1
   /// Whether the person is away, as a source says (`[Idle] After=`); `nil` with none.
   public internal(set) var idle: IdleState?
@@ -153,6 +157,7 @@ public struct QueueMachine {
   /// What every input ends with: free slots given to ready notices, frames paced while something
   /// fades, stale schedule entries bounded, and the timer armed for the earliest deadline.
   mutating func settle(at instant: Instant) {
+    leaveSlotsForStickyRoom(at: instant)
     fillSlots()
     hub.pace(fading: !boundaries.fading.isEmpty, now: instant.now)
     due.compact(live: phaseCounts[.waiting] ?? 0) { notices[$0]?.place == .pending }
@@ -161,6 +166,24 @@ public struct QueueMachine {
     }
     boundaries.compact(live: notices.count) { notices[$0]?.generation }
     rearm()
+  }
+
+  /// Sticky room that came free (a sticky notice finished, `[Queue] MaxSticky=` grew) goes to the
+  /// notices held until ended that kept their slot, oldest first: their slots go to those waiting.
+  private mutating func leaveSlotsForStickyRoom(at instant: Instant) {
+    while lanes[Lane.notices.rawValue].sticky < settings.maxSticky, let id = heldInSlots.min() {
+      heldInSlots.remove(id)
+      guard var record = notices[id], record.holdsForever(at: instant.now) else { continue }
+      leaveSlot(&record)
+      notices.modify(id) { $0 = record }
+    }
+  }
+
+  /// Shown notice `record`, held until ended, keeps showing out of its slot.
+  private mutating func leaveSlot(_ record: inout NoticeRecord) {
+    record.place = .sticky
+    lanes[Lane.notices.rawValue].taken -= 1
+    lanes[Lane.notices.rawValue].sticky += 1
   }
 
   /// Gives every free slot to the next ready notice of its lane; while suspended, only to notices
@@ -204,6 +227,7 @@ public struct QueueMachine {
       }
       record.timeline = record.initialTimeline
       record.startedAt = instant.now
+      record.reached = 0
       record.generation += 1
       record.notice.shown = instant.wall
       record.seen = seen && !pushedBack
@@ -245,7 +269,10 @@ public struct QueueMachine {
         carryOut(dnd.reachChange(settings.doNotDisturb, at: instant), at: instant)
       } else if earliest == dueAt {
         if let id = due.popDue(by: instant.now) { place(id, at: instant) }
-      } else if let id = boundaries.popDue(by: instant.now, generation: { notices[$0]?.generation }) {
+      } else if let (id, elapsed) = boundaries.popDue(
+        by: instant.now, generation: { notices[$0]?.generation })
+      {
+        notices.modify(id) { $0.reached = max($0.reached, elapsed) }
         step(id, at: instant)
       }
     }
@@ -256,7 +283,7 @@ public struct QueueMachine {
   /// finishes it.
   mutating func step(_ id: Int, at instant: Instant) {
     guard var record = notices[id], let timeline = record.timeline else { return }
-    let elapsed = instant.now - record.startedAt
+    let elapsed = record.elapsed(at: instant.now)
     let phase = timeline.phase(at: elapsed)
     if phase == .finished {
       finish(id, outcome: record.closing ?? record.expiryOutcome, at: instant)
@@ -267,19 +294,21 @@ public struct QueueMachine {
       record.closingIsExpiry = true
     }
     let next = timeline.nextBoundary(after: elapsed)
-    if phase == .holding, next == nil, record.place == .running, record.notice.kind == .notice,
-      record.pauses.isEmpty, lanes[Lane.notices.rawValue].sticky < settings.maxSticky
-    {
-      // Held until ended: it keeps showing, out of its slot.
-      record.place = .sticky
-      lanes[Lane.notices.rawValue].taken -= 1
-      lanes[Lane.notices.rawValue].sticky += 1
+    if record.holdsForever(at: instant.now) {
+      // Held until ended: it keeps showing, out of its slot, once there is sticky room.
+      if lanes[Lane.notices.rawValue].sticky < settings.maxSticky {
+        leaveSlot(&record)
+      } else {
+        heldInSlots.insert(id)
+      }
     }
     notices.modify(id) { $0 = record }
     if phase != record.notice.phase {
       setPhase(phase, opacity: timeline.opacity(at: elapsed), of: id, at: instant)
     }
-    if let next { boundaries.add(id, at: record.startedAt + next, generation: record.generation) }
+    if let next {
+      boundaries.add(id, at: record.startedAt + next, elapsed: next, generation: record.generation)
+    }
   }
 
   /// Moves notice `id` to `phase`, keeping the counts and the fading set, and publishes it.
@@ -312,6 +341,7 @@ public struct QueueMachine {
   /// freed and its waiters answered.
   mutating func finish(_ id: Int, outcome: Outcome, at instant: Instant) {
     guard var record = notices.remove(id) else { return }
+    heldInSlots.remove(id)
     count(from: record.notice.phase, to: nil)
     record.notice.phase = .finished
     record.notice.opacity = 0
