@@ -143,6 +143,12 @@ struct Simulation {
   var lanesSuspended = false
   /// Do-not-disturb as the events said it.
   var doNotDisturb: DoNotDisturb?
+  /// A fullscreen window has the keyboard: only critical notices get a slot (the built-in
+  /// `Fullscreen=`: critical `show`, the others `delay`).
+  var fullscreen = false
+  /// The person is away, or the pointer is over a card: holds stand still.
+  var away = false
+  var pointerOver: Int?
 
   var known: [Int: Known] = [:]
   var highestID = 0
@@ -206,7 +212,10 @@ struct Simulation {
   mutating func step() {
     let roll = Int.random(in: 0..<1000, using: &random)
     switch roll {
-    case 0..<330: show()
+    case 0..<300: show()
+    case 300..<310: toggleFullscreen()
+    case 310..<320: toggleAway()
+    case 320..<330: movePointer()
     case 330..<400: progress()
     case 400..<440: update()
     case 440..<500: end()
@@ -380,6 +389,28 @@ struct Simulation {
     carryOut()
   }
 
+  mutating func toggleFullscreen() {
+    fullscreen.toggle()
+    trace("fullscreen \(fullscreen)")
+    machine.setFullscreen(fullscreen, at: instant)
+    carryOut()
+  }
+
+  mutating func toggleAway() {
+    away.toggle()
+    trace("away \(away)")
+    machine.setIdle(IdleState(idle: away, source: "simulation"), at: instant)
+    carryOut()
+  }
+
+  mutating func movePointer() {
+    let shown = known.filter { $0.value.finishes == 0 && [.fadingIn, .holding, .fadingOut].contains($0.value.phase) }
+    pointerOver = shown.isEmpty || Bool.random(using: &random) ? nil : Self.pick(shown.keys.sorted(), using: &random)
+    trace("pointer over \(pointerOver.map { "\($0)" } ?? "nothing")")
+    machine.pointer(over: pointerOver, at: instant)
+    carryOut()
+  }
+
   mutating func wait() {
     let unfinished = known.filter { $0.value.finishes == 0 }.keys.sorted()
     guard !unfinished.isEmpty else { return }
@@ -461,6 +492,9 @@ struct Simulation {
     pendingStarts = []
     lanesSuspended = false
     doNotDisturb = nil
+    fullscreen = false
+    away = false
+    pointerOver = nil
     waiters = [:]
     allowedSlots = [settings.maxVisible, settings.progressMaxVisible]
     allowedSticky = settings.maxSticky
@@ -540,6 +574,9 @@ struct Simulation {
     guard notice.phase == .queued else { return fail("\(id) granted a slot in phase \(notice.phase)") }
     if let dnd = doNotDisturb, dnd.allow == .nothing || notice.urgency != .critical {
       return fail("\(id) (\(notice.urgency)) granted a slot under do-not-disturb allowing \(dnd.allow)")
+    }
+    if fullscreen && notice.urgency != .critical {
+      return fail("\(id) (\(notice.urgency)) granted a slot under a fullscreen window")
     }
     known[id]!.granted = true
     pendingStarts.append(id)
@@ -632,7 +669,8 @@ struct Simulation {
       if notice.phase == .queued && !notice.granted {
         queued[lane] += 1
         let admitted =
-          doNotDisturb == nil || (doNotDisturb!.allow == .critical && notice.urgency == .critical)
+          (doNotDisturb == nil || (doNotDisturb!.allow == .critical && notice.urgency == .critical))
+          && (!fullscreen || notice.urgency == .critical)
         if admitted && id < firstAdmissible[lane] ?? .max { firstAdmissible[lane] = id }
       }
       if notice.lane == .notices && notice.phase == .holding && !notice.closing
@@ -669,9 +707,10 @@ struct Simulation {
       }
       if doNotDisturb != nil { heldBack += queued[index] }
     }
-    // A notice held until ended leaves its slot while there is sticky room.
+    // A notice held until ended leaves its slot while there is sticky room (once nothing stops
+    // holds: the person away, the pointer over a card).
     let sticky = machine.occupancy(of: .notices).sticky
-    if sticky < min(holdingForever, settings.maxSticky) {
+    if !away && pointerOver == nil && sticky < min(holdingForever, settings.maxSticky) {
       return fail(
         "\(holdingForever) notices hold until ended, \(sticky) of them out of a slot (room for \(settings.maxSticky))"
       )
@@ -683,6 +722,10 @@ struct Simulation {
   mutating func drain() {
     trace("drain")
     machine.resume(at: instant)
+    machine.setFullscreen(false, at: instant)
+    machine.setIdle(IdleState(idle: false, source: "simulation"), at: instant)
+    machine.pointer(over: nil, at: instant)
+    (fullscreen, away, pointerOver) = (false, false, nil)
     carryOut()
     _ = try? machine.cancel(CancelParameters(all: true), at: instant)
     carryOut()
