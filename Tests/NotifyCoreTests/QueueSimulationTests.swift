@@ -404,8 +404,11 @@ struct Simulation {
   }
 
   mutating func movePointer() {
-    let shown = known.filter { $0.value.finishes == 0 && [.fadingIn, .holding, .fadingOut].contains($0.value.phase) }
-    pointerOver = shown.isEmpty || Bool.random(using: &random) ? nil : Self.pick(shown.keys.sorted(), using: &random)
+    let shown = known.filter {
+      $0.value.finishes == 0 && [.fadingIn, .holding, .fadingOut].contains($0.value.phase)
+    }
+    pointerOver =
+      shown.isEmpty || Bool.random(using: &random) ? nil : Self.pick(shown.keys.sorted(), using: &random)
     trace("pointer over \(pointerOver.map { "\($0)" } ?? "nothing")")
     machine.pointer(over: pointerOver, at: instant)
     carryOut()
