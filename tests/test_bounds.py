@@ -345,9 +345,10 @@ def status(connection):
 
 
 def settled_rss_kib(pid, seconds=0.5, timeout=15):
-    """RSS once it has stopped moving: two readings `seconds` apart within 256 KiB of each other
-    (the daemon trims a second after it frees, `MemoryReclaimer`)."""
+    """RSS once it has stopped moving: after the trim a second after the last work
+    (`MemoryReclaimer`), two readings `seconds` apart within 256 KiB of each other."""
     deadline = time.monotonic() + timeout
+    time.sleep(1.5)
     last = rss_kib(pid)
     while time.monotonic() < deadline:
         time.sleep(seconds)
@@ -361,10 +362,12 @@ def settled_rss_kib(pid, seconds=0.5, timeout=15):
 # Not in the sanitized runs (the Makefile's SANITIZED_TESTS): a sanitizer keeps or shadows what is freed.
 def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make_daemon, runtime_dir):
     """Issue 37: after 100,000 notices waited and finished and their client left, the daemon stayed
-    at 70 MiB for good (11 MiB before): the engine's tables and heaps kept the room they grew to.
+    tens of MiB over where it was, for good (77 MiB in `make bench`): the engine's tables and heaps
+    kept the room they grew to.
     They give it back now (`releaseSpareCapacity`), and the allocator returns the pages."""
     config = runtime_dir / "flood.conf"
-    config.write_text("[Queue]\nMaxVisible=50\nCapacity=200000\n"
+    # History kept short: what it holds at the end beside what it held before is not the flood's.
+    config.write_text("[Queue]\nMaxVisible=50\nCapacity=200000\nHistorySize=100\n"
                       "[Timing]\nFadeIn=0\nHold=0.001\nFadeOut=0\n[DBus]\nMode=off\n")
     daemon = make_daemon("--config", str(config), "--log-level", "warning")
     pid = daemon.process.pid
@@ -395,6 +398,8 @@ def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make
         if now - before <= 4096 or time.monotonic() - left > 10:
             break
         time.sleep(0.2)
+    print(f"flood of {total}: RSS {before / 1024:.1f} MiB before, {peak / 1024:.1f} MiB at the peak, "
+          f"{now / 1024:.1f} MiB after")
     assert peak - before > 32 << 10, f"the flood never grew the daemon (before {before} KiB, peak {peak} KiB)"
     assert now - before <= 4096, (
         f"10 s after the flood drained the daemon holds {now >> 10} MiB: {before >> 10} MiB before, "

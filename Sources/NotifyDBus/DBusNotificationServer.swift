@@ -245,6 +245,7 @@ final class DBusNotificationServer: @unchecked Sendable {
       return
     }
     unanswered[id] = nil
+    unanswered.releaseSpareCapacity()
     for signal in entry.signals { signal() }
   }
 
@@ -325,6 +326,8 @@ final class DBusNotificationServer: @unchecked Sendable {
     case .finished:
       guard let notice = event.notice, fromBus.remove(notice.id) != nil else { return }
       let reason = closedByCall.remove(notice.id) != nil ? .closedByCall : Self.closeReason(notice)
+      fromBus.releaseSpareCapacity()
+      closedByCall.releaseSpareCapacity()
       emit(DBusNames.Signal.notificationClosed, id: notice.id) { message throws(DBusError) in
         try message.append(reason.rawValue)
       }

@@ -49,11 +49,11 @@ struct QueueSimulationTests {
       }
       progress.withLock { $0.finished = true }
     }.start()
-    var last: (seed: UInt64?, since: Double) = (nil, Date().timeIntervalSince1970)
+    var last: (seed: UInt64?, since: Double) = (nil, ProcessInfo.processInfo.systemUptime)
     while true {
       let (seed, finished) = progress.withLock { ($0.seed, $0.finished) }
       if finished { break }
-      let now = Date().timeIntervalSince1970
+      let now = ProcessInfo.processInfo.systemUptime
       if seed != last.seed {
         last = (seed, now)
       } else if now - last.since > 30 {
@@ -68,7 +68,8 @@ struct QueueSimulationTests {
       return
     }
     // The schedules reached what the rules are about: a simulation that never showed, held,
-    // suspended or restarted would pass them all.
+    // suspended or restarted would pass them all (not asked of a replay of a few seeds).
+    guard Self.schedules >= 100 else { return }
     #expect(totals.accepted > Self.schedules * 20)
     #expect(totals.outcomes.count >= 5, "outcomes seen: \(totals.outcomes)")
     #expect(totals.stickyPeaks > 0 && totals.restarts > 0 && totals.heldBack > 0 && totals.answered > 0)

@@ -28,6 +28,39 @@ struct SpareCapacityTests {
     #expect(small.capacity == capacity)
   }
 
+  @Test func aTableAtItsFloor_isNotRebuilt_howeverManyRemovalsFollow() {
+    // A table asked for 256 has 512 buckets, 384 usable: under a quarter full it must stay put.
+    var dictionary = [Int: Int](minimumCapacity: spareCapacityFloor)
+    var set = Set<Int>(minimumCapacity: spareCapacityFloor)
+    #expect(dictionary.capacity > spareCapacityFloor)
+    #expect(!releasesSpareCapacity(capacity: dictionary.capacity, count: 0))
+    for key in 0..<50 {
+      dictionary[key] = key
+      set.insert(key)
+    }
+    let capacities = (dictionary.capacity, set.capacity)
+    for key in 0..<40 {
+      dictionary.removeValue(forKey: key)
+      set.remove(key)
+      dictionary.releaseSpareCapacity()
+      set.releaseSpareCapacity()
+    }
+    #expect((dictionary.capacity, set.capacity) == capacities)
+    // Drained from far above, a table shrinks, and then stays at what it shrank to.
+    var drained = Dictionary(uniqueKeysWithValues: (0..<100_000).map { ($0, $0) })
+    for key in 0..<99_990 {
+      drained.removeValue(forKey: key)
+      drained.releaseSpareCapacity()
+    }
+    let settled = drained.capacity
+    #expect(settled <= 2 * spareCapacityFloor)
+    for key in 99_990..<99_995 {
+      drained.removeValue(forKey: key)
+      drained.releaseSpareCapacity()
+    }
+    #expect(drained.capacity == settled)
+  }
+
   @Test func dictionariesAndSets_giveBackTheirBuckets_andKeepEveryEntry() {
     var dictionary = Dictionary(uniqueKeysWithValues: (0..<50_000).map { ($0, "\($0)") })
     var set = Set(0..<50_000)

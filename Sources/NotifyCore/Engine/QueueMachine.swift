@@ -295,8 +295,9 @@ public struct QueueMachine {
     }
     let next = timeline.nextBoundary(after: elapsed)
     if record.holdsForever(at: instant.now) {
-      // Held until ended: it keeps showing, out of its slot, once there is sticky room.
-      if lanes[Lane.notices.rawValue].sticky < settings.maxSticky {
+      // Held until ended: it keeps showing, out of its slot, once there is sticky room (and none
+      // that held before it is still waiting for room).
+      if lanes[Lane.notices.rawValue].sticky < settings.maxSticky && heldInSlots.isEmpty {
         leaveSlot(&record)
       } else {
         heldInSlots.insert(id)
