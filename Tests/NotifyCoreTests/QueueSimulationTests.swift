@@ -77,21 +77,6 @@ struct QueueSimulationTests {
   }
 }
 
-/// SplitMix64: a small, fast generator whose whole state is its seed, so that a schedule replays.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// One schedule: the machine, its owner's part (the armed timer, lanes that start operations,
 /// the journal), and the model the events are checked against.
 struct Simulation {
@@ -132,7 +117,7 @@ struct Simulation {
   }
 
   static let epoch = 1_800_000_000.0
-  var random: SeededGenerator
+  var random: SplitMix64
   var settings = QueueSettings()
   var machine: QueueMachine
   var now = 0.0
@@ -180,7 +165,7 @@ struct Simulation {
   var titles = 0
 
   init(seed: UInt64) {
-    random = SeededGenerator(seed: seed)
+    random = SplitMix64(state: seed)
     settings.maxVisible = Int.random(in: 1...4, using: &random)
     settings.maxSticky = Int.random(in: 0...3, using: &random)
     settings.progressMaxVisible = Int.random(in: 1...3, using: &random)
@@ -232,7 +217,7 @@ struct Simulation {
     }
   }
 
-  static func pick<T>(_ values: [T], using random: inout SeededGenerator) -> T {
+  static func pick<T>(_ values: [T], using random: inout SplitMix64) -> T {
     values[Int.random(in: 0..<values.count, using: &random)]
   }
 
