@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 CONFIGURATION ?= debug
 BIN := .build/$(CONFIGURATION)
-SWIFT_BUILD := $(SWIFT) build -c $(CONFIGURATION)
+SWIFT_BUILD := scripts/swiftpm.sh $(SWIFT) build -c $(CONFIGURATION)
 
 .PHONY: all deps build run test unit-test tsan-test integration-test lint format clean protocols
 
@@ -23,12 +23,12 @@ run: build
 test: deps build unit-test tsan-test integration-test fuzz-test asan-test tsan-integration lint
 
 unit-test:
-	$(SWIFT) test
+	scripts/swiftpm.sh $(SWIFT) test
 
 # The queue engine under Thread Sanitizer, in a build directory of its own (a tenth of the
 # simulation's schedules: each runs ten times slower).
 tsan-test:
-	NOTIFYD_SIMULATION_SCHEDULES=200 $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter NotifyCoreTests
+	NOTIFYD_SIMULATION_SCHEDULES=200 scripts/swiftpm.sh $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter NotifyCoreTests
 
 # tests/test_package.py installs the package `deb` builds.
 integration-test: build deb
@@ -179,9 +179,9 @@ SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_stor
 	tests/test_fullscreen.py tests/test_session.py -k "not full_capacity and not flood_of_100000"
 
 asan-test: deps
-	$(SWIFT) build --sanitize=address --scratch-path .build/asan
+	scripts/swiftpm.sh $(SWIFT) build --sanitize=address --scratch-path .build/asan
 	bench/sanitized-tests.sh address .build/asan $(SANITIZED_TESTS)
 
 tsan-integration: deps
-	$(SWIFT) build --sanitize=thread --scratch-path .build/tsan-integration
+	scripts/swiftpm.sh $(SWIFT) build --sanitize=thread --scratch-path .build/tsan-integration
 	bench/sanitized-tests.sh thread .build/tsan-integration $(SANITIZED_TESTS)
