@@ -396,6 +396,40 @@ def test_image_data_over_d_bus_is_drawn_and_kept_as_a_file_a_bad_one_is_refused_
     assert len(json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"]) == before
 
 
+def test_a_card_pushed_past_the_bottom_by_newer_ones_leaves_the_screen_and_comes_back_when_they_go(session):
+    """Newer cards stack above; one pushed past the output's bottom edge must leave the screen, not
+    stay where it last fitted under the cards that took its place (found by the soak, issue 37)."""
+    sway, make_daemon = session
+    green = (0x20, 0xC0, 0x20)
+    config = display_config().replace("MaxVisible=5", "MaxVisible=20")
+    config += "[Rule:old]\nMatchApp=old\nBackground=#%02x%02x%02x\n" % green
+    daemon = make_daemon(config)
+    column = OUTPUT[0] - MARGIN - 8
+
+    def greens():
+        image = sway.screenshot(region=(column, 0, column + 1, OUTPUT[1]))
+        return image.runs_down(column, lambda rgb: close_to(rgb, green, 8))
+
+    # Taller than the cards that come after it: where it last fitted, it would show below them.
+    daemon.show("Old", "one\ntwo\nthree\nfour\nfive", "--app", "old", "--fade-in", "0", "--fade-out", "0",
+                "--hold", "120s")
+    first = wait_for(greens, what="the old card")
+    assert MARGIN <= first[0][0] <= MARGIN + 4, first  # inside its border
+    # Newer cards until the stack is far taller than the output: the old card, at its end, does not fit.
+    for index in range(1, 20):
+        daemon.show(f"Newer {index}", "--tag", "newer", "--fade-in", "0", "--fade-out", "0", "--hold", "120s")
+    wait_for(lambda: (sway.screenshot(region=(column, 0, column + 1, OUTPUT[1])).runs_down(column) or [(0, 0)])[-1][1] > 600,
+             what="newer cards down to the bottom")
+    # Gone, not merely covered (it is taller than they are: where it last fitted it would show
+    # between and below them).
+    wait_for(lambda: not greens(), timeout=10, what="the old card to leave the screen")
+    # When the newer ones go, it has room again and is drawn at the top.
+    daemon.notifyctl("cancel", "--tag", "newer", "--now", check=True)
+    back = wait_for(lambda: (lambda runs: runs if runs and runs[0][0] == first[0][0] else None)(greens()),
+                    what="the old card back at the top")
+    assert back == first, (back, first)
+
+
 def test_a_left_click_dismisses_and_a_default_action_is_invoked(session):
     sway, make_daemon = session
     daemon = make_daemon()

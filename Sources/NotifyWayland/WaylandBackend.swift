@@ -203,8 +203,16 @@ public final class WaylandBackend: PopupBackend {
         sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
         outputWidth: size.width, outputHeight: size.height)
       for (index, popup) in shown.enumerated() {
-        // A card that does not fit waits, drawn nowhere, until those before it go.
-        guard index < placements.count else { continue }
+        // A card that does not fit waits, drawn nowhere, until those before it go. One that newer
+        // cards pushed past the output's edge leaves the screen (it stayed where it was, under
+        // them): its surface is made again once it fits.
+        guard index < placements.count else {
+          if popup.started {
+            popup.destroy()
+            stacks[name]?[popup.id] = nil
+          }
+          continue
+        }
         rescale(popup)
         let placed = popup.place(placements[index])
         let moved =
