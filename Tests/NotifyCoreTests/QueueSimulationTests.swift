@@ -74,6 +74,8 @@ struct QueueSimulationTests {
     #expect(totals.outcomes.count >= 5, "outcomes seen: \(totals.outcomes)")
     #expect(totals.stickyPeaks > 0 && totals.restarts > 0 && totals.heldBack > 0 && totals.answered > 0)
     #expect(totals.fullSlots > 0 && totals.rejected > 0)
+    // Notices that ran their whole timeline undisturbed, each boundary checked to the microsecond.
+    #expect(totals.timed > Self.schedules, "timelines checked: \(totals.timed)")
   }
 }
 
@@ -92,6 +94,12 @@ struct Simulation {
     var granted = false
     /// It was ended, cancelled or dismissed: it no longer holds until ended.
     var closing = false
+    /// When it began to show, and the timeline it began with: its boundaries and its finish come
+    /// at those instants exactly (the timer fires at its deadline), unless something stood its
+    /// hold still or changed it since (`disturbed`). A wall-clock step is not such a thing.
+    var shownAt: Double?
+    var timeline: (fadeIn: Double, hold: Double, fadeOut: Double)?
+    var disturbed = false
   }
 
   struct Totals {
@@ -102,6 +110,7 @@ struct Simulation {
     var heldBack = 0
     var fullSlots = 0
     var rejected = 0
+    var timed = 0
     var outcomes: Set<Outcome> = []
 
     mutating func add(_ simulation: Simulation) {
@@ -112,6 +121,7 @@ struct Simulation {
       heldBack += simulation.heldBack
       fullSlots += simulation.fullSlots
       rejected += simulation.rejected
+      timed += simulation.timed
       outcomes.formUnion(simulation.known.values.compactMap(\.outcome))
     }
   }
@@ -163,6 +173,8 @@ struct Simulation {
   var fullSlots = 0
   var rejected = 0
   var titles = 0
+  /// Notices whose every boundary and finish came at their timeline's instants, checked.
+  var timed = 0
 
   init(seed: UInt64) {
     random = SplitMix64(state: seed)
@@ -313,12 +325,14 @@ struct Simulation {
       return fail("an answer reused id \(id) (highest given \(highestID))")
     }
     guard old.lane == lane else { return fail("notice \(id) replaced across lanes") }
+    known[id]!.disturbed = true
     known[id]!.urgency = machine.notice(id, at: now)?.urgency ?? urgency
   }
 
   mutating func update() {
     let id = someID()
     trace("update \(id)")
+    known[id]?.disturbed = true
     _ = try? machine.update(UpdateParameters(id: id, body: "b\(titles)", value: 50), at: instant)
     carryOut()
   }
@@ -327,6 +341,7 @@ struct Simulation {
     let id = someID()
     let hold = Bool.random(using: &random) ? nil : Double.random(in: 0...3, using: &random)
     trace("end \(id) hold=\(hold.map { "\($0)" } ?? "-")")
+    known[id]?.disturbed = true
     if (try? machine.end(EndParameters(id: id, message: "done", hold: hold), at: instant)) != nil {
       known[id]?.closing = true
     }
@@ -354,13 +369,23 @@ struct Simulation {
   }
 
   mutating func closing(_ ids: [Int]?) {
-    for id in ids ?? [] { known[id]?.closing = true }
+    for id in ids ?? [] {
+      known[id]?.closing = true
+      known[id]?.disturbed = true
+    }
+  }
+
+  /// An input that may stand holds still or hold notices back: no unfinished notice's timing is
+  /// checked from here on.
+  mutating func disturbAll() {
+    for id in known.keys where known[id]!.finishes == 0 { known[id]!.disturbed = true }
   }
 
   mutating func suspend() {
     let allow: DoNotDisturbAllow = Bool.random(using: &random) ? .nothing : .critical
     let duration = Bool.random(using: &random) ? nil : Double.random(in: 0.5...20, using: &random)
     trace("suspend allow=\(allow) for=\(duration.map { "\($0)" } ?? "-")")
+    disturbAll()
     do {
       try machine.suspend(for: duration, allow: allow, at: instant)
     } catch {
@@ -371,6 +396,7 @@ struct Simulation {
 
   mutating func resume() {
     trace("resume")
+    disturbAll()
     machine.resume(at: instant)
     carryOut()
   }
@@ -378,6 +404,7 @@ struct Simulation {
   mutating func toggleFullscreen() {
     fullscreen.toggle()
     trace("fullscreen \(fullscreen)")
+    disturbAll()
     machine.setFullscreen(fullscreen, at: instant)
     carryOut()
   }
@@ -385,6 +412,7 @@ struct Simulation {
   mutating func toggleAway() {
     away.toggle()
     trace("away \(away)")
+    disturbAll()
     machine.setIdle(IdleState(idle: away, source: "simulation"), at: instant)
     carryOut()
   }
@@ -396,6 +424,7 @@ struct Simulation {
     pointerOver =
       shown.isEmpty || Bool.random(using: &random) ? nil : Self.pick(shown.keys.sorted(), using: &random)
     trace("pointer over \(pointerOver.map { "\($0)" } ?? "nothing")")
+    disturbAll()
     machine.pointer(over: pointerOver, at: instant)
     carryOut()
   }
@@ -447,6 +476,7 @@ struct Simulation {
       max(settings.progressMaxVisible, machine.occupancy(of: .progress).slots),
     ]
     allowedSticky = max(settings.maxSticky, machine.occupancy(of: .notices).sticky)
+    disturbAll()
     trace(
       "reload maxVisible=\(settings.maxVisible) maxSticky=\(settings.maxSticky) progress=\(settings.progressMaxVisible)"
     )
@@ -466,6 +496,7 @@ struct Simulation {
   mutating func restart() {
     trace("restart")
     restarts += 1
+    disturbAll()
     let unfinished = Set(known.filter { $0.value.finishes == 0 }.keys)
     if unfinished != Set(journalUnfinished.keys) {
       return fail(
@@ -590,6 +621,10 @@ struct Simulation {
       guard forward || holdsAgain else { return fail("\(id) went from \(notice.phase) to \(phase)") }
       if phase == .fadingIn && !notice.granted { return fail("\(id) faded in without a slot") }
       known[id]!.phase = phase
+      // Back from fading out: replaced or ended with a message (its answer comes after its
+      // events), a new timeline.
+      if holdsAgain { known[id]!.disturbed = true }
+      checkTiming(of: id, reaching: phase)
     case .finished:
       guard let id = event.id, let outcome = event.notice?.outcome,
         let notice = known[id] ?? placedBeforeAnswer(id)
@@ -601,10 +636,40 @@ struct Simulation {
       known[id]!.finishes = 1
       known[id]!.outcome = outcome
       known[id]!.phase = .finished
+      if outcome == .completed { checkTiming(of: id, reaching: .finished) }
     case .suspended: doNotDisturb = event.doNotDisturb
     case .resumed: doNotDisturb = nil
     default: break
     }
+  }
+
+  /// A notice's boundaries come at the instants its timeline says, measured from when it began to
+  /// show, as long as nothing stood its hold still or changed it (DESIGN §2: timing runs on the
+  /// monotonic clock; the wall clock's steps leave it alone).
+  mutating func checkTiming(of id: Int, reaching phase: Phase) {
+    guard let notice = known[id] else { return }
+    if notice.shownAt == nil && [.fadingIn, .holding, .fadingOut].contains(phase) {
+      known[id]!.shownAt = now
+      if let shown = machine.notice(id, at: now), shown.kind == .notice, shown.hold > 0 {
+        known[id]!.timeline = (shown.fadeIn, shown.hold, shown.fadeOut)
+      }
+      // Shown while something holds timelines still or back: not checked.
+      if away || pointerOver != nil || fullscreen || doNotDisturb != nil { known[id]!.disturbed = true }
+      return
+    }
+    guard !notice.disturbed, let start = notice.shownAt, let timeline = notice.timeline else { return }
+    let due: Double
+    switch phase {
+    case .holding: due = start + timeline.fadeIn
+    case .fadingOut: due = start + timeline.fadeIn + timeline.hold
+    case .finished: due = start + timeline.fadeIn + timeline.hold + timeline.fadeOut
+    default: return
+    }
+    if abs(now - due) > 1e-6 {
+      return fail(
+        "\(id) reached \(phase) at \(now), its timeline (shown at \(start), \(timeline)) says \(due)")
+    }
+    if phase == .finished { timed += 1 }
   }
 
   /// A notice whose events come before its `Show` is answered (the events of one input are read
@@ -649,6 +714,7 @@ struct Simulation {
     var queued = [0, 0]
     var firstAdmissible: [Int?] = [nil, nil]
     var holdingForever = 0
+    var heldInSlot: Int?
     for (id, notice) in known where notice.finishes == 0 {
       let lane = notice.lane.rawValue
       switch notice.phase {
@@ -666,6 +732,11 @@ struct Simulation {
         && machine.notice(id, at: now)?.hold == 0
       {
         holdingForever += 1
+        if !machine.isOutOfSlot(id) && id < heldInSlot ?? .max { heldInSlot = id }
+      }
+      // Only a shown notice is out of its slot.
+      if machine.isOutOfSlot(id) && ![.fadingIn, .holding, .fadingOut].contains(notice.phase) {
+        return fail("\(id) is out of its slot while \(notice.phase)")
       }
     }
     for lane in Lane.allCases {
@@ -697,12 +768,17 @@ struct Simulation {
       if doNotDisturb != nil { heldBack += queued[index] }
     }
     // A notice held until ended leaves its slot while there is sticky room (once nothing stops
-    // holds: the person away, the pointer over a card).
+    // holds: the person away, the pointer over a card): each of them, not only as many as there
+    // are (a sticky notice fading out counts in the room and would hide one kept in a slot).
     let sticky = machine.occupancy(of: .notices).sticky
     if !away && pointerOver == nil && sticky < min(holdingForever, settings.maxSticky) {
       return fail(
         "\(holdingForever) notices hold until ended, \(sticky) of them out of a slot (room for \(settings.maxSticky))"
       )
+    }
+    if !away && pointerOver == nil && sticky < settings.maxSticky, let id = heldInSlot {
+      return fail(
+        "\(id) holds until ended in a slot while \(sticky) of \(settings.maxSticky) sticky room is taken")
     }
   }
 
@@ -710,6 +786,7 @@ struct Simulation {
   /// accepted finished exactly once, every waiter got its answer, nothing is left behind.
   mutating func drain() {
     trace("drain")
+    disturbAll()
     machine.resume(at: instant)
     machine.setFullscreen(false, at: instant)
     machine.setIdle(IdleState(idle: false, source: "simulation"), at: instant)

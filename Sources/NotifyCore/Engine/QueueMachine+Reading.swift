@@ -146,6 +146,9 @@ extension QueueMachine {
     (lanes[lane.rawValue].taken, lanes[lane.rawValue].sticky)
   }
 
+  /// Whether unfinished notice `id` shows out of its lane's slots, in the sticky room.
+  public func isOutOfSlot(_ id: Int) -> Bool { notices[id]?.place == .sticky }
+
   /// Entries in the due schedule, the lanes' ready lists and the boundaries, stale ones included.
   public var pendingScheduleSize: Int { due.count + lanes.reduce(0) { $0 + $1.count } + boundaries.count }
 
