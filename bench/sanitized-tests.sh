@@ -4,6 +4,7 @@
 # reports to SCRATCH/reports/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path).
 # Usage: bench/sanitized-tests.sh address|thread SCRATCH TEST...   (after
 #        swift build --sanitize=KIND --scratch-path SCRATCH)
+#        bench/sanitized-tests.sh address|thread SCRATCH -- COMMAND...   (the soak: a command, not pytest)
 set -uo pipefail
 kind=$1
 scratch=$(cd "$2" && pwd)
@@ -22,10 +23,15 @@ case "$kind" in
   address) export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1" \
     LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0" ;;
   thread) export TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0:second_deadlock_stack=1" ;;
-  *) echo "usage: $0 address|thread SCRATCH TEST..." >&2; exit 2 ;;
+  *) echo "usage: $0 address|thread SCRATCH TEST... | -- COMMAND..." >&2; exit 2 ;;
 esac
 status=0
-NOTIFYD_BIN="$scratch/debug" "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider "$@" || status=$?
+if [ "${1:-}" = "--" ]; then
+  shift
+  NOTIFYD_BIN="$scratch/debug" "$@" || status=$?
+else
+  NOTIFYD_BIN="$scratch/debug" "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider "$@" || status=$?
+fi
 found=$(find "$reports" -type f | wc -l)
 if [ "$found" -gt 0 ]; then
   echo "sanitized-tests: $kind sanitizer reports in $reports:" >&2
