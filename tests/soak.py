@@ -4,24 +4,30 @@ schedule, then every rule checked from the recorded history (issue 37).
 
 What runs, all at once, as a person's session would have it:
 - notifyd as a `systemd --user` service (a real user manager in a private mount namespace, socket
-  activation, `WatchdogSec=2s`, restarted on failure), its store on a small tmpfs, serving
-  org.freedesktop.Notifications on a private session bus, and publishing every notice through
-  the relay to a three-node JetStream cluster; a second notifyd, the desk, takes them from it.
+  activation, `WatchdogSec=2s`, restarted on failure), its store on a small tmpfs, drawing its cards
+  on headless sway, serving org.freedesktop.Notifications on a private session bus, and publishing
+  every notice through the relay to a three-node JetStream cluster; a second notifyd, the desk,
+  takes them from it.
 - Varlink clients: `Show` (one at a time and pipelined, some delayed, some waiting for another),
-  `Progress`/`Update`/`End`, `Cancel`, `Invoke`, `Wait`, a `Watch` that records every event, and
-  clients that die mid-call; D-Bus clients: `notify-send` (and `-r` replacing), `CloseNotification`.
+  `Progress`/`Update`/`End`, `Cancel` (by id, and the backlog by tag), `Invoke`, `Wait`, a `Watch`
+  that records every event, and clients that die mid-call; D-Bus clients: `notify-send` (and `-r`
+  replacing), `CloseNotification`; a person at the screen who finds a marker card by its pixels,
+  clicks it with a virtual pointer and watches it go.
 - Faults, one at a time on a schedule the seed decides and the report prints: the daemon SIGKILLed
   (systemd starts it again), SIGSTOPped past the watchdog (systemd aborts and restarts it),
   SIGSTOPped for less than the watchdog and continued, the session bus stopped and started again,
   one NATS node killed and started again, the store's filesystem filled and freed, the daemon's
-  descriptors exhausted and given back.
+  descriptors exhausted and given back, sway killed and started again, the machine's wall clock
+  stepped and put back.
 
 Afterwards, with the load stopped and every fault cleared, every notice left is cancelled, and the
 history is checked (`Checker`): every acknowledged notice ended exactly once with one outcome, in the
 host's history and once on the desk; no id was given twice; every `Wait` got at most one answer, with
 the outcome its notice finished with; no notice the watcher saw finished came back with another
-outcome; the daemon's RSS, descriptors and threads are within their bounds after every fault and at
-the end; it is idle afterwards. A failed run keeps its directory (seed, history, logs) and says where.
+outcome; every marker was drawn, dismissed by its click and gone from the screen within a second of
+finishing (or of the fault then under way clearing); the daemon's RSS, descriptors and threads are
+within their bounds after every fault and at the end; it is idle afterwards. A failed run keeps its
+directory (seed, history, logs, a screenshot) and says where.
 """
 
 import argparse
@@ -49,7 +55,7 @@ from relay_helpers import NatsCluster, NatsPeer, missing_tools  # noqa: E402
 from test_dbus import SessionBus  # noqa: E402
 from test_systemd import UserManager  # noqa: E402
 from test_popups_wayland import OUTPUT, Sway, popup_user  # noqa: E402
-from wayland_pointer import VirtualPointer  # noqa: E402
+from wayland_pointer import VirtualPointer, WaylandError  # noqa: E402
 
 QUEUE = "io.notifyd.Queue"
 SUBJECT = "notifyd.soak"
@@ -348,16 +354,19 @@ class Load:
             while not self.stop.is_set():
                 serial += 1
                 parameters = self.show_parameters(rng, f"s{index}.{serial}")
-                reply = connection.call(f"{QUEUE}.Show", parameters)
-                if reply is None:
-                    raise OSError("closed")
-                if "error" in reply:
-                    self.history.add("refused", method="Show", error=reply["error"])
-                else:
-                    self.acknowledge(reply["parameters"]["id"], "varlink")
+                self.shown(connection.call(f"{QUEUE}.Show", parameters))
                 self.stop.wait(rng.uniform(0.005, 0.03))
         finally:
             connection.close()
+
+    def shown(self, reply):
+        """A `Show`'s reply: acknowledged, or refused (a full queue, a full disk)."""
+        if reply is None:
+            raise OSError("closed")
+        if "error" in reply:
+            self.history.add("refused", method="Show", error=reply["error"])
+        else:
+            self.acknowledge(reply["parameters"]["id"], "varlink")
 
     def pipeliner(self, rng, index):
         """Eight `Show`s in one write, then their replies."""
@@ -372,13 +381,7 @@ class Load:
                 for parameters in batch:
                     connection.send(f"{QUEUE}.Show", parameters)
                 for _ in batch:
-                    reply = connection.receive()
-                    if reply is None:
-                        raise OSError("closed")
-                    if "error" in reply:
-                        self.history.add("refused", method="Show", error=reply["error"])
-                    else:
-                        self.acknowledge(reply["parameters"]["id"], "varlink")
+                    self.shown(connection.receive())
                 self.stop.wait(rng.uniform(0.02, 0.1))
         finally:
             connection.close()
@@ -580,7 +583,7 @@ class Person:
         while not self.stop.is_set():
             try:
                 self.one()
-            except (OSError, ValueError, SoakFailure) as error:
+            except (OSError, ValueError, WaylandError, SoakFailure) as error:
                 self.history.add("person-error", error=repr(error)[:200])
                 self.drop_pointer()
             self.stop.wait(self.rng.uniform(1, 3))
@@ -631,7 +634,7 @@ class Person:
             y0, y1 = runs[0]
             try:
                 self.click((y0 + y1) // 2)
-            except (OSError, ValueError):
+            except (OSError, ValueError, WaylandError):
                 self.drop_pointer()  # sway went away under the pointer: click again when it is back
                 continue
             clicks += 1
