@@ -24,7 +24,7 @@ Afterwards, with the load stopped and every fault cleared, every notice left is 
 history is checked (`Checker`): every acknowledged notice ended exactly once with one outcome, in the
 host's history and once on the desk; no id was given twice; every `Wait` got at most one answer, with
 the outcome its notice finished with; no notice the watcher saw finished came back with another
-outcome; every marker was drawn, dismissed by its click and gone from the screen within a second of
+outcome; every marker was drawn, dismissed by its click and gone from the screen within two seconds of
 finishing (or of the fault then under way clearing); the daemon's RSS, descriptors and threads are
 within their bounds after every fault and at the end; it is idle afterwards. A failed run keeps its
 directory (seed, history, logs, a screenshot) and says where.
@@ -72,8 +72,9 @@ PARKED = (5, OUTPUT[1] - 5)
 MARKER_APP = "soak-marker"
 MARKER = (0xE0, 0x10, 0x10)
 # A card is gone this long after its notice finished (its 50 ms fade-out is in `finished`): a frame,
-# the compositor's repaint and a screenshot, on a machine running the whole load.
-GONE_WITHIN = 1.0
+# the compositor's repaint and a screenshot, on a machine running the whole load (measured: p50
+# 0.04 s, at most 0.9 s); a card left on the screen stays for good.
+GONE_WITHIN = 2.0
 
 HOST_CONFIG = """\
 [Queue]
@@ -278,7 +279,7 @@ class Load:
         self.threads = []
         self.lock = threading.Lock()
         self.acknowledged = {}  # id → how it was acknowledged (varlink, progress, dbus)
-        self.waits = []  # (waited id, replies)
+        self.waits = []  # each: the id waited for, the replies, when it was sent and ended, and how
         self.errors = []
 
     def acknowledge(self, notice, how):
@@ -428,17 +429,23 @@ class Load:
             self.stop.wait(0.1)
             return
         connection = self.connect(timeout=8)
-        replies = []
+        wait = {"target": target, "replies": [], "sent": self.history.now()}
+        replies = wait["replies"]
         with self.lock:
-            self.waits.append((target, replies))
+            self.waits.append(wait)
         try:
             connection.send(f"{QUEUE}.Wait", {"id": target})
             try:
                 reply = connection.receive()
-            except OSError:
-                return  # the daemon went away, or the notice outlasted the timeout
-            if reply is None:
+            except socket.timeout:
+                wait.update(ended=self.history.now(), how="timeout")  # the notice outlasted 8 s
                 return
+            except OSError:
+                reply = None
+            if reply is None:
+                wait.update(ended=self.history.now(), how="closed")  # the daemon went away
+                return
+            wait.update(ended=self.history.now(), how="answered")
             replies.append(reply)
             connection.socket.settimeout(0.2)
             try:
@@ -786,11 +793,12 @@ class Faults:
 
     def disk(self):
         filler = self.host.store_mount / "filler"
-        with open(filler, "wb") as file:
+        # Unbuffered: a buffered file would raise ENOSPC again when closed, flushing what it held
+        # (the first hour-long run died of that, at 343 s).
+        with open(filler, "wb", buffering=0) as file:
             try:
                 while True:
                     file.write(b"\0" * (1 << 16))
-                    file.flush()
             except OSError:
                 pass
         time.sleep(self.rng.uniform(1, 3))
@@ -947,19 +955,7 @@ class Checker:
         if doubled:
             self.problem(f"{len(doubled)} notices seen finishing twice, or otherwise than history says: "
                          f"{[(i, seen[i], outcome.get(i)) for i in doubled[:10]]}")
-        # Every Wait: at most one answer, the outcome its notice finished with.
-        answered = 0
-        for target, replies in self.load.waits:
-            if len(replies) > 1:
-                self.problem(f"Wait for {target} answered {len(replies)} times")
-            for reply in replies[:1]:
-                if "error" in reply:
-                    self.problem(f"Wait for {target} answered {reply}")
-                    continue
-                answered += 1
-                got = reply["parameters"]["notice"].get("outcome")
-                if outcome.get(target) not in (None, got):
-                    self.problem(f"Wait for {target} answered {got}, history says {outcome.get(target)}")
+        answered = self.check_waits(outcome)
         # The desk: each of the host's notices once, none unknown.
         desk_unfinished, desk_finished = self.notices(self.desk.socket_path)
         relayed = collections.Counter(
@@ -984,6 +980,38 @@ class Checker:
             "outcomes": dict(collections.Counter(outcome.values())),
         })
 
+
+    def check_waits(self, outcome):
+        """Every `Wait`: one answer, the outcome its notice finished with; none only when a fault was
+        under way while it waited (a daemon killed closes it; one out of descriptors may not read
+        it), or when its notice had not finished within the client's 8 s. Answers how many were."""
+        answered = 0
+        windows = self.fault_windows()
+        watched = {}
+        for entry in self.history.of("finished"):
+            watched.setdefault(entry["id"], entry["t"])
+        unanswered = []
+        for wait in self.load.waits:
+            target, replies = wait["target"], wait["replies"]
+            ended = wait.get("ended")
+            faulted = ended is None or any(start <= ended + 0.5 and end >= wait["sent"] for start, end in windows)
+            if wait.get("how") == "closed" and not faulted:
+                unanswered.append((target, "connection closed"))
+            elif wait.get("how") == "timeout" and not faulted and watched.get(target, ended) < ended - 1:
+                unanswered.append((target, f"finished at {watched[target]}, nothing by {ended}"))
+            if len(replies) > 1:
+                self.problem(f"Wait for {target} answered {len(replies)} times")
+            for reply in replies[:1]:
+                if "error" in reply:
+                    self.problem(f"Wait for {target} answered {reply}")
+                    continue
+                answered += 1
+                got = reply["parameters"]["notice"].get("outcome")
+                if outcome.get(target) not in (None, got):
+                    self.problem(f"Wait for {target} answered {got}, history says {outcome.get(target)}")
+        if unanswered:
+            self.problem(f"{len(unanswered)} Waits got no answer though no fault was under way: {unanswered[:10]}")
+        return answered
 
     def fault_windows(self):
         """(from, to) of each fault: injected until the daemon had recovered from it."""

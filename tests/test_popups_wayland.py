@@ -396,30 +396,40 @@ def test_image_data_over_d_bus_is_drawn_and_kept_as_a_file_a_bad_one_is_refused_
     assert len(json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"]) == before
 
 
-def test_a_card_pushed_past_the_bottom_by_newer_ones_leaves_the_screen_and_comes_back_when_they_go(session):
-    """Newer cards stack above; one pushed past the output's bottom edge must leave the screen, not
-    stay where it last fitted under the cards that took its place (found by the soak, issue 37)."""
+GREEN = (0x20, 0xC0, 0x20)
+EDGE_COLUMN = OUTPUT[0] - MARGIN - 8  # just inside the cards' right border
+
+
+def an_old_card_under_newer_ones(session, *options):
+    """A tall card (app `old`, green by a rule), then nineteen newer short ones (tag `newer`) until the
+    stack is far taller than the output. Answers the daemon, the green runs down the cards' edge
+    column (a function) and where the old card first was."""
     sway, make_daemon = session
-    green = (0x20, 0xC0, 0x20)
     config = display_config().replace("MaxVisible=5", "MaxVisible=20")
-    config += "[Rule:old]\nMatchApp=old\nBackground=#%02x%02x%02x\n" % green
+    config += "[Rule:old]\nMatchApp=old\nBackground=#%02x%02x%02x\n" % GREEN
     daemon = make_daemon(config)
-    column = OUTPUT[0] - MARGIN - 8
+
+    def column():
+        return sway.screenshot(region=(EDGE_COLUMN, 0, EDGE_COLUMN + 1, OUTPUT[1]))
 
     def greens():
-        image = sway.screenshot(region=(column, 0, column + 1, OUTPUT[1]))
-        return image.runs_down(column, lambda rgb: close_to(rgb, green, 8))
+        return column().runs_down(EDGE_COLUMN, lambda rgb: close_to(rgb, GREEN, 8))
 
     # Taller than the cards that come after it: where it last fitted, it would show below them.
     daemon.show("Old", "one\ntwo\nthree\nfour\nfive", "--app", "old", "--fade-in", "0", "--fade-out", "0",
-                "--hold", "120s")
+                "--hold", "120s", *options)
     first = wait_for(greens, what="the old card")
     assert MARGIN <= first[0][0] <= MARGIN + 4, first  # inside its border
-    # Newer cards until the stack is far taller than the output: the old card, at its end, does not fit.
     for index in range(1, 20):
         daemon.show(f"Newer {index}", "--tag", "newer", "--fade-in", "0", "--fade-out", "0", "--hold", "120s")
-    wait_for(lambda: (sway.screenshot(region=(column, 0, column + 1, OUTPUT[1])).runs_down(column) or [(0, 0)])[-1][1] > 600,
-             what="newer cards down to the bottom")
+    wait_for(lambda: (column().runs_down(EDGE_COLUMN) or [(0, 0)])[-1][1] > 600, what="newer cards down to the bottom")
+    return daemon, greens, first
+
+
+def test_a_card_pushed_past_the_bottom_by_newer_ones_leaves_the_screen_and_comes_back_when_they_go(session):
+    """Newer cards stack above; one pushed past the output's bottom edge must leave the screen, not
+    stay where it last fitted under the cards that took its place (found by the soak, issue 37)."""
+    daemon, greens, first = an_old_card_under_newer_ones(session)
     # Gone, not merely covered (it is taller than they are: where it last fitted it would show
     # between and below them).
     wait_for(lambda: not greens(), timeout=10, what="the old card to leave the screen")
@@ -428,6 +438,17 @@ def test_a_card_pushed_past_the_bottom_by_newer_ones_leaves_the_screen_and_comes
     back = wait_for(lambda: (lambda runs: runs if runs and runs[0][0] == first[0][0] else None)(greens()),
                     what="the old card back at the top")
     assert back == first, (back, first)
+
+
+def test_a_critical_card_stays_on_the_screen_while_newer_normal_ones_overflow_it(session):
+    """What does not fit is the least urgent, oldest first: a critical notice held on screen is not
+    pushed away by a stream of normal ones (the soak's person lost one for a minute, issue 37)."""
+    daemon, greens, first = an_old_card_under_newer_ones(session, "--urgency", "critical")
+    # Drawn whole below the newer ones that fit, the older normal ones waiting off the screen.
+    runs = wait_for(lambda: (lambda runs: runs if runs and runs[0][0] > first[0][0] else None)(greens()),
+                    what="the critical card below the newer ones")
+    assert runs[0][1] - runs[0][0] == first[0][1] - first[0][0], (runs, first)
+    assert runs[0][1] <= OUTPUT[1] - MARGIN, runs
 
 
 def test_a_left_click_dismisses_and_a_default_action_is_invoked(session):

@@ -1,5 +1,6 @@
 import NotifyConfig
 import NotifyCore
+import NotifyProtocol
 
 /// Where each card goes: a pure function of the cards' sizes, the settings and the output's
 /// size, shared by every backend.
@@ -33,14 +34,28 @@ public enum PopupLayout {
     public var height: Int
   }
 
-  /// The placements of cards of `sizes` (logical pixels, newest first) on an output `outputWidth` ×
-  /// `outputHeight` pixels, each held against the anchor's side (or centred) at its own width;
-  /// cards that would leave the output are left out.
+  /// The placements of cards of `sizes` (logical pixels, newest first; `urgencies` theirs) on an
+  /// output `outputWidth` × `outputHeight` pixels, each held against the anchor's side (or centred)
+  /// at its own width, one for each card, `nil` for those left out. While the stack would leave
+  /// the output, the least urgent card waits off screen, the oldest of them first: a critical
+  /// notice is not pushed away by a stream of normal ones. The newest card always shows.
   public static func place(
-    sizes: [(width: Int, height: Int)], settings: DisplaySettings, outputWidth: Int, outputHeight: Int
-  ) -> [Placement] {
+    sizes: [(width: Int, height: Int)], urgencies: [Urgency] = [], settings: DisplaySettings,
+    outputWidth: Int,
+    outputHeight: Int
+  ) -> [Placement?] {
     let margin = settings.margin
     let anchor = settings.anchor
+    let urgency = { (index: Int) in index < urgencies.count ? urgencies[index] : Urgency.normal }
+    let stackHeight = { (kept: [Int]) in
+      kept.reduce(0) { $0 + sizes[$1].height } + settings.gap * max(kept.count - 1, 0)
+    }
+    var kept = Array(sizes.indices)
+    while kept.count > 1 && stackHeight(kept) + 2 * margin > outputHeight {
+      // The least urgent, and of those the oldest (the last): never the newest, kept.first.
+      let waiting = kept.dropFirst().min { (urgency($0), -$0) < (urgency($1), -$1) }!
+      kept.removeAll { $0 == waiting }
+    }
     // The side each card holds to, and its left edge for a width.
     let (horizontal, left): (Edges, (Int) -> Int)
     switch anchor {
@@ -48,11 +63,11 @@ public enum PopupLayout {
     case .topRight, .bottomRight: (horizontal, left) = (.right, { outputWidth - margin - $0 })
     case .topCenter, .bottomCenter, .center: (horizontal, left) = ([], { (outputWidth - $0) / 2 })
     }
-    let total = sizes.reduce(0) { $0 + $1.height } + settings.gap * max(sizes.count - 1, 0)
+    let total = stackHeight(kept)
     var offset = anchor == .center ? max((outputHeight - total) / 2, margin) : margin
-    var placements: [Placement] = []
-    for (width, height) in sizes {
-      guard offset + height + margin <= outputHeight || placements.isEmpty else { break }
+    var placements: [Placement?] = Array(repeating: nil, count: sizes.count)
+    for index in kept {
+      let (width, height) = sizes[index]
       var placement = Placement(edges: horizontal, x: left(width), y: 0, width: width, height: height)
       if horizontal.contains(.left) { placement.left = margin }
       if horizontal.contains(.right) { placement.right = margin }
@@ -65,7 +80,7 @@ public enum PopupLayout {
         placement.bottom = offset
         placement.y = outputHeight - offset - height
       }
-      placements.append(placement)
+      placements[index] = placement
       offset += height + settings.gap
     }
     return placements

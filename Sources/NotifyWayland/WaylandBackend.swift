@@ -200,13 +200,13 @@ public final class WaylandBackend: PopupBackend {
     for (name, shown) in matched {
       let size = connection.layoutSize(for: connection.output(named: name))
       let placements = PopupLayout.place(
-        sizes: shown.map { ($0.card.look.width, $0.height) }, settings: display.settings,
-        outputWidth: size.width, outputHeight: size.height)
-      for (index, popup) in shown.enumerated() {
-        // A card that does not fit waits, drawn nowhere, until those before it go. One that newer
-        // cards pushed past the output's edge leaves the screen (it stayed where it was, under
-        // them): its surface is made again once it fits.
-        guard index < placements.count else {
+        sizes: shown.map { ($0.card.look.width, $0.height) }, urgencies: shown.map(\.card.urgency),
+        settings: display.settings, outputWidth: size.width, outputHeight: size.height)
+      for (popup, placement) in zip(shown, placements) {
+        // A card that does not fit waits, drawn nowhere, until there is room. One that was on
+        // screen leaves it (it would stay where it was, under the cards that took its place): its
+        // surface is made again once it fits.
+        guard let placement else {
           if popup.started {
             popup.destroy()
             stacks[name]?[popup.id] = nil
@@ -214,7 +214,7 @@ public final class WaylandBackend: PopupBackend {
           continue
         }
         rescale(popup)
-        let placed = popup.place(placements[index])
+        let placed = popup.place(placement)
         let moved =
           popup.move(to: display.layer(of: popup.card), shellVersion: connection.layerShellVersion) || placed
         if !popup.started {

@@ -205,16 +205,16 @@ public final class X11Backend: PopupBackend {
   /// monitor's; each mapped while it should show and drawn where needed.
   private func place(_ shown: [X11Popup], on monitor: X11Monitor, _ connection: X11Connection) {
     let placements = PopupLayout.place(
-      sizes: shown.map { ($0.width, $0.height) }, settings: display.settings,
+      sizes: shown.map { ($0.width, $0.height) }, urgencies: shown.map(\.card.urgency),
+      settings: display.settings,
       outputWidth: Int(Double(monitor.width) / scale),
       outputHeight: Int(Double(monitor.height) / scale))
     let appearances = display.engine.appearances(of: shown.map(\.id))
-    for (index, popup) in shown.enumerated() {
+    for (popup, placement) in zip(shown, placements) {
       guard let appearance = appearances[popup.id] else { continue }
-      // A card that does not fit waits, unmapped, until those before it go.
-      let fits = index < placements.count
-      if fits {
-        let placement = placements[index]
+      // A card that does not fit waits, unmapped, until there is room.
+      let fits = placement != nil
+      if let placement {
         popup.move(
           x: monitor.x + Int((Double(placement.x) * scale).rounded()),
           y: monitor.y + Int((Double(placement.y) * scale).rounded()), connection)
