@@ -372,7 +372,8 @@ def test_a_thousand_notices_reach_the_desk_once_each_in_order_as_app_at_host(nat
     wait_drained(peer, desk)
     relayed = desk.relayed()
     assert_each_once(relayed, sent + [marker])
-    assert server.relay()["outbox"] == 0
+    # The marker's acknowledgement from JetStream may reach the server after the desk has it.
+    wait_relay(server, lambda r: r["outbox"] == 0, "the server's outbox to empty")
 
 
 # MARK: - 2. A desk that was down
@@ -454,7 +455,9 @@ def test_nats_killed_and_restarted_mid_stream_loses_and_repeats_nothing(nats_ser
     wait_arrived(desk, sent, timeout=120)
     wait_drained(peer, desk, timeout=120)
     assert_each_once(desk.relayed(), sent, in_order=False)
-    assert server.relay()["outbox"] == 0
+    # The desk has them all; the server's last acknowledgement from JetStream may still be on its
+    # way (an ASan run saw the outbox at 1 there): it empties, it does not stay.
+    wait_relay(server, lambda r: r["outbox"] == 0, "the server's outbox to empty")
 
 
 # MARK: - 4. Publishing with NATS down from the start, across a restart of the publisher
