@@ -34,26 +34,26 @@ public enum PopupLayout {
     public var height: Int
   }
 
-  /// The placements of cards of `sizes` (logical pixels, newest first; `urgencies` theirs) on an
-  /// output `outputWidth` × `outputHeight` pixels, each held against the anchor's side (or centred)
-  /// at its own width, one for each card, `nil` for those left out. While the stack would leave
-  /// the output, the least urgent card waits off screen, the oldest of them first: a critical
-  /// notice is not pushed away by a stream of normal ones. The newest card always shows.
+  /// A card as the layout sees it: its size in logical pixels and its urgency.
+  public typealias Item = (width: Int, height: Int, urgency: Urgency)
+
+  /// The placements of `cards` (newest first) on an output `outputWidth` × `outputHeight` pixels,
+  /// each held against the anchor's side (or centred) at its own width, one for each card, `nil`
+  /// for those left out. While the stack would leave the output, the least urgent card waits off
+  /// screen, the oldest of them first: a critical notice is not pushed away by a stream of normal
+  /// ones. The newest card always shows.
   public static func place(
-    sizes: [(width: Int, height: Int)], urgencies: [Urgency] = [], settings: DisplaySettings,
-    outputWidth: Int,
-    outputHeight: Int
+    _ cards: [Item], settings: DisplaySettings, outputWidth: Int, outputHeight: Int
   ) -> [Placement?] {
     let margin = settings.margin
     let anchor = settings.anchor
-    let urgency = { (index: Int) in index < urgencies.count ? urgencies[index] : Urgency.normal }
     let stackHeight = { (kept: [Int]) in
-      kept.reduce(0) { $0 + sizes[$1].height } + settings.gap * max(kept.count - 1, 0)
+      kept.reduce(0) { $0 + cards[$1].height } + settings.gap * max(kept.count - 1, 0)
     }
-    var kept = Array(sizes.indices)
+    var kept = Array(cards.indices)
     while kept.count > 1 && stackHeight(kept) + 2 * margin > outputHeight {
       // The least urgent, and of those the oldest (the last): never the newest, kept.first.
-      let waiting = kept.dropFirst().min { (urgency($0), -$0) < (urgency($1), -$1) }!
+      let waiting = kept.dropFirst().min { (cards[$0].urgency, -$0) < (cards[$1].urgency, -$1) }!
       kept.removeAll { $0 == waiting }
     }
     // The side each card holds to, and its left edge for a width.
@@ -65,9 +65,9 @@ public enum PopupLayout {
     }
     let total = stackHeight(kept)
     var offset = anchor == .center ? max((outputHeight - total) / 2, margin) : margin
-    var placements: [Placement?] = Array(repeating: nil, count: sizes.count)
+    var placements: [Placement?] = Array(repeating: nil, count: cards.count)
     for index in kept {
-      let (width, height) = sizes[index]
+      let (width, height, _) = cards[index]
       var placement = Placement(edges: horizontal, x: left(width), y: 0, width: width, height: height)
       if horizontal.contains(.left) { placement.left = margin }
       if horizontal.contains(.right) { placement.right = margin }

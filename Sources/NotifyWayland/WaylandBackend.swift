@@ -200,7 +200,7 @@ public final class WaylandBackend: PopupBackend {
     for (name, shown) in matched {
       let size = connection.layoutSize(for: connection.output(named: name))
       let placements = PopupLayout.place(
-        sizes: shown.map { ($0.card.look.width, $0.height) }, urgencies: shown.map(\.card.urgency),
+        shown.map { ($0.card.look.width, $0.height, $0.card.urgency) },
         settings: display.settings, outputWidth: size.width, outputHeight: size.height)
       for (popup, placement) in zip(shown, placements) {
         // A card that does not fit waits, drawn nowhere, until there is room. One that was on

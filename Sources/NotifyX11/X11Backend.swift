@@ -205,7 +205,7 @@ public final class X11Backend: PopupBackend {
   /// monitor's; each mapped while it should show and drawn where needed.
   private func place(_ shown: [X11Popup], on monitor: X11Monitor, _ connection: X11Connection) {
     let placements = PopupLayout.place(
-      sizes: shown.map { ($0.width, $0.height) }, urgencies: shown.map(\.card.urgency),
+      shown.map { ($0.width, $0.height, $0.card.urgency) },
       settings: display.settings,
       outputWidth: Int(Double(monitor.width) / scale),
       outputHeight: Int(Double(monitor.height) / scale))
