@@ -404,3 +404,41 @@ def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make
     assert now - before <= 4096, (
         f"10 s after the flood drained the daemon holds {now >> 10} MiB: {before >> 10} MiB before, "
         f"{peak >> 10} MiB at the peak")
+
+
+# MARK: - 14. a full history
+
+# What a finished notice may hold in a daemon's history, the debug build: 837 bytes measured for the
+# notices below (a box of some 400 bytes, its title's and body's storage, its share of the table);
+# 1,385 when the table held notices inline.
+HISTORY_KIB = 1.0
+
+# Not in the sanitized runs (the Makefile's SANITIZED_TESTS): a sanitizer pads what is allocated.
+def test_a_history_of_60000_holds_under_HISTORY_KIB_a_notice(make_daemon, runtime_dir):
+    """Found by the soak (issue 37): a daemon with a history of 125,000 held 158 MiB, about 1 KiB a
+    notice, most of it the empty buckets of the table of notices, each as large as a notice (some
+    400 bytes inline). The table holds a reference to each now; what a notice costs is the notice."""
+    total, batch = 60_000, 2_000
+    config = runtime_dir / "history.conf"
+    config.write_text(f"[Queue]\nMaxVisible=1000\nCapacity={total}\nHistorySize={total}\n"
+                      "[Timing]\nFadeIn=0\nHold=0.001\nFadeOut=0\n[DBus]\nMode=off\n")
+    daemon = make_daemon("--config", str(config), "--log-level", "warning")
+    pid = daemon.process.pid
+    notice = {"app": "history-test", "body": "a body as long as a build's last line of output, about 80 bytes",
+              "tag": "history"}
+    with daemon.raw() as connection:
+        pipelined(connection, show_calls(500, **notice))
+        wait_for(lambda: status(connection)["visible"] + status(connection)["queued"] == 0, what="warm-up drained")
+        before = settled_rss_kib(pid)
+        kept_before = status(connection)["finished"]
+        for start in range(0, total, batch):
+            calls = [{"method": "io.notifyd.Queue.Show",
+                      "parameters": {"title": f"history notice {start + index}", **notice}} for index in range(batch)]
+            assert all("error" not in reply for reply in pipelined(connection, calls))
+        wait_for(lambda: status(connection)["finished"] == total, timeout=120, interval=0.2,
+                 what="the history to fill")
+    after = settled_rss_kib(pid)
+    each = (after - before) * 1024 / (total - kept_before)
+    print(f"a history of {total}: RSS {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after, "
+          f"{each:.0f} bytes a notice")
+    assert each <= HISTORY_KIB * 1024, f"a notice in history holds {each:.0f} bytes"
