@@ -33,6 +33,7 @@ directory (seed, history, logs, a screenshot) and says where.
 """
 
 import argparse
+import bisect
 import collections
 import contextlib
 import json
@@ -186,6 +187,11 @@ RECORD_LIMIT = 10_000
 SANITIZED = bool(os.environ.get("NOTIFYD_SANITIZER"))
 SANITIZER_ENVIRONMENT = ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE", "NOTIFYD_SANITIZER")
 FAULT_KINDS = ["kill", "watchdog", "pause", "bus", "nats", "disk", "descriptors", "compositor", "clock"]
+# How long a `pause` stops the daemon, at most: it pings the 2 s watchdog every second, so a stop
+# that starts up to a second after a ping must end within the other second, with room left for the
+# loop's latency under load (a History read of 10,000 takes 0.1 s). The first hour-long run drew
+# stops of up to 1.2 s, and at 3,260 s one that began late after a ping was taken for a hang.
+PAUSE_SECONDS = (0.2, 0.7)
 
 
 class SoakFailure(AssertionError):
@@ -264,9 +270,13 @@ class Host:
     def serves_dbus(self):
         return self.bus.name_owner_pid("org.freedesktop.Notifications") == self.pid()
 
-    def journal_text(self):
+    def journal_text(self, started=0.0):
+        """notifyd's lines, each at its instant on the soak's clock (seconds since `started`, a
+        `time.monotonic()`: the journal's monotonic stamps are the same clock), as the history has
+        them."""
         entries = self.manager.journal("SYSLOG_IDENTIFIER=notifyd")
-        return "\n".join(str(entry.get("MESSAGE", "")) for entry in entries)
+        return "\n".join(f"{int(entry.get('__MONOTONIC_TIMESTAMP', 0)) / 1e6 - started:9.3f} {entry.get('MESSAGE', '')}"
+                         for entry in entries)
 
     def stop(self):
         try:
@@ -299,6 +309,10 @@ class Load:
         self.threads = []
         self.lock = threading.Lock()
         self.acknowledged = {}  # id → how it was acknowledged (varlink, progress, dbus)
+        # The newest the load showed, for the clients that act on others' notices: picking from a copy
+        # of `acknowledged` cost more with every notice, and the first hour-long run's load fell from
+        # 203 a second to 37 while the lock was held for it.
+        self.recent = collections.deque(maxlen=200)
         self.waits = []  # each: the id waited for, the replies, when it was sent and ended, and how
         self.errors = []
 
@@ -308,13 +322,14 @@ class Load:
             if earlier is not None and not (how == "dbus-replace" or earlier == "progress" and how == "progress"):
                 self.errors.append(f"id {notice} acknowledged twice: as {earlier}, then as {how}")
             self.acknowledged.setdefault(notice, how)
+            if how != "marker":
+                self.recent.append(notice)
         self.history.add("ack", id=notice, how=how)
 
     def some_acknowledged(self, rng):
         """One of the newest notices the load showed (not the person's markers: theirs to click)."""
         with self.lock:
-            newest = [notice for notice, how in list(self.acknowledged.items())[-200:] if how != "marker"]
-        return rng.choice(newest) if newest else None
+            return rng.choice(self.recent) if self.recent else None
 
     def start(self):
         clients = [(self.shower, 3), (self.pipeliner, 1), (self.progress, 1), (self.changer, 1), (self.waiter, 2),
@@ -757,7 +772,8 @@ class Probe:
             self.stop.wait(0.1)
 
     def answered_since(self, instant):
-        return next((t for t in self.answers if t >= instant), None)
+        index = bisect.bisect_left(self.answers, instant)  # appended in order
+        return self.answers[index] if index < len(self.answers) else None
 
 
 class Faults:
@@ -822,10 +838,10 @@ class Faults:
         return time.monotonic(), self.restarted_from(pid)
 
     def pause(self):
-        """SIGSTOP for less than the watchdog, then SIGCONT: the same daemon goes on."""
+        """SIGSTOP for less than the watchdog's slack, then SIGCONT: the same daemon goes on."""
         pid = self.host.pid()
         os.kill(pid, signal.SIGSTOP)
-        time.sleep(self.rng.uniform(0.3, 1.2))
+        time.sleep(self.rng.uniform(*PAUSE_SECONDS))
         os.kill(pid, signal.SIGCONT)
         cleared = time.monotonic()
         recovered = self.wait(lambda: self.probe.answered_since(cleared) and time.monotonic(), "the daemon to answer")
@@ -1165,6 +1181,12 @@ def report(seed, seconds, elapsed, faults: Faults, checker: Checker, idle_share,
                  f"finished {figures['finished']} (history read {figures['history reads']} times), "
                  f"relayed to the desk {figures['relayed']}; "
                  f"lost {figures['lost']}, doubled {figures['doubled']}")
+    # The load's rate as the run went: it should hold (the clients pace themselves; a run whose rate
+    # falls is slowing down somewhere, the daemon or the soak's own clients).
+    window = seconds / 6
+    per_window = collections.Counter(int(entry["t"] // window) for entry in checker.history.of("ack"))
+    lines.append(f"  acknowledged a second, each {window:.0f} s: "
+                 + ", ".join(f"{per_window[index] / window:.0f}" for index in range(6)))
     lines.append(f"  outcomes {figures['outcomes']}; Waits {figures['waits']}, answered {figures['waits answered']}")
     markers = figures["markers"]
     if markers["gone max"] is not None:
@@ -1280,7 +1302,7 @@ def main():
         over = {key: value for key, value in final.items() if value > faults.bounds[key]}
         if over:
             checker.problem(f"at the end the daemon holds {final}, over {faults.bounds}")
-        journal = host.journal_text()
+        journal = host.journal_text(history.started)
         for bad in ("Fatal error", "AddressSanitizer", "panic"):
             if bad in journal:
                 checker.problem(f"the journal says {bad!r}")
@@ -1307,7 +1329,7 @@ def main():
             history.write(kept / "history.jsonl")
             try:
                 if host is not None:
-                    (kept / "host-journal.txt").write_text(host.journal_text())
+                    (kept / "host-journal.txt").write_text(host.journal_text(history.started))
                     (kept / "manager.log").write_text(host.manager.log())
                 if desk is not None:
                     (kept / "desk-stderr.txt").write_text(desk.stderr())
