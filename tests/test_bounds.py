@@ -359,24 +359,30 @@ def settled_rss_kib(pid, seconds=0.5, timeout=15):
     raise AssertionError(f"RSS of {pid} kept moving for {timeout} s (last {last} KiB)")
 
 
+def warmed_daemon(make_daemon, runtime_dir, queue, app):
+    """A daemon of `[Queue]` settings `queue`, notices finishing at once, that has shown 500 notices
+    like those a memory test sends (from `app`, each with a body of 80 bytes): what many more do
+    beyond the first is what is measured. Answers it and those notices' parameters."""
+    config = runtime_dir / f"{app}.conf"
+    config.write_text(f"[Queue]\n{queue}\n[Timing]\nFadeIn=0\nHold=0.001\nFadeOut=0\n[DBus]\nMode=off\n")
+    daemon = make_daemon("--config", str(config), "--log-level", "warning")
+    notice = {"app": app, "body": "a body as long as a build's last line of output, about 80 bytes", "tag": app}
+    with daemon.raw() as connection:
+        pipelined(connection, show_calls(500, **notice))
+        wait_for(lambda: status(connection)["visible"] + status(connection)["queued"] == 0, what="warm-up drained")
+    return daemon, notice
+
+
 # Not in the sanitized runs (the Makefile's SANITIZED_TESTS): a sanitizer keeps or shadows what is freed.
 def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make_daemon, runtime_dir):
     """Issue 37: after 100,000 notices waited and finished and their client left, the daemon stayed
     tens of MiB over where it was, for good (77 MiB in `make bench`): the engine's tables and heaps
     kept the room they grew to.
     They give it back now (`releaseSpareCapacity`), and the allocator returns the pages."""
-    config = runtime_dir / "flood.conf"
     # History kept short: what it holds at the end beside what it held before is not the flood's.
-    config.write_text("[Queue]\nMaxVisible=50\nCapacity=200000\nHistorySize=100\n"
-                      "[Timing]\nFadeIn=0\nHold=0.001\nFadeOut=0\n[DBus]\nMode=off\n")
-    daemon = make_daemon("--config", str(config), "--log-level", "warning")
+    daemon, notice = warmed_daemon(make_daemon, runtime_dir, "MaxVisible=50\nCapacity=200000\nHistorySize=100",
+                                   "flood-test")
     pid = daemon.process.pid
-    notice = {"app": "flood-test", "body": "a body as long as a build's last line of output, about 80 bytes",
-              "tag": "flood"}
-    # The same notices once, small: what a flood does beyond the first notice is what is measured.
-    with daemon.raw() as connection:
-        pipelined(connection, show_calls(500, **notice))
-        wait_for(lambda: status(connection)["visible"] + status(connection)["queued"] == 0, what="warm-up drained")
     before = settled_rss_kib(pid)
     total, batch = 100_000, 2_000
     with daemon.raw() as connection:
@@ -419,16 +425,10 @@ def test_a_history_of_60000_holds_under_HISTORY_KIB_a_notice(make_daemon, runtim
     notice, most of it the empty buckets of the table of notices, each as large as a notice (some
     400 bytes inline). The table holds a reference to each now; what a notice costs is the notice."""
     total, batch = 60_000, 2_000
-    config = runtime_dir / "history.conf"
-    config.write_text(f"[Queue]\nMaxVisible=1000\nCapacity={total}\nHistorySize={total}\n"
-                      "[Timing]\nFadeIn=0\nHold=0.001\nFadeOut=0\n[DBus]\nMode=off\n")
-    daemon = make_daemon("--config", str(config), "--log-level", "warning")
+    daemon, notice = warmed_daemon(make_daemon, runtime_dir, f"MaxVisible=1000\nCapacity={total}\nHistorySize={total}",
+                                   "history-test")
     pid = daemon.process.pid
-    notice = {"app": "history-test", "body": "a body as long as a build's last line of output, about 80 bytes",
-              "tag": "history"}
     with daemon.raw() as connection:
-        pipelined(connection, show_calls(500, **notice))
-        wait_for(lambda: status(connection)["visible"] + status(connection)["queued"] == 0, what="warm-up drained")
         before = settled_rss_kib(pid)
         kept_before = status(connection)["finished"]
         for start in range(0, total, batch):
