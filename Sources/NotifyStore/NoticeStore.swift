@@ -55,6 +55,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   public private(set) var identity = ""
   /// The highest notice id committed: a notice above it is new.
   private var highestCommitted = 0
+  /// The `finished_order` the last notice to finish took.
+  private var lastFinishedOrder = 0
   /// What `relay_marks` holds, read when first needed (by the committer).
   private var marks: [String: RelayMark]?
   /// With `[Relay]`: what the relay queues for a notice a commit writes, and who is told of the
@@ -81,6 +83,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   private struct Batch {
     var unfinished: [Int: Notice] = [:]
     var finished: [Int: Notice] = [:]
+    /// The ids of `finished` in the order they finished (one noted again, read, keeps its place).
+    var finishOrder: [Int] = []
     var forgotten: Set<Int> = []
     /// The hand's do-not-disturb choice to write (`.some(nil)`: none counts any more).
     var hand: HandChoice??
@@ -101,6 +105,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       for (id, notice) in older.finished where finished[id] == nil && !forgotten.contains(id) {
         finished[id] = notice
       }
+      finishOrder = older.finishOrder + finishOrder
       forgotten.formUnion(older.forgotten)
       if hand == nil { hand = older.hand }
       if nextID == nil { nextID = older.nextID }
@@ -185,13 +190,23 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     ALTER TABLE notices ADD COLUMN unread INTEGER;
     ALTER TABLE notices ADD COLUMN restored_from INTEGER;
     """,
+    // 9: the order notices finished in, which history keeps across a restart: the wall clock can
+    // go back, and a notice finished then is not older than the ones before it. Rows already
+    // finished take the order of their times.
+    """
+    ALTER TABLE notices ADD COLUMN finished_order INTEGER;
+    UPDATE notices SET finished_order = ranked.position
+      FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY finished_at, id) AS position
+            FROM notices WHERE outcome IS NOT NULL) AS ranked
+      WHERE notices.id = ranked.id;
+    """,
   ]
 
   /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
   static let columns =
     "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
     + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints, count, folded_into, origin, reply, replied, unread, restored_from"
+    + "hints, count, folded_into, origin, reply, replied, unread, restored_from, finished_order"
 
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
@@ -200,7 +215,10 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    let placeholders = (1...34).map { "?\($0)" }.joined(separator: ", ")
+    // A notice finished before (noted again when read) keeps the order it finished in.
+    let placeholders =
+      (1...34).map { "?\($0)" }.joined(separator: ", ")
+      + ", COALESCE((SELECT finished_order FROM notices WHERE id = ?1), ?35)"
     upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -302,13 +320,15 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       if let notice = Self.notice(from: unfinished) { state.unfinished.append(notice) }
     }
     let history = try database.prepare(
-      "SELECT \(Self.columns) FROM notices WHERE outcome IS NOT NULL ORDER BY finished_at, id")
+      "SELECT \(Self.columns) FROM notices WHERE outcome IS NOT NULL ORDER BY finished_order, id")
     while try history.step() {
       if let notice = Self.notice(from: history) { state.history.append(notice) }
     }
     let maxID = try database.prepare("SELECT COALESCE(MAX(id), 0) FROM notices")
     let highest = try maxID.step() ? maxID.integer(0) : 0
     highestCommitted = highest
+    let lastOrder = try database.prepare("SELECT COALESCE(MAX(finished_order), 0) FROM notices")
+    lastFinishedOrder = try lastOrder.step() ? lastOrder.integer(0) : 0
     let meta = try database.prepare("SELECT key, value FROM meta")
     var values: [String: String] = [:]
     while try meta.step() {
@@ -328,8 +348,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   // MARK: - Rows
 
-  /// Binds `notice` to `upsert`'s 34 columns.
-  private func bind(_ notice: Notice) {
+  /// Binds `notice` to `upsert`'s 35 columns: `finishedOrder` is the order it finished in, kept
+  /// only if it has none yet.
+  private func bind(_ notice: Notice, finishedOrder: Int? = nil) {
     let row = upsert
     row.reset()
     row.bind(1, notice.id)
@@ -366,6 +387,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     row.bind(32, notice.replied)
     row.bind(33, notice.unread == true ? 1 : nil)
     row.bind(34, notice.restoredFrom)
+    row.bind(35, finishedOrder)
   }
 
   /// A notice from a row read with `columns`; `nil` for a row no release could have written.
@@ -452,7 +474,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   public func recordFinished(_ notice: Notice) {
     note { batch in
       batch.unfinished.removeValue(forKey: notice.id)
-      batch.finished[notice.id] = notice
+      if batch.finished.updateValue(notice, forKey: notice.id) == nil { batch.finishOrder.append(notice.id) }
     }
   }
 
@@ -541,6 +563,8 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     let changed = Array(batch.unfinished.values) + Array(batch.finished.values)
     // The marks as this commit leaves them: kept only once it is committed.
     var raised = changed.contains { $0.origin != nil } ? try relayMarks() : marks
+    // Likewise the order the last finished notice took.
+    var order = lastFinishedOrder
     try database.execute("BEGIN IMMEDIATE")
     do {
       for notice in changed.sorted(by: { $0.id < $1.id }) {
@@ -567,8 +591,11 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         bind(notice)
         try upsert.run()
       }
-      for notice in batch.finished.values.sorted(by: { $0.id < $1.id }) {
-        bind(notice)
+      var ordered = Set<Int>()
+      for id in batch.finishOrder where ordered.insert(id).inserted {
+        guard let notice = batch.finished[id] else { continue }
+        order += 1
+        bind(notice, finishedOrder: order)
         try upsert.run()
       }
       for id in batch.forgotten.sorted() {
@@ -598,6 +625,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       throw error
     }
     highestCommitted = max(highestCommitted, batch.unfinished.keys.max() ?? 0, batch.finished.keys.max() ?? 0)
+    lastFinishedOrder = order
     marks = raised
     if !queued.isEmpty { relaying?.onQueued(queued) }
   }

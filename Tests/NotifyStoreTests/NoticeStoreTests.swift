@@ -123,6 +123,60 @@ struct NoticeStoreTests {
     #expect(try NoticeStore.open(path: path, sync: .normal, log: log).state.history.isEmpty)
   }
 
+  /// A notice finished at `finished` (wall clock), read or not.
+  func finished(_ id: Int, at finished: Double, unread: Bool? = true) -> Notice {
+    var notice = Notice(id: id, kind: .notice, title: "n\(id)")
+    notice.outcome = .completed
+    notice.phase = .finished
+    notice.finished = finished
+    notice.unread = unread
+    return notice
+  }
+
+  /// The soak found it: a daemon restarted after the wall clock went back read the notices that
+  /// finished meanwhile as the oldest, listed them last and forgot them first.
+  @Test func history_comesBackInTheOrderItFinished_whereverTheWallClockWas() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    store.recordFinished(finished(1, at: 2_000))
+    #expect(store.commitPending() == .committed)
+    // The clock goes back: 3 and then 2 finish after 1, in one commit (its clock stepped back again
+    // between them), then 4 in another.
+    store.recordFinished(finished(3, at: 401))
+    store.recordFinished(finished(2, at: 400))
+    #expect(store.commitPending() == .committed)
+    store.recordFinished(finished(4, at: 500))
+    #expect(store.commitPending() == .committed)
+    func reopened() throws -> [Int] {
+      try NoticeStore.open(path: path, sync: .normal, log: log).state.history.map(\.id)
+    }
+    #expect(try reopened() == [1, 3, 2, 4])
+    // Read later, a notice keeps its place.
+    store.recordFinished(finished(1, at: 2_000, unread: nil))
+    #expect(store.commitPending() == .committed)
+    let (again, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.history.map(\.id) == [1, 3, 2, 4])
+    #expect(state.history.first?.unread == nil)
+    // A store opened again goes on from its last: 5 finishes after 4.
+    again.recordFinished(finished(5, at: 100))
+    #expect(again.commitPending() == .committed)
+    #expect(try reopened() == [1, 3, 2, 4, 5])
+  }
+
+  /// A store written before the order was kept takes the order of the times its notices finished.
+  @Test func aStoreWithoutTheOrder_takesTheOrderOfTheFinishingTimes() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    for (id, time) in [(1, 300.0), (2, 100.0), (3, 200.0)] { store.recordFinished(finished(id, at: time)) }
+    store.recordUnfinished(Notice(id: 4, kind: .notice, title: "waiting"))
+    #expect(store.commitPending() == .committed)
+    // As release 8 left it.
+    try store.database.execute("ALTER TABLE notices DROP COLUMN finished_order; PRAGMA user_version=8")
+    let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.history.map(\.id) == [2, 3, 1])
+    #expect(state.unfinished.map(\.id) == [4])
+  }
+
   @Test func aNoticesHints_areKept_andComeBackAsTheyWere() throws {
     let path = directory() + "/notifyd.db"
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
