@@ -475,8 +475,8 @@ class Load:
             except socket.timeout:
                 wait.update(ended=self.history.now(), how="timeout")  # the notice outlasted 8 s
                 return
-            except OSError:
-                reply = None
+            except OSError as error:
+                reply, wait["error"] = None, repr(error)
             if reply is None:
                 wait.update(ended=self.history.now(), how="closed")  # the daemon went away
                 return
@@ -732,6 +732,11 @@ class HistoryRecorder:
             notices = call(self.daemons[name], "History", {"limit": limit}, timeout=60)["notices"]
         except (OSError, SoakFailure):
             return
+        kept = self.finished[name]
+        if limit < HISTORY and len(notices) >= limit and kept and notices[-1]["id"] not in kept:
+            # More finished since the last read that answered than one read holds (reads fail
+            # while faults follow each other): all of it, once.
+            return self.read(name, HISTORY)
         self.keep(name, notices, limit)
 
     def keep(self, name, notices, limit):
@@ -745,6 +750,20 @@ class HistoryRecorder:
                 self.changed.append((name, notice["id"], before.get("outcome"), notice.get("outcome")))
             kept[notice["id"]] = notice
         self.reads += 1
+
+    def final(self, name):
+        """Daemon `name`'s unfinished notices, and its finished ones, at the end, each notice once:
+        List is read before History, so one that finishes between the two reads is in both, and
+        counts as finished. The finished ones join what was kept during the run."""
+        connection = Connection(self.daemons[name], timeout=120)
+        try:
+            listed = connection.call(f"{QUEUE}.List")["parameters"]["notices"]
+            finished = connection.call(f"{QUEUE}.History", {"limit": HISTORY})["parameters"]["notices"]
+        finally:
+            connection.close()
+        self.keep(name, finished, HISTORY)
+        done = {notice["id"] for notice in finished}
+        return [notice for notice in listed if notice["id"] not in done], finished
 
     def finish(self):
         self.stop.set()
@@ -987,23 +1006,8 @@ class Checker:
     def problem(self, text):
         self.problems.append(text)
 
-    def notices(self, name):
-        """Daemon `name`'s unfinished notices, and its finished ones as last read, each notice once:
-        List is read before History, so one that finishes between the two reads is in both, and
-        counts as finished. The finished ones join what the recorder kept during the run."""
-        connection = Connection(self.recorder.daemons[name], timeout=120)
-        try:
-            listed = connection.call(f"{QUEUE}.List")
-            finished = connection.call(f"{QUEUE}.History", {"limit": HISTORY})
-        finally:
-            connection.close()
-        finished = finished["parameters"]["notices"]
-        self.recorder.keep(name, finished, HISTORY)
-        done = {notice["id"] for notice in finished}
-        return [n for n in listed["parameters"]["notices"] if n["id"] not in done], finished
-
     def check(self):
-        unfinished, finished = self.notices("host")
+        unfinished, finished = self.recorder.final("host")
         if unfinished:
             self.problem(f"{len(unfinished)} notices unfinished after the drain: {[n['id'] for n in unfinished][:20]}")
         counts = collections.Counter(notice["id"] for notice in finished)
@@ -1038,7 +1042,7 @@ class Checker:
                          f"{[(i, seen[i], outcome.get(i)) for i in doubled[:10]]}")
         answered = self.check_waits(outcome)
         # The desk: each of the host's notices once, none unknown.
-        desk_unfinished, _ = self.notices("desk")
+        desk_unfinished, _ = self.recorder.final("desk")
         relayed = collections.Counter(
             (n.get("origin") or {}).get("id") for n in desk_unfinished + list(self.recorder.finished["desk"].values())
             if (n.get("origin") or {}).get("host") == HOST)
@@ -1055,7 +1059,8 @@ class Checker:
             self.problem(problem)
         self.check_markers(outcome)
         self.figures.update({
-            "acknowledged": len(acknowledged), "finished": len(kept), "history reads": self.recorder.reads, "lost": len(lost), "doubled": len(doubled),
+            "acknowledged": len(acknowledged), "finished": len(kept), "history reads": self.recorder.reads,
+            "lost": len(lost), "doubled": len(doubled),
             "waits": len(self.load.waits), "waits answered": answered, "relayed": sum(relayed.values()),
             "outcomes": dict(collections.Counter(outcome.values())),
         })
@@ -1076,7 +1081,8 @@ class Checker:
             ended = wait.get("ended")
             faulted = ended is None or any(start <= ended + 0.5 and end >= wait["sent"] for start, end in windows)
             if wait.get("how") == "closed" and not faulted:
-                unanswered.append((target, "connection closed"))
+                unanswered.append((target, f"connection closed ({wait.get('error', 'end of stream')}) "
+                                   f"at {ended:.3f}, sent at {wait['sent']:.3f}"))
             elif wait.get("how") == "timeout" and not faulted and watched.get(target, ended) < ended - 1:
                 unanswered.append((target, f"finished at {watched[target]}, nothing by {ended}"))
             if len(replies) > 1:
@@ -1289,12 +1295,15 @@ def main():
             idle_share = (cpu_seconds(pid) - before) / 5
             if idle_share < IDLE_SHARE or time.monotonic() > deadline:
                 break
-        rest_deadline = time.monotonic() + REST_SECONDS
-        final = faults.measure()
-        while final["threads"] > faults.baseline["threads"] + REST_THREADS and time.monotonic() < rest_deadline:
-            time.sleep(0.5)
-            final = faults.measure()
-        if final["threads"] > faults.baseline["threads"] + REST_THREADS:
+        final = {}
+
+        def at_rest():
+            final.update(faults.measure())
+            return final["threads"] <= faults.baseline["threads"] + REST_THREADS
+
+        try:
+            wait_for(at_rest, timeout=REST_SECONDS, interval=0.5, what="the daemon's threads to settle")
+        except AssertionError:
             checker.problem(f"{REST_SECONDS} s after the soak the daemon has {final['threads']} threads, "
                             f"more than {REST_THREADS} over the {faults.baseline['threads']} it had at rest before")
         if idle_share >= IDLE_SHARE:
