@@ -1308,6 +1308,13 @@ def main():
                             f"more than {REST_THREADS} over the {faults.baseline['threads']} it had at rest before")
         if idle_share >= IDLE_SHARE:
             checker.problem(f"the daemon still used {idle_share:.1%} of a core a minute after the soak")
+        # Only a kill and the watchdog restart the daemon: any other restart is a crash, or the
+        # watchdog's answer to a daemon that could not ping (one out of descriptors could not).
+        restarts = int(host.manager.show()["NRestarts"])
+        expected = len(faults.recoveries["kill"]) + len(faults.recoveries["watchdog"])
+        if restarts != expected:
+            checker.problem(f"systemd restarted the daemon {restarts} times, {expected} of them for kill and "
+                            f"watchdog faults")
         over = {key: value for key, value in final.items() if value > faults.bounds[key]}
         if over:
             checker.problem(f"at the end the daemon holds {final}, over {faults.bounds}")

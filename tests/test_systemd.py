@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, Daemon, call_raw, wait_for
+from test_bounds import open_file_limits
 
 REPO = Path(__file__).resolve().parent.parent
 UNITS = REPO / "systemd"
@@ -443,6 +444,29 @@ def test_watchdog_spares_a_healthy_daemon_and_restarts_a_stopped_one(manager):
     # Socket activation kept the socket: the same path answers, served by the new daemon.
     assert call(manager.socket_path, "io.notifyd.Queue.Status")["queued"] == 0
     assert manager.show("notifyd.socket")["ActiveState"] == "active"
+
+
+@needs_systemd
+@needs_root
+def test_a_daemon_out_of_descriptors_still_pings_the_watchdog(manager):
+    # The soak found it: sd_notify opens a socket for each ping, so a daemon out of descriptors
+    # could not ping, and systemd killed a daemon that was only waiting for one to come free.
+    pid = manager.activate()
+    soft, hard = open_file_limits(pid)
+    # A limit under every descriptor it holds: nothing new opens, whatever closes meanwhile.
+    subprocess.run(["prlimit", f"--pid={pid}", "--nofile=3:" + str(hard)], check=True)
+    try:
+        first = int(manager.show()["WatchdogTimestampMonotonic"])
+        # WatchdogSec=2s: 5 s without a descriptor is two and a half intervals.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            state = manager.show()
+            assert (int(state["MainPID"]), state["ActiveState"], state["NRestarts"]) == (pid, "active", "0"), state
+            time.sleep(0.25)
+        assert int(manager.show()["WatchdogTimestampMonotonic"]) > first, "no ping reached systemd meanwhile"
+    finally:
+        subprocess.run(["prlimit", f"--pid={pid}", f"--nofile={soft}:{hard}"], check=True)
+    assert call(manager.socket_path, "io.notifyd.Queue.Status")["queued"] == 0
 
 
 @needs_systemd

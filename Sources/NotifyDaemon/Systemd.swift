@@ -4,12 +4,17 @@ import Foundation
 /// The daemon's side of the systemd protocols: readiness, status and watchdog notifications
 /// (sd_notify) and sockets passed by socket activation (sd_listen_fds).
 public enum Systemd {
-  /// Sends `state` (lines such as `READY=1`) to the service manager; wraps `sd_notify(3)`.
-  /// Without `NOTIFY_SOCKET` this does nothing.
+  /// Sends `state` (lines such as `READY=1`) to the service manager, on a socket opened once
+  /// (`NotifySocket`); `sd_notify(3)` for an address that is not a Unix socket's. Without
+  /// `NOTIFY_SOCKET` this does nothing.
   @discardableResult
   public static func notify(_ state: String) -> Bool {
-    sd_notify(0, state) > 0
+    guard let socket = notifySocket else { return sd_notify(0, state) > 0 }
+    return socket.send(state)
   }
+
+  /// Opened at the first notification (`READY=1`, at start), and kept.
+  private static let notifySocket = NotifySocket(ProcessInfo.processInfo.environment["NOTIFY_SOCKET"])
 
   /// Tells the manager a reload has begun: `RELOADING=1` with `MONOTONIC_USEC=` (which systemd
   /// 253+ requires for `Type=notify-reload`); send `READY=1` once the new config is in force.
@@ -42,5 +47,48 @@ public enum Systemd {
     }
     free(names)
     return sockets
+  }
+}
+
+/// The datagram socket the daemon's notifications go out on, opened once: `sd_notify(3)` opens one
+/// for each, so a daemon out of descriptors (`EMFILE`) could not ping the watchdog, and systemd
+/// killed a daemon that was only waiting for a descriptor to come free (the soak found it: out of
+/// descriptors for under two seconds, past a ping, against `WatchdogSec=2s`).
+private final class NotifySocket: Sendable {
+  private let fd: Int32
+  private let address: sockaddr_un
+  private let length: socklen_t
+
+  /// `nil` without a path (`/…`) or an abstract name (`@…`) that fits, or if no socket opens.
+  init?(_ path: String?) {
+    guard var bytes = path.map({ Array($0.utf8) }), let first = bytes.first,
+      first == UInt8(ascii: "/") || first == UInt8(ascii: "@")
+    else { return nil }
+    if first == UInt8(ascii: "@") { bytes[0] = 0 }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    self.fd = fd
+    self.address = address
+    // An abstract name is as long as it is, with no terminating NUL.
+    length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+  }
+
+  /// Sends `state` without waiting: a manager that does not read loses a ping rather than
+  /// stopping the loop. The manager knows the sender by the credentials the kernel attaches.
+  func send(_ state: String) -> Bool {
+    var address = address
+    let bytes = Array(state.utf8)
+    let sent = bytes.withUnsafeBytes { buffer in
+      withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), $0, length)
+        }
+      }
+    }
+    return sent == bytes.count
   }
 }
