@@ -416,18 +416,24 @@ def test_reload_keeps_the_main_pid_and_puts_the_new_config_in_force(manager):
     assert int(state["MainPID"]) == pid and state["NRestarts"] == "0"
 
 
-@needs_systemd
-@needs_root
-def test_watchdog_spares_a_healthy_daemon_and_restarts_a_stopped_one(manager):
-    pid = manager.activate()
+def assert_pings_and_lives(manager, pid, seconds=5):
+    """For `seconds`, daemon `pid` stays the unit's main process, active and never restarted, and
+    its watchdog pings reach systemd."""
     first = int(manager.show()["WatchdogTimestampMonotonic"])
-    # WatchdogSec=2s: a healthy daemon pings every second and lives on well past the interval.
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         state = manager.show()
         assert (int(state["MainPID"]), state["ActiveState"], state["NRestarts"]) == (pid, "active", "0"), state
         time.sleep(0.25)
     assert int(manager.show()["WatchdogTimestampMonotonic"]) > first, "no watchdog ping reached systemd"
+
+
+@needs_systemd
+@needs_root
+def test_watchdog_spares_a_healthy_daemon_and_restarts_a_stopped_one(manager):
+    pid = manager.activate()
+    # WatchdogSec=2s: a healthy daemon pings every second and lives on well past the interval.
+    assert_pings_and_lives(manager, pid)
     # A stopped daemon stops pinging: systemd aborts it (Result=watchdog) and, RestartSec=2s
     # later, Restart=on-failure starts a new one.
     os.kill(pid, signal.SIGSTOP)
@@ -456,14 +462,7 @@ def test_a_daemon_out_of_descriptors_still_pings_the_watchdog(manager):
     # A limit under every descriptor it holds: nothing new opens, whatever closes meanwhile.
     subprocess.run(["prlimit", f"--pid={pid}", "--nofile=3:" + str(hard)], check=True)
     try:
-        first = int(manager.show()["WatchdogTimestampMonotonic"])
-        # WatchdogSec=2s: 5 s without a descriptor is two and a half intervals.
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            state = manager.show()
-            assert (int(state["MainPID"]), state["ActiveState"], state["NRestarts"]) == (pid, "active", "0"), state
-            time.sleep(0.25)
-        assert int(manager.show()["WatchdogTimestampMonotonic"]) > first, "no ping reached systemd meanwhile"
+        assert_pings_and_lives(manager, pid)  # 5 s without a descriptor: two and a half intervals
     finally:
         subprocess.run(["prlimit", f"--pid={pid}", f"--nofile={soft}:{hard}"], check=True)
     assert call(manager.socket_path, "io.notifyd.Queue.Status")["queued"] == 0
