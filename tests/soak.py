@@ -732,17 +732,21 @@ class HistoryRecorder:
             notices = call(self.daemons[name], "History", {"limit": limit}, timeout=60)["notices"]
         except (OSError, SoakFailure):
             return
-        kept = self.finished[name]
-        if limit < HISTORY and len(notices) >= limit and kept and notices[-1]["id"] not in kept:
+        if limit < HISTORY and self.finished[name] and self.falls_short(name, notices, limit):
             # More finished since the last read that answered than one read holds (reads fail
             # while faults follow each other): all of it, once.
             return self.read(name, HISTORY)
         self.keep(name, notices, limit)
 
+    def falls_short(self, name, notices, limit):
+        """Whether `notices`, a read of the newest `limit`, is full and does not reach back to what
+        was kept before: some between may be missed."""
+        return len(notices) >= min(limit, HISTORY) and notices[-1]["id"] not in self.finished[name]
+
     def keep(self, name, notices, limit):
         """Keeps `notices`, the newest `limit` finished of daemon `name`, newest first."""
         kept = self.finished[name]
-        if len(notices) >= min(limit, HISTORY) and notices[-1]["id"] not in kept:
+        if self.falls_short(name, notices, limit):
             self.gaps.append((name, time.monotonic()))
         for notice in notices:
             before = kept.get(notice["id"])

@@ -1,5 +1,6 @@
 import CSystemd
 import Foundation
+import NotifyPosix
 
 /// The daemon's side of the systemd protocols: readiness, status and watchdog notifications
 /// (sd_notify) and sockets passed by socket activation (sd_listen_fds).
@@ -61,20 +62,16 @@ private final class NotifySocket: Sendable {
 
   /// `nil` without a path (`/…`) or an abstract name (`@…`) that fits, or if no socket opens.
   init?(_ path: String?) {
-    guard var bytes = path.map({ Array($0.utf8) }), let first = bytes.first,
-      first == UInt8(ascii: "/") || first == UInt8(ascii: "@")
-    else { return nil }
-    if first == UInt8(ascii: "@") { bytes[0] = 0 }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    guard let path, path.hasPrefix("/") || path.hasPrefix("@"), var address = try? Posix.address(path) else {
+      return nil
+    }
+    if path.hasPrefix("@") { address.sun_path.0 = 0 }
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return nil }
     self.fd = fd
     self.address = address
     // An abstract name is as long as it is, with no terminating NUL.
-    length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+    length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + path.utf8.count)
   }
 
   /// Sends `state` without waiting: a manager that does not read loses a ping rather than
