@@ -231,7 +231,7 @@ public final class Daemon: @unchecked Sendable {
     let current = Locked<NoticeRelay?>(nil)
     let place = RelayPlace(host: host, store: store.identity, subjects: subjects)
     let publishing = RelayPublishing(place: place, publishesNotices: settings.publish)
-    let outbox = try store.relay(queueing: publishing.message(for:isNew:finished:)) { queued in
+    let outbox = try store.relay(queueing: publishing.message(for:isNew:finished:sequence:)) { queued in
       current.withLock { $0 }?.enqueue(queued)
     }
     let relay = NoticeRelay(

@@ -44,6 +44,12 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     if detail.hasPrefix("("), let end = detail.firstIndex(of: ")"), detail[end...].hasPrefix("): ") {
       detail = String(detail[detail.index(end, offsetBy: 3)...])
     }
+    // libnats kept no text for it: the status says what it was.
+    if detail.isEmpty {
+      detail =
+        String(cString: natsStatus_GetText(status))
+        + (self.code != 0 ? " (JetStream error \(self.code))" : "")
+    }
     text = "\(what): \(detail)"
   }
 

@@ -13,11 +13,16 @@ extension RelayNotice {
   public static let maximumBytes = 64 * 1024
 
   public init(origin: NoticeOrigin, notice: ShowParameters) {
-    self.init(host: origin.host, store: origin.store, id: origin.id, sent: origin.sent, notice: notice)
+    self.init(
+      host: origin.host, store: origin.store, id: origin.id, sent: origin.sent, notice: notice,
+      sequence: origin.sequence)
   }
 
-  /// Where it came from: its host, store, id there and when it was sent.
-  public var origin: NoticeOrigin { NoticeOrigin(host: host, store: store, id: id, sent: sent) }
+  /// Where it came from: its host, store, id there, when it was sent, and its place in what that
+  /// store published.
+  public var origin: NoticeOrigin {
+    NoticeOrigin(host: host, store: store, id: id, sent: sent, sequence: sequence)
+  }
 
   /// The JetStream message id: a republish after a crash is a duplicate the stream drops.
   public var messageID: String { "\(origin.markKey)/\(id)" }
@@ -28,6 +33,7 @@ extension RelayNotice {
     guard !host.isEmpty else { throw .invalid(field: "host") }
     guard !store.isEmpty else { throw .invalid(field: "store") }
     guard id > 0 else { throw .invalid(field: "id") }
+    guard sequence.map({ $0 > 0 }) ?? true else { throw .invalid(field: "sequence") }
   }
 }
 
@@ -72,44 +78,56 @@ extension ShowParameters {
   }
 }
 
-/// What a desk has committed from one origin store: the highest origin id (`last`), and the ids
-/// below it, within `window`, that have not come (yet). An origin publishes in order but up to its
-/// publishing window at a time, so after a failure one may reach the stream after later ones; and
-/// its ids have gaps (progress indicators and relayed notices are not published). An id above
-/// `last`, or missing, is new; any other is a redelivery. Bounded: at most `window - 1` missing.
+/// What a desk has committed from one origin store, counted in `NoticeOrigin.position` (the
+/// store's publishing sequence, which has no gaps): the highest (`last`), and those below it that
+/// have not come (yet). An origin publishes in order but up to its publishing window at a time, so
+/// after a failure one may reach the stream after later ones; and a delivery lost with a NATS node
+/// comes again only after the consumer's ack wait, when the desk may have taken thousands after it.
+/// A position above `last`, or missing, is new; any other is a redelivery.
+///
+/// Bounded: at most `maximumMissing` missing, and none more than `window` below `last` (past
+/// either, the lowest are taken as never coming: a host gave them up before publishing them, or the
+/// stream dropped them). A position without a sequence (an older notifyd) is an id, whose gaps
+/// (progress indicators, relayed notices) count as missing until those bounds drop them.
 public struct RelayMark: Sendable, Equatable {
-  /// How far back an id may come after a later one: four publishing windows.
-  public static let window = 1024
+  /// How far back a notice may come after later ones: 65,536 published notices, far more than an
+  /// origin publishes within a redelivery's wait.
+  public static let window = 65_536
+  /// At most this many positions below `last` are kept as not come yet.
+  public static let maximumMissing = 1024
 
   public private(set) var last: Int
-  /// Ascending, each in `(last - window, last)`.
+  /// Ascending, each in `(last - window, last)` and above 0, at most `maximumMissing`.
   public private(set) var missing: [Int]
 
   public init(last: Int = 0, missing: [Int] = []) {
     self.last = last
-    self.missing = missing.filter { $0 < last && $0 > last - Self.window }.sorted()
+    self.missing = Array(
+      Set(missing).filter { $0 < last && $0 > max(0, last - Self.window) }.sorted().suffix(
+        Self.maximumMissing))
   }
 
-  /// Whether `id` has not been committed here.
-  public func isNew(_ id: Int) -> Bool { id > last || missing.contains(id) }
+  /// Whether `position` has not been committed here.
+  public func isNew(_ position: Int) -> Bool { position > last || missing.contains(position) }
 
-  /// `id` committed here (taking one twice changes nothing).
-  public mutating func take(_ id: Int) {
-    if id > last {
-      missing += max(last + 1, id - Self.window + 1)..<id
-      last = id
+  /// `position` committed here (taking one twice changes nothing).
+  public mutating func take(_ position: Int) {
+    if position > last {
+      missing += max(last + 1, position - Self.maximumMissing)..<position
+      last = position
       if let first = missing.first, first <= last - Self.window {
         missing.removeAll { $0 <= last - Self.window }
       }
-    } else if let index = missing.firstIndex(of: id) {
+      if missing.count > Self.maximumMissing { missing.removeFirst(missing.count - Self.maximumMissing) }
+    } else if let index = missing.firstIndex(of: position) {
       missing.remove(at: index)
     }
   }
 
-  /// `missing` as the store keeps it: the ids, comma-separated.
+  /// `missing` as the store keeps it: the positions, comma-separated.
   public var missingText: String { missing.map(String.init).joined(separator: ",") }
 
-  /// A mark the store kept; ids that do not read are left out.
+  /// A mark the store kept; positions that do not read are left out.
   public init(last: Int, missingText: String) {
     self.init(last: last, missing: missingText.split(separator: ",").compactMap { Int($0) })
   }

@@ -80,6 +80,10 @@ extension NoticeOrigin {
   /// the front of the message id.
   public var markKey: String { "\(host)/\(store)" }
 
+  /// Where it stands in its store's mark (`RelayMark`): its publishing sequence, or its id when it
+  /// came without one.
+  public var position: Int { sequence ?? id }
+
   /// The app a relayed notice shows here: `app@host`, or the host alone for a notice without an
   /// app, so that a person sees where it came from.
   public func relayedApp(_ app: String?) -> String {

@@ -30,8 +30,8 @@ public struct RelayPlace: Sendable {
 /// in the store too. Subscribing: a durable pull consumer per host fetches other hosts' notices a
 /// batch at a time; each is shown through the service and acknowledged to JetStream only once the
 /// local store committed it, with its origin. Per origin store, what was committed here
-/// (`RelayMark`: the highest id, and those below it not come yet) turns a redelivery into a
-/// duplicate, acknowledged and not shown.
+/// (`RelayMark`: the highest place in its publishing sequence, and those below it not come yet)
+/// turns a redelivery into a duplicate, acknowledged and not shown.
 ///
 /// One thread connects (with a backoff) and then publishes; another consumes; libnats reconnects on
 /// its own threads once connected. Nothing here blocks the daemon's loop.
@@ -54,9 +54,9 @@ public final class NoticeRelay: @unchecked Sendable {
 
   /// At most this many notices wait to be published; past it the oldest is given up, logged.
   public static let maximumOutbox = 10_000
-  /// At most this many are published and not yet acknowledged (a quarter of `RelayMark.window`,
-  /// how far back a desk takes an id that comes after later ones).
-  public static let publishWindow = RelayMark.window / 4
+  /// At most this many are published and not yet acknowledged: after a failure, one may reach the
+  /// stream this many after later ones (a desk's mark keeps up to `RelayMark.maximumMissing`).
+  public static let publishWindow = 256
   /// At most this many messages are fetched (and held) at a time.
   public static let fetchBatch = 256
   /// How long a delivered message may wait for its acknowledgement before JetStream delivers it
@@ -120,11 +120,12 @@ public final class NoticeRelay: @unchecked Sendable {
       do {
         let connection = try connect()
         self.connection = connection
+        let detail = Self.connectedDetail(connection, settings)
         change {
           $0.state = .connected
-          $0.detail = "connected to \(connection.connectedURL ?? settings.urls[0])"
+          $0.detail = detail
         }
-        log.notice("relay: connected to \(connection.connectedURL ?? settings.urls[0])")
+        log.notice("relay: \(detail)")
         break
       } catch {
         fail(error)
@@ -144,6 +145,11 @@ public final class NoticeRelay: @unchecked Sendable {
     }
     // Answers for the notices relayed here go out even when this host's own notices do not.
     publishForever()
+  }
+
+  /// What `Status` says of a connection that works.
+  private static func connectedDetail(_ connection: NATSConnection, _ settings: RelaySettings) -> String {
+    "connected to \(connection.connectedURL ?? settings.urls[0])"
   }
 
   /// A connection with the stream in place, or why not.
@@ -237,7 +243,7 @@ public final class NoticeRelay: @unchecked Sendable {
           $0.outbox = count
           if failing, connection.isConnected {
             $0.state = .connected
-            $0.detail = "connected to \(connection.connectedURL ?? settings.urls[0])"
+            $0.detail = Self.connectedDetail(connection, settings)
           }
         }
         if failing { log.notice("relay: publishing again") }
@@ -305,6 +311,11 @@ public final class NoticeRelay: @unchecked Sendable {
           subscription = try connection.pullSubscribe(
             stream: place.subjects.stream, subject: subject, durable: durable, ackWait: Self.ackWait,
             maxAckPending: Self.fetchBatch * 4)
+          if errors > 0 {
+            // What went wrong is over: `Status` says so.
+            change { if $0.state == .connected { $0.detail = Self.connectedDetail(connection, settings) } }
+            log.notice("relay: consuming \(subject) again")
+          }
           errors = 0
         } catch {
           change { $0.detail = "\(error)" }
@@ -344,11 +355,11 @@ public final class NoticeRelay: @unchecked Sendable {
       }
       let key = origin.markKey
       var mark = batchMarks[key] ?? marks.withLock { $0[key] } ?? RelayMark()
-      guard mark.isNew(origin.id) else {
+      guard mark.isNew(origin.position) else {
         message.ack()
         continue
       }
-      mark.take(origin.id)
+      mark.take(origin.position)
       batchMarks[key] = mark
       group.enter()
       show(relayed, message) { retry in
@@ -387,7 +398,7 @@ public final class NoticeRelay: @unchecked Sendable {
     service.showRelayed(request, origin: origin, missed: missed) { [self] result in
       switch result {
       case .success:
-        marks.withLock { $0[key, default: RelayMark()].take(origin.id) }
+        marks.withLock { $0[key, default: RelayMark()].take(origin.position) }
         message.ack()
         finished(false)
       case .failure(.queue(.invalidArgument(let field, let reason))):

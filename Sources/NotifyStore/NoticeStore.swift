@@ -59,13 +59,18 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   private var lastFinishedOrder = 0
   /// What `relay_marks` holds, read when first needed (by the committer).
   private var marks: [String: RelayMark]?
+  /// The place of the last notice this store published (`meta.relay_sequence`): a store from
+  /// before the sequence starts above every id it has given, so that a desk's mark, which counted
+  /// those ids, takes what follows as new.
+  private var relaySequence = 0
+  /// What the relay queues for a notice a commit writes (whether the notice is new to the store,
+  /// whether it finished in this commit), or nothing; a notice it publishes takes the next place
+  /// in the store's publishing sequence (`RelayPublishing`).
+  public typealias Queueing =
+    @Sendable (Notice, _ isNew: Bool, _ finished: Bool, _ sequence: inout Int) -> OutgoingMessage?
   /// With `[Relay]`: what the relay queues for a notice a commit writes, and who is told of the
   /// messages queued, after their commit (see `relay(queueing:onQueued:)`).
-  private var relaying:
-    (
-      queueing: @Sendable (Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage?,
-      onQueued: @Sendable ([OutgoingMessage]) -> Void
-    )?
+  private var relaying: (queueing: Queueing, onQueued: @Sendable ([OutgoingMessage]) -> Void)?
   private let log: Logger
   /// Called once a change is noted with none pending before it: the committer should run soon.
   private let onPending: @Sendable () -> Void
@@ -336,6 +341,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
     state.nextID = max(highest + 1, values["next_id"].flatMap(Int.init) ?? 1)
     identity = values["store_id"] ?? ""
+    relaySequence = values["relay_sequence"].flatMap(Int.init) ?? state.nextID - 1
     if values["suspended"] == "1" {
       // A store from before do-not-disturb levels held everything back.
       let allow = values["suspend_allow"].flatMap(DoNotDisturbAllow.init(rawValue:)) ?? .nothing
@@ -563,15 +569,16 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     let changed = Array(batch.unfinished.values) + Array(batch.finished.values)
     // The marks as this commit leaves them: kept only once it is committed.
     var raised = changed.contains { $0.origin != nil } ? try relayMarks() : marks
-    // Likewise the order the last finished notice took.
+    // Likewise the order the last finished notice took, and the last place published.
     var order = lastFinishedOrder
+    var sequence = relaySequence
     try database.execute("BEGIN IMMEDIATE")
     do {
       for notice in changed.sorted(by: { $0.id < $1.id }) {
         if let origin = notice.origin { try raise(origin, in: &raised) }
         guard
           let outgoing = relaying?.queueing(
-            notice, notice.id > highestCommitted, batch.finished[notice.id] != nil)
+            notice, notice.id > highestCommitted, batch.finished[notice.id] != nil, &sequence)
         else { continue }
         queueOutgoing.reset()
         queueOutgoing.bind(1, outgoing.id)
@@ -604,6 +611,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         try forget.run()
       }
       if let nextID = batch.nextID { try meta("next_id", "\(nextID)") }
+      if sequence != relaySequence { try meta("relay_sequence", "\(sequence)") }
       if let hand = batch.hand {
         var suspended = false
         var allow: DoNotDisturbAllow?
@@ -626,18 +634,19 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
     highestCommitted = max(highestCommitted, batch.unfinished.keys.max() ?? 0, batch.finished.keys.max() ?? 0)
     lastFinishedOrder = order
+    relaySequence = sequence
     marks = raised
     if !queued.isEmpty { relaying?.onQueued(queued) }
   }
 
   // MARK: - The relay's outbox and marks
 
-  /// Takes `origin`'s id into its store's mark, written in this transaction if it changed.
+  /// Takes `origin`'s place into its store's mark, written in this transaction if it changed.
   private func raise(_ origin: NoticeOrigin, in marks: inout [String: RelayMark]?) throws(SQLiteError) {
     let key = origin.markKey
     var mark = marks?[key] ?? RelayMark()
     let before = mark
-    mark.take(origin.id)
+    mark.take(origin.position)
     guard mark != before else { return }
     marks?[key] = mark
     raiseMark.reset()
@@ -651,10 +660,11 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   /// is new to the store, whether it finished), and queues the answer in the same transaction, one
   /// message a notice at a time (another for a notice whose message waits still is dropped);
   /// `onQueued` hears of what was queued after that commit, on the committer's thread. The rules
-  /// are the relay's (`RelayPublishing`); the store only keeps what it is given, with its notice.
-  /// Answers what is queued already, oldest first. Call before the first commit.
+  /// are the relay's (`RelayPublishing`); the store only keeps what it is given, with its notice,
+  /// and the publishing sequence as the commit left it. Answers what is queued already, oldest
+  /// first. Call before the first commit.
   public func relay(
-    queueing: @escaping @Sendable (Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage?,
+    queueing: @escaping Queueing,
     onQueued: @escaping @Sendable ([OutgoingMessage]) -> Void
   ) throws(SQLiteError) -> [OutgoingMessage] {
     relaying = (queueing, onQueued)

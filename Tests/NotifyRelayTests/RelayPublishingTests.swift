@@ -12,12 +12,15 @@ struct RelayPublishingTests {
   @Test func aNewLocalNotice_isPublished_underItsMessageID_asShowWouldTakeIt() throws {
     let publishing = RelayPublishing(place: place, publishesNotices: true)
     let notice = Notice(id: 2, kind: .notice, title: "second", app: "build", hold: 7, created: 1000)
-    let message = try #require(publishing.message(for: notice, isNew: true, finished: false))
+    var sequence = 40
+    let message = try #require(
+      publishing.message(for: notice, isNew: true, finished: false, sequence: &sequence))
+    #expect(sequence == 41)
     #expect(message.id == 2)
     #expect(message.subject == "notifyd.t.notice.server")
     #expect(message.messageID == "server/s1/2")
     let relayed = try Array(message.payload.utf8).withUnsafeBytes { try RelayNotice(decoding: $0) }
-    #expect(relayed.origin == NoticeOrigin(host: "server", store: "s1", id: 2, sent: 1000))
+    #expect(relayed.origin == NoticeOrigin(host: "server", store: "s1", id: 2, sent: 1000, sequence: 41))
     #expect(relayed.notice.title == "second" && relayed.notice.app == "build" && relayed.notice.hold == 7)
     #expect(relayed.messageID == message.messageID)
   }
@@ -34,20 +37,27 @@ struct RelayPublishingTests {
     var notice = Notice(id: 4, kind: kind, title: "n")
     if finished { notice.outcome = .completed }
     let publishing = RelayPublishing(place: place, publishesNotices: publishes)
-    #expect(publishing.message(for: notice, isNew: isNew && !finished, finished: finished) == nil, "\(what)")
+    var sequence = 7
+    #expect(
+      publishing.message(for: notice, isNew: isNew && !finished, finished: finished, sequence: &sequence)
+        == nil,
+      "\(what)")
+    #expect(sequence == 7, "\(what) takes no place in the sequence")
   }
 
   @Test func aRelayedNotice_isNeverPublishedAgain_butAnsweredWhenItFinishes_publishingOrNot() throws {
     let origin = NoticeOrigin(host: "laptop", store: "s9", id: 9, sent: 1)
     var notice = Notice(id: 5, kind: .notice, title: "Deploy?", origin: origin)
+    var sequence = 3
     for publishes in [true, false] {
       let desk = RelayPublishing(place: place, publishesNotices: publishes)
-      #expect(desk.message(for: notice, isNew: true, finished: false) == nil)
+      #expect(desk.message(for: notice, isNew: true, finished: false, sequence: &sequence) == nil)
     }
     notice.outcome = .completed
     notice.invoked = "ok"
     let desk = RelayPublishing(place: place, publishesNotices: false)
-    let message = try #require(desk.message(for: notice, isNew: false, finished: true))
+    let message = try #require(desk.message(for: notice, isNew: false, finished: true, sequence: &sequence))
+    #expect(sequence == 3, "an answer takes no place in the sequence")
     #expect(message.id == 5)
     #expect(message.subject == "notifyd.t.answer.laptop")
     #expect(message.messageID == "answer/server/s1/5")

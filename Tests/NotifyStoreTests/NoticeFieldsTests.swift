@@ -24,7 +24,7 @@ struct NoticeFieldsTests {
     easeIn: .linear, easeOut: .easeInOut, timeout: 30, after: 40,
     actions: [Action(key: "open", label: "Open")],
     invoked: "open", count: 3, foldedInto: 39,
-    origin: NoticeOrigin(host: "srv", store: "s1", id: 9, sent: 100),
+    origin: NoticeOrigin(host: "srv", store: "s1", id: 9, sent: 100, sequence: 4),
     phase: .finished, opacity: 0, outcome: .completed, message: "done", created: 1000, shown: 1001,
     finished: 1010, reply: "Answer", replied: "on my way", unread: true, restoredFrom: 38)
 

@@ -216,7 +216,9 @@ struct NoticeStoreTests {
 
   /// A stand-in for the relay's rules: a message for each notice a commit writes, saying what the
   /// store told of it (new or not, finished or not); none for notices titled "skip".
-  private static func queueEverything(_ notice: Notice, _ isNew: Bool, _ finished: Bool) -> OutgoingMessage? {
+  private static func queueEverything(
+    _ notice: Notice, _ isNew: Bool, _ finished: Bool, _ sequence: inout Int
+  ) -> OutgoingMessage? {
     guard notice.title != "skip" else { return nil }
     return OutgoingMessage(
       id: notice.id, subject: "s",
@@ -266,6 +268,74 @@ struct NoticeStoreTests {
     #expect(outbox[0].subject == "s" && outbox[0].payload == "second, again")
   }
 
+  /// Like the relay: a new notice not titled "skip" is published, with the next place in the
+  /// store's publishing sequence as its payload.
+  private static func queueNew(
+    _ notice: Notice, _ isNew: Bool, _ finished: Bool, _ sequence: inout Int
+  ) -> OutgoingMessage? {
+    guard isNew, notice.title != "skip" else { return nil }
+    sequence += 1
+    return OutgoingMessage(id: notice.id, subject: "s", messageID: "m\(notice.id)", payload: "\(sequence)")
+  }
+
+  /// The publishing sequence has no gaps: notices not published take no place, a commit that failed
+  /// gives its places back, and a reopened store goes on where it was.
+  @Test func thePublishingSequence_countsWhatWasPublished_withoutGaps_acrossFailuresAndRestarts() throws {
+    let path = directory() + "/notifyd.db"
+    let queued = Mutex<[String]>([])
+    let record: @Sendable ([OutgoingMessage]) -> Void = { messages in
+      queued.withLock { $0 += messages.map { "\($0.id):\($0.payload)" } }
+    }
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    _ = try store.relay(queueing: Self.queueNew, onQueued: record)
+    for (id, title) in [(1, "a"), (2, "skip"), (3, "b")] {
+      store.recordUnfinished(Notice(id: id, kind: .notice, title: title))
+    }
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == ["1:1", "3:2"])
+    // A commit that fails (the database may not grow): its places are taken again by the next.
+    let pages = try store.database.prepare("PRAGMA page_count")
+    _ = try pages.step()
+    try store.database.execute("PRAGMA max_page_count=\(pages.integer(0))")
+    pages.reset()
+    let long = String(repeating: "x", count: 64 * 1024)
+    store.recordUnfinished(Notice(id: 4, kind: .notice, title: "c", body: long))
+    guard case .failed(let delay) = store.commitPending() else {
+      Issue.record("the commit should have failed")
+      return
+    }
+    try store.database.execute("PRAGMA max_page_count=1000000")
+    usleep(UInt32(delay * 1_000_000) + 10_000)
+    store.recordUnfinished(Notice(id: 5, kind: .notice, title: "d"))
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == ["1:1", "3:2", "4:3", "5:4"])
+
+    let (reopened, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    _ = try reopened.relay(queueing: Self.queueNew, onQueued: record)
+    reopened.recordUnfinished(Notice(id: 6, kind: .notice, title: "e"))
+    #expect(reopened.commitPending() == .committed)
+    #expect(queued.withLock { $0 }.last == "6:5")
+  }
+
+  /// A store from before the sequence published its notices under their ids, and a desk's mark
+  /// counted those: its first place is above every id it has given.
+  @Test func aStoreFromBeforeTheSequence_startsItAboveItsIds() throws {
+    let path = directory() + "/notifyd.db"
+    let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    store.recordUnfinished(Notice(id: 7, kind: .notice, title: "before"))
+    store.recordNextID(12)
+    #expect(store.commitPending() == .committed)
+    let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
+    #expect(state.nextID == 12)
+    let queued = Mutex<[String]>([])
+    _ = try reopened.relay(queueing: Self.queueNew) { messages in
+      queued.withLock { $0 += messages.map(\.payload) }
+    }
+    reopened.recordUnfinished(Notice(id: 12, kind: .notice, title: "after"))
+    #expect(reopened.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == ["12"])
+  }
+
   /// Without a relay nothing is queued: a store that starts relaying later publishes only what comes
   /// after.
   @Test func withoutARelay_nothingIsQueued() throws {
@@ -288,6 +358,13 @@ struct NoticeStoreTests {
     store.recordUnfinished(relayed(1, from: 7))
     store.recordUnfinished(relayed(2, from: 5))
     store.recordUnfinished(relayed(3, from: 2, host: "ci"))
+    // From a store that publishes in sequence: its places count, not its ids.
+    for (id, origin, sequence) in [(4, 40, 2), (5, 90, 4)] {
+      store.recordUnfinished(
+        Notice(
+          id: id, kind: .notice, title: "n",
+          origin: NoticeOrigin(host: "laptop", store: "b", id: origin, sent: 0, sequence: sequence)))
+    }
     #expect(store.commitPending() == .committed)
     var finished = relayed(1, from: 7)
     finished.outcome = .missed
@@ -297,6 +374,7 @@ struct NoticeStoreTests {
     #expect(
       try reopened.relayMarks() == [
         "server/a": RelayMark(last: 7, missing: [1, 2, 3, 4, 6]), "ci/a": RelayMark(last: 2, missing: [1]),
+        "laptop/b": RelayMark(last: 4, missing: [1, 3]),
       ])
     #expect(state.history.map(\.outcome) == [.missed])
   }
