@@ -576,6 +576,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     do {
       for notice in changed.sorted(by: { $0.id < $1.id }) {
         if let origin = notice.origin { try raise(origin, in: &raised) }
+        let placed = sequence
         guard
           let outgoing = relaying?.queueing(
             notice, notice.id > highestCommitted, batch.finished[notice.id] != nil, &sequence)
@@ -586,8 +587,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
         queueOutgoing.bind(3, outgoing.messageID)
         queueOutgoing.bind(4, outgoing.payload)
         try queueOutgoing.run()
-        // One message a notice: one already waiting keeps its place and is not told again.
-        if database.changes > 0 { queued.append(outgoing) }
+        // One message a notice: one already waiting keeps its place and is not told again (nor
+        // takes a place in the sequence).
+        if database.changes > 0 { queued.append(outgoing) } else { sequence = placed }
       }
       for id in batch.published.sorted() {
         unqueueOutgoing.reset()

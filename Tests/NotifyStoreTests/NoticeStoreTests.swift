@@ -268,18 +268,19 @@ struct NoticeStoreTests {
     #expect(outbox[0].subject == "s" && outbox[0].payload == "second, again")
   }
 
-  /// Like the relay: a new notice not titled "skip" is published, with the next place in the
-  /// store's publishing sequence as its payload.
-  private static func queueNew(
+  /// Like the relay: a notice not titled "skip" is published, with the next place in the store's
+  /// publishing sequence as its payload.
+  private static func queuePlaced(
     _ notice: Notice, _ isNew: Bool, _ finished: Bool, _ sequence: inout Int
   ) -> OutgoingMessage? {
-    guard isNew, notice.title != "skip" else { return nil }
+    guard notice.title != "skip" else { return nil }
     sequence += 1
     return OutgoingMessage(id: notice.id, subject: "s", messageID: "m\(notice.id)", payload: "\(sequence)")
   }
 
-  /// The publishing sequence has no gaps: notices not published take no place, a commit that failed
-  /// gives its places back, and a reopened store goes on where it was.
+  /// The publishing sequence has no gaps: notices not published take no place (nor one whose
+  /// message waits still), a commit that failed gives its places back, and a reopened store goes on
+  /// where it was.
   @Test func thePublishingSequence_countsWhatWasPublished_withoutGaps_acrossFailuresAndRestarts() throws {
     let path = directory() + "/notifyd.db"
     let queued = Mutex<[String]>([])
@@ -287,10 +288,13 @@ struct NoticeStoreTests {
       queued.withLock { $0 += messages.map { "\($0.id):\($0.payload)" } }
     }
     let (store, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
-    _ = try store.relay(queueing: Self.queueNew, onQueued: record)
+    _ = try store.relay(queueing: Self.queuePlaced, onQueued: record)
     for (id, title) in [(1, "a"), (2, "skip"), (3, "b")] {
       store.recordUnfinished(Notice(id: id, kind: .notice, title: title))
     }
+    #expect(store.commitPending() == .committed)
+    #expect(queued.withLock { $0 } == ["1:1", "3:2"])
+    store.recordUnfinished(Notice(id: 1, kind: .notice, title: "a, changed"))
     #expect(store.commitPending() == .committed)
     #expect(queued.withLock { $0 } == ["1:1", "3:2"])
     // A commit that fails (the database may not grow): its places are taken again by the next.
@@ -311,7 +315,7 @@ struct NoticeStoreTests {
     #expect(queued.withLock { $0 } == ["1:1", "3:2", "4:3", "5:4"])
 
     let (reopened, _) = try NoticeStore.open(path: path, sync: .normal, log: log)
-    _ = try reopened.relay(queueing: Self.queueNew, onQueued: record)
+    _ = try reopened.relay(queueing: Self.queuePlaced, onQueued: record)
     reopened.recordUnfinished(Notice(id: 6, kind: .notice, title: "e"))
     #expect(reopened.commitPending() == .committed)
     #expect(queued.withLock { $0 }.last == "6:5")
@@ -328,7 +332,7 @@ struct NoticeStoreTests {
     let (reopened, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(state.nextID == 12)
     let queued = Mutex<[String]>([])
-    _ = try reopened.relay(queueing: Self.queueNew) { messages in
+    _ = try reopened.relay(queueing: Self.queuePlaced) { messages in
       queued.withLock { $0 += messages.map(\.payload) }
     }
     reopened.recordUnfinished(Notice(id: 12, kind: .notice, title: "after"))
