@@ -115,10 +115,9 @@ public struct RelayMark: Sendable, Equatable {
     if position > last {
       missing += max(last + 1, position - Self.maximumMissing)..<position
       last = position
-      if let first = missing.first, first <= last - Self.window {
-        missing.removeAll { $0 <= last - Self.window }
-      }
-      if missing.count > Self.maximumMissing { missing.removeFirst(missing.count - Self.maximumMissing) }
+      // Ascending: what falls out of either bound is a prefix.
+      let stale = missing.prefix { $0 <= last - Self.window }.count
+      missing.removeFirst(max(stale, missing.count - Self.maximumMissing))
     } else if let index = missing.firstIndex(of: position) {
       missing.remove(at: index)
     }
