@@ -20,19 +20,22 @@ build: deps
 run: build
 	$(BIN)/notifyd
 
-test: deps build unit-test tsan-test integration-test fuzz-test asan-test soak-test tsan-integration lint
+# Every suite, each build once, the waiting suites beside the builds and each other, what cannot
+# share the machine last and alone; one line per suite at the end (scripts/test.py, --list).
+test: deps
+	$(PYTHON) scripts/test.py
 
-unit-test:
-	scripts/swiftpm.sh $(SWIFT) test
+# Single suites, with the builds they need (scripts/test.py runs those first).
+unit-test: deps
+	$(PYTHON) scripts/test.py unit
 
-# The queue engine under Thread Sanitizer, in a build directory of its own (a tenth of the
-# simulation's schedules: each runs ten times slower).
-tsan-test:
-	NOTIFYD_SIMULATION_SCHEDULES=200 scripts/swiftpm.sh $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter NotifyCoreTests
+# The queue engine under Thread Sanitizer (a tenth of the simulation's schedules).
+tsan-test: deps
+	$(PYTHON) scripts/test.py tsan-unit
 
-# tests/test_package.py installs the package `deb` builds.
-integration-test: build deb
-	NOTIFYD_BIN=$(CURDIR)/$(BIN) NOTIFYD_DEB=$(CURDIR)/$(DEB_FILE) $(PYTHON) -m pytest -q tests
+# The end-to-end suites (tests/), the Debian package's and `make install`'s included.
+integration-test: deps
+	$(PYTHON) scripts/test.py integration package integration-alone
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Plugins Package.swift
@@ -133,7 +136,7 @@ deb: deps
 		--check-command=lintian --check-option=--fail-on=error,warning --check-option=--display-info
 
 # MARK: - bench, fuzzing, sanitizers (docs/PERFORMANCE.md)
-.PHONY: bench fuzz fuzz-test fuzz-long asan-test tsan-integration soak soak-test
+.PHONY: bench fuzz fuzz-build fuzz-test fuzz-long asan-test tsan-integration soak soak-test
 
 # DESIGN §8's figures beside their budgets, with dunst measured in the same run, then the popups'
 # beside mako on headless sway (bench/popups.py), then following a session and D-Bus activation in
@@ -160,6 +163,8 @@ $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup &: $(FU
 fuzz: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_OUT)
 
+fuzz-build: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup
+
 fuzz-test: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-markup
 	fuzz/run.sh 30 $(FUZZ_OUT)
 
@@ -168,21 +173,14 @@ fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-mar
 
 # The integration suite against daemons built with AddressSanitizer / ThreadSanitizer; each daemon
 # writes its reports to .build/<dir>/reports, and any report fails the run. Part of `test`: they
-# are the only sanitizer coverage of the daemon's @unchecked Sendable classes. The hostile-client
-# tests run too, but for the one that fills the queue to capacity (minutes under a sanitizer), and
-# the popups' on both backends (the Wayland daemon runs as another user, who may write the reports: the
-# folder is 1777), the freedesktop server's, fed by clients nobody here wrote, flood control's, and
-# the relay's (libnats' threads call into the daemon; notifyctl --relay runs sanitized too).
-SANITIZED_TESTS := tests/test_varlink.py tests/test_bad_input.py tests/test_store.py tests/test_config.py \
-	tests/test_bounds.py tests/test_popups_wayland.py tests/test_popups_x11.py tests/test_freedesktop.py \
-	tests/test_dnd.py tests/test_relay.py tests/test_logind.py tests/test_center.py tests/test_screens.py \
-	tests/test_fullscreen.py tests/test_session.py -k "not full_capacity and not flood_of_100000 and not history_of_60000"
-
+# are the only sanitizer coverage of the daemon's @unchecked Sendable classes. Which modules run
+# sanitized, and why: scripts/test.py, SANITIZED.
+#
 # Issue 37: mixed load with faults on a seeded schedule, then every rule checked from the recorded
-# history (tests/soak.py). 3 minutes in `make test`; `make soak SECONDS=3600` for an hour; `SEED=n`
-# replays a run. A failed run keeps its history and logs in .build/soak/SEED. Then the engine's
-# simulation, thirty schedules for each second of soak (`make test` runs 2,000), from SEED or a
-# random first seed, printed.
+# history (tests/soak.py). 3 minutes in `make test` on the ASan build (`make soak-test`); `make soak
+# SECONDS=3600` for an hour; `SEED=n` replays a run. A failed run keeps its history and logs in
+# .build/soak/SEED. Then the engine's simulation, thirty schedules for each second of soak (`make
+# test` runs 2,000), from SEED or a random first seed, printed.
 SECONDS ?= 180
 SIMULATION_SEED := $(or $(SEED),$(shell od -An -N3 -tu4 /dev/urandom | tr -d ' '))
 soak: deps build
@@ -191,16 +189,11 @@ soak: deps build
 	NOTIFYD_SIMULATION_SEED=$(SIMULATION_SEED) NOTIFYD_SIMULATION_SCHEDULES=$$(( $(SECONDS) * 30 )) \
 		scripts/swiftpm.sh $(SWIFT) test --filter QueueSimulation
 
-# `make test`'s soak: the same three minutes on the ASan build (asan-test builds it), where any
-# sanitizer report fails it too.
 soak-test: deps
-	scripts/swiftpm.sh $(SWIFT) build --sanitize=address --scratch-path .build/asan
-	bench/sanitized-tests.sh address .build/asan -- $(PYTHON) tests/soak.py --seconds $(SECONDS) $(if $(SEED),--seed $(SEED))
+	SECONDS_OF_SOAK=$(SECONDS) $(PYTHON) scripts/test.py soak
 
 asan-test: deps
-	scripts/swiftpm.sh $(SWIFT) build --sanitize=address --scratch-path .build/asan
-	bench/sanitized-tests.sh address .build/asan $(SANITIZED_TESTS)
+	$(PYTHON) scripts/test.py asan-integration asan-alone
 
 tsan-integration: deps
-	scripts/swiftpm.sh $(SWIFT) build --sanitize=thread --scratch-path .build/tsan-integration
-	bench/sanitized-tests.sh thread .build/tsan-integration $(SANITIZED_TESTS)
+	$(PYTHON) scripts/test.py tsan-integration tsan-alone

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Runs integration tests against a daemon built with a sanitizer, and fails if the sanitizer
 # reported anything. The daemons' stderr goes to files the tests delete, so each daemon writes its
-# reports to SCRATCH/reports/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path).
-# Usage: bench/sanitized-tests.sh address|thread SCRATCH TEST...   (after
+# reports to SCRATCH/reports/RUN/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path).
+# Each run has a reports folder of its own (SCRATCH/reports/PID): runs on one build may overlap.
+# Usage: bench/sanitized-tests.sh address|thread SCRATCH PYTEST-ARGUMENT...   (after
 #        swift build --sanitize=KIND --scratch-path SCRATCH)
 #        bench/sanitized-tests.sh address|thread SCRATCH -- COMMAND...   (the soak: a command, not pytest)
 set -uo pipefail
 kind=$1
 scratch=$(cd "$2" && pwd)
 shift 2
-reports="$scratch/reports"
+mkdir -p "$scratch/reports"
+chmod 1777 "$scratch/reports"
+reports="$scratch/reports/$$"
 rm -rf "$reports"
 mkdir -p "$reports"
 # The popup tests run their daemon as an unprivileged user, whose reports must land here too.

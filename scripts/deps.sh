@@ -29,8 +29,9 @@ debian_packages=(
   libnats-dev nats-server openssl                         # the relay: the NATS C client (JetStream), a real server, test certificates
 )
 # import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast);
-# nats-py: a NATS client nobody here wrote, for the relay tests' garbage and stream checks.
-python_packages=(varlink:varlink pytest:pytest desktop_notifier:desktop-notifier nats:nats-py)
+# nats-py: a NATS client nobody here wrote, for the relay tests' garbage and stream checks;
+# pytest-xdist: the end-to-end suites run on several workers at once (scripts/test.py).
+python_packages=(varlink:varlink pytest:pytest xdist:pytest-xdist desktop_notifier:desktop-notifier nats:nats-py)
 
 missing=()
 for package in "${debian_packages[@]}"; do

@@ -1,7 +1,9 @@
 """Fixtures that run the built notifyd on a private runtime directory and talk to it."""
 
+import fcntl
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -264,6 +266,80 @@ def cpu_used_over(pid, seconds):
     before = cpu_seconds(pid)
     time.sleep(seconds)
     return cpu_seconds(pid) - before
+
+
+# MARK: - Running beside other tests
+
+# The suites run on several pytest-xdist workers at once, and the sanitized runs beside them
+# (scripts/test.py): what a test holds on the machine is its own (a temporary directory, a free port,
+# an X display number from `reserve_x_display`), and what it shares is made race-free here.
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "alone: loads the machine or measures CPU, RSS or wall time tightly, so it runs with "
+        "nothing else running (scripts/test.py runs `-m alone` by itself, after the rest)")
+
+
+TEST_USER = "notifyd-popups"
+
+
+def unprivileged_user():
+    """The unprivileged user that compositors and the daemons drawing on them run as (sway refuses
+    root), made at the first ask. Several test processes may ask at once: one makes it, under a lock."""
+    try:
+        return pwd.getpwnam(TEST_USER)
+    except KeyError:
+        pass
+    with open(Path(tempfile.gettempdir()) / "notifyd-test-user.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return pwd.getpwnam(TEST_USER)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER],
+                           check=True)
+            return pwd.getpwnam(TEST_USER)
+
+
+def x_display_in_use(number):
+    """Whether an X server holds display `number` here: its lock file, or its socket in /tmp or in the
+    abstract namespace (which containers sharing this network namespace use too)."""
+    if Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists():
+        return True
+    abstract = f"@/tmp/.X11-unix/X{number}"
+    return any(line.split()[-1] == abstract for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+               if len(line.split()) >= 8)
+
+
+class XDisplayReservation:
+    """An X display number held for one test until `release`: free now, and no other test process
+    reserves it meanwhile (an O_EXCL file in /tmp), for an X server that cannot pick its own number
+    with -displayfd (one in a container, whose /tmp is not this machine's), or for a DISPLAY that
+    must name no server at all."""
+
+    def __init__(self, first=200):
+        for number in range(first, first + 2000):
+            marker = Path(tempfile.gettempdir()) / f"notifyd-test-x{number}.reserved"
+            try:
+                os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:
+                continue
+            if x_display_in_use(number):
+                marker.unlink()
+                continue
+            self.number, self.marker = number, marker
+            self.display = f":{number}"
+            return
+        raise AssertionError(f"no free X display number from {first} on")
+
+    def release(self):
+        self.marker.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def no_x_display():
+    """A DISPLAY that names no X server, for as long as the test runs."""
+    reservation = XDisplayReservation(first=5000)
+    yield reservation.display
+    reservation.release()
 
 
 # `make test` is what CI runs, as root with every package installed: there a skipped test is a missing

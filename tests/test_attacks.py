@@ -162,6 +162,7 @@ def attacked(runtime_dir):
     daemon.kill()
 
 
+@pytest.mark.alone
 def test_every_attack_at_once_leaves_memory_and_cpu_flat_and_a_normal_client_served(attacked):
     daemon = attacked
     pid = daemon.process.pid

@@ -41,6 +41,7 @@ def show_calls(count, **parameters):
 # MARK: - 1. oneway + more
 
 
+@pytest.mark.alone
 def test_a_oneway_watch_is_refused_and_leaves_no_subscription_behind(daemon):
     with daemon.raw() as connection:
         call = {"method": "io.notifyd.Queue.Watch", "parameters": {"frames": True, "fps": 240},
@@ -85,6 +86,7 @@ def test_list_history_and_the_snapshot_longer_than_16_mib_reach_the_client(make_
     assert len(json.loads(restarted.notifyctl("history", "--json", check=True).stdout)["notices"]) == 200
 
 
+@pytest.mark.alone
 def test_list_history_and_the_snapshot_at_full_capacity(make_daemon):
     """10,000 unfinished notices with every field at its limit, and a full history of them."""
     daemon = make_daemon()
@@ -119,6 +121,7 @@ def test_list_history_and_the_snapshot_at_full_capacity(make_daemon):
 # MARK: - 4. bytes held per connection
 
 
+@pytest.mark.alone
 def test_calls_held_behind_a_wait_are_bounded_in_bytes(daemon):
     with daemon.queue() as queue:
         held = queue.Show(title="held until ended", urgency="critical")["id"]
@@ -148,6 +151,7 @@ def test_calls_held_behind_a_wait_are_bounded_in_bytes(daemon):
 # MARK: - 7. out of descriptors
 
 
+@pytest.mark.alone
 def test_out_of_descriptors_the_daemon_pauses_accepting_instead_of_spinning(daemon):
     pid = daemon.process.pid
     open_now = len(os.listdir(f"/proc/{pid}/fd"))
@@ -314,6 +318,7 @@ def test_every_descriptor_of_the_daemon_is_close_on_exec_and_hooks_get_none(make
 # MARK: - 12. steady use
 
 
+@pytest.mark.alone
 def test_steady_use_runs_on_a_bounded_number_of_threads(make_daemon, runtime_dir):
     """Memory crept up under steady use because Dispatch's overcommit pool grew a thread for each
     burst (130 after 700,000 notices), each keeping its stack and allocator caches. The daemon's
@@ -374,6 +379,7 @@ def warmed_daemon(make_daemon, runtime_dir, queue, app):
 
 
 # Not in the sanitized runs (the Makefile's SANITIZED_TESTS): a sanitizer keeps or shadows what is freed.
+@pytest.mark.alone
 def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make_daemon, runtime_dir):
     """Issue 37: after 100,000 notices waited and finished and their client left, the daemon stayed
     tens of MiB over where it was, for good (77 MiB in `make bench`): the engine's tables and heaps
@@ -420,6 +426,7 @@ def test_memory_comes_back_within_4_mib_10_s_after_a_flood_of_100000_drains(make
 HISTORY_KIB = 1.0
 
 # Not in the sanitized runs (the Makefile's SANITIZED_TESTS): a sanitizer pads what is allocated.
+@pytest.mark.alone
 def test_a_history_of_60000_holds_under_HISTORY_KIB_a_notice(make_daemon, runtime_dir):
     """Found by the soak (issue 37): a daemon with a history of 125,000 held 158 MiB, about 1 KiB a
     notice, most of it the empty buckets of the table of notices, each as large as a notice (some

@@ -9,6 +9,8 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from conftest import Connection, wait_for
 
 QUEUE = "io.notifyd.Queue"
@@ -107,6 +109,7 @@ def test_summary_on_resume_folds_what_was_held(make_daemon, runtime_dir):
     assert f"(folded into #{summary})" in daemon.notifyctl("history", "-n", "1", check=True).stdout
 
 
+@pytest.mark.alone
 def test_a_flood_of_10000_from_one_app_is_folded_another_app_still_shows_and_history_is_complete(
         make_daemon, runtime_dir):
     # Room on screen for the other app: the burst (4) and the summary take five of ten slots, so what

@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from conftest import rss_kib, wait_for
-from test_popups_wayland import as_user, popup_user
+from conftest import rss_kib, unprivileged_user, wait_for
+from test_popups_wayland import as_user
 from test_dbus import (FAST_TIMING, bus, display, monitor, notice, only_unfinished, scratch,  # noqa: F401 (fixtures)
                        start_daemon, wait_until_finished, wait_until_visible)
 
@@ -365,7 +365,7 @@ echo "$*" >> "{log}"
 """
 
 
-def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(serve, bus, tmp_path):
+def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(serve, bus, tmp_path, no_x_display):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "played.log"
@@ -375,7 +375,7 @@ def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(ser
     sound = tmp_path / "chime.oga"
     sound.write_bytes(b"OggS")
     # canberra-gtk-play is used only with a display (it is a GTK program): the stand-in needs none.
-    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": ":99"}
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": no_x_display}
     daemon = serve("[Sound]\nEnabled=yes\nDefault=message-new-instant\n", env=env)
     silent = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:silenced",
                      "-h", "boolean:suppress-sound:true", "Silent").stdout)
@@ -406,7 +406,7 @@ class PulseAudio:
     not run as root), answering anyone on its socket; `pactl subscribe` counts the streams played."""
 
     def __init__(self, directory):
-        user = popup_user()
+        user = unprivileged_user()
         self.directory = directory
         directory.parent.chmod(0o755)
         directory.mkdir(mode=0o755)

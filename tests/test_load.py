@@ -206,6 +206,7 @@ def loaded_daemon(runtime_dir):
     daemon.kill()
 
 
+@pytest.mark.alone
 def test_256_clients_with_slow_vanishing_and_garbage_ones_lose_no_acknowledged_notice(loaded_daemon):
     daemon = loaded_daemon
     # What "prompt" means on this machine now, before any load.

@@ -23,13 +23,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Daemon, wait_for
+from conftest import Daemon, unprivileged_user, wait_for
 from popup_helpers import daemon_status, held_while_away_then_goes_once_back
-from test_popups_wayland import as_user, popup_user, user_binaries
+from test_popups_wayland import as_user, user_binaries
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None,
-    reason="boots systemd in a container: needs root and systemd-nspawn (scripts/deps.sh installs systemd-container)")
+    reason="boots systemd in a container: needs root and systemd-nspawn (scripts/deps.sh installs systemd-container)"),
+    # Its module's container is booted once, on one worker.
+    pytest.mark.xdist_group("logind-container")]
 
 TARGET = "notifyd-logind-test.target"
 SOURCE = "logind IdleHint"
@@ -80,7 +82,8 @@ class Container:
         self.log = open(self.log_path, "wb")
         # No machined or host systemd to register with; a machine id of its own.
         self.process = subprocess.Popen(
-            ["systemd-nspawn", "--quiet", "--directory", str(self.root), "--machine", "notifyd-logind",
+            # A machine name of its own: other test processes may boot theirs meanwhile.
+            ["systemd-nspawn", "--quiet", "--directory", str(self.root), "--machine", f"notifyd-{uuid.uuid4().hex[:12]}",
              "--register=no", "--keep-unit", "--link-journal=no", f"--uuid={uuid.uuid4().hex}",
              *[f"--bind={path}" for path in [self.shared, *sanitizer_report_directories()]],
              *[f"--bind-ro={path}" for path in sanitizer_suppressions()],
@@ -241,7 +244,7 @@ class ContainerDaemon(Daemon):
 
 @pytest.fixture(scope="module")
 def container():
-    user = popup_user()
+    user = unprivileged_user()
     shared = Path(tempfile.mkdtemp(prefix="notifyd-logind-shared-", dir="/var/tmp"))
     shared.chmod(0o755)
     ContainerDaemon.bin = user_binaries(shared)

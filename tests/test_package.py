@@ -28,11 +28,13 @@ from test_logind import Container
 from test_session import CARD_CONFIG, OTHER_SERVERS, ContainerSway, Login, NotifyctlQueries, card_drawn, \
     hide_activation_files, mako_leaves_and_notifyd_serves, name_owner_command
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None or shutil.which("dpkg-buildpackage") is None
     or shutil.which("sway") is None or shutil.which("mako") is None,
     reason="builds a Debian package and installs it in a container: needs root, dpkg-dev, debhelper, lintian, "
-           "systemd-nspawn, sway, grim, mako (scripts/deps.sh installs them)")
+           "systemd-nspawn, sway, grim, mako (scripts/deps.sh installs them)"),
+    # Its module's container is booted once, on one worker.
+    pytest.mark.xdist_group("package-container")]
 
 REPO = Path(__file__).resolve().parent.parent
 STORE_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-e90a0c5.db"

@@ -7,7 +7,6 @@ virtual pointer are root's, which any compositor client may be.
 
 import json
 import os
-import pwd
 import re
 import shutil
 import signal
@@ -21,13 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, Daemon, cpu_used_over, wait_for
+from conftest import BIN, Daemon, cpu_used_over, unprivileged_user, wait_for
 from popup_helpers import (Image as Screenshot, blend, button_centres, button_fill_at, close_to, daemon_status,
                            fully_drawn, held_while_away_then_goes_once_back, notification_signals, private_bus,
                            send_shows, settled_rss_kib)
 from wayland_pointer import VirtualKeyboard, VirtualPointer
 
-USER = "notifyd-popups"
 OUTPUT = (1280, 720)
 BACKGROUND = (0x20, 0x40, 0x60)
 CARD = (0xF0, 0xE0, 0x30)  # [Display:normal] Background: far from the background in every channel
@@ -38,14 +36,6 @@ PARKED = (5, OUTPUT[1] - 5)  # where the virtual pointer waits between clicks
 
 pytestmark = pytest.mark.skipif(shutil.which("sway") is None or shutil.which("grim") is None,
                                 reason="sway and grim are not installed (scripts/deps.sh installs them)")
-
-
-def popup_user():
-    try:
-        return pwd.getpwnam(USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
-        return pwd.getpwnam(USER)
 
 
 def as_user(user):
@@ -120,8 +110,24 @@ class Sway:
             self.process.wait()
         if self.process:
             self.log.close()
-        # swaybg outlives a killed sway for a moment; it is the user's only other process.
-        subprocess.run(["pkill", "-KILL", "-u", self.user.pw_name, "-x", "swaybg"], check=False)
+        # swaybg outlives a killed sway for a moment: this sway's, not another test's.
+        kill_processes_of(self.user, self.directory, "swaybg")
+
+
+def kill_processes_of(user, runtime_dir, name):
+    """SIGKILL to the processes called `name` of `user` started with XDG_RUNTIME_DIR=`runtime_dir`:
+    what one compositor left, while other tests' compositors of the same user run on."""
+    wanted = f"XDG_RUNTIME_DIR={runtime_dir}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry.stat().st_uid != user.pw_uid or (entry / "comm").read_text().strip() != name
+                    or wanted not in (entry / "environ").read_bytes().split(b"\0")):
+                continue
+            os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue  # gone meanwhile
 
 
 def user_binaries(directory):
@@ -181,7 +187,7 @@ def display_config(**keys):
 
 @pytest.fixture(scope="module")
 def user():
-    user = popup_user()
+    user = unprivileged_user()
     # The binaries, in a folder the user can reach.
     directory = Path(tempfile.mkdtemp(prefix="notifyd-popups-bin-"))
     directory.chmod(0o755)
@@ -251,6 +257,7 @@ def opacity_of(rgb):
     return (rgb[channel] - BACKGROUND[channel]) / (CARD[channel] - BACKGROUND[channel])
 
 
+@pytest.mark.alone
 def test_the_middle_of_a_linear_fade_in_is_half_way_between_background_and_card(session):
     sway, make_daemon = session
     daemon = make_daemon()
@@ -532,10 +539,10 @@ def test_a_right_click_dismisses_even_with_a_default_action(session):
         pointer.close()
 
 
-def test_mode_auto_draws_on_wayland_when_a_layer_shell_compositor_answers_even_with_display_set(session):
+def test_mode_auto_draws_on_wayland_when_a_layer_shell_compositor_answers_even_with_display_set(session, no_x_display):
     sway, make_daemon = session
     # DISPLAY names no X server: were it chosen, nothing would be drawn.
-    daemon = make_daemon(display_config().replace("Mode=wayland", "Mode=auto"), env={"DISPLAY": ":99"})
+    daemon = make_daemon(display_config().replace("Mode=wayland", "Mode=auto"), env={"DISPLAY": no_x_display})
     daemon.show("Automatic", "--fade-in", "0", "--hold", "30s")
     wait_for(lambda: sway.screenshot().box(), what="the popup on sway")
     assert "display: drawing popups on Wayland" in daemon.stderr(), daemon.stderr()
@@ -696,6 +703,7 @@ def swaymsg(sway, *command):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.alone
 def test_200_quick_notices_leave_the_daemon_idle_and_1000_popups_leave_memory_flat(session):
     # This test once disabled the output first, to draw while there was none: wlroots 0.15's
     # headless outputs cannot be disabled ("Cannot disable a headless output": sway logs that the

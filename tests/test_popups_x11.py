@@ -235,6 +235,7 @@ def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully
     assert "no compositing manager owns _NET_WM_CM_S0" in daemon.stderr()
 
 
+@pytest.mark.alone
 def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes_after_its_fade_out(session):
     x, make_daemon = session
     x.start_picom()
@@ -264,6 +265,7 @@ def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes
     wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the popup to go after its fade-out")
 
 
+@pytest.mark.alone
 def test_without_a_compositor_a_card_shows_fully_from_the_end_of_its_fade_in_to_the_start_of_its_fade_out(session):
     x, make_daemon = session
     daemon = make_daemon()
@@ -322,6 +324,7 @@ def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_
     assert daemon.get(notice).get("invoked") is None
 
 
+@pytest.mark.alone
 def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(session):
     x, make_daemon = session
     daemon = make_daemon()
@@ -429,6 +432,7 @@ def test_mode_auto_draws_on_x11_when_no_layer_shell_compositor_answers_and_check
     wait_for(lambda: "a compositing manager runs now; popups fade" in daemon.stderr(), what="the daemon to see picom")
 
 
+@pytest.mark.alone
 def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_cpu(session):
     x, make_daemon = session
     x.start_picom()

@@ -244,6 +244,7 @@ def test_stopping_is_sent_on_sigterm_before_a_clean_exit(start, notify):
     ['WATCHDOG_PID=$$; export WATCHDOG_PID;', ""],
     ids=["WATCHDOG_PID-is-the-daemon", "no-WATCHDOG_PID"],
 )
+@pytest.mark.alone
 def test_watchdog_pings_every_half_interval(start, notify, shell_prefix):
     daemon = start(env={"WATCHDOG_USEC": "600000"}, shell_prefix=shell_prefix)
     ready(daemon, notify)

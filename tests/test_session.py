@@ -19,16 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import XDisplayReservation, unprivileged_user, wait_for
 from popup_helpers import Image, close_to
 from test_logind import Container, Session
-from test_popups_wayland import as_user, popup_user, user_binaries
+from test_popups_wayland import as_user, user_binaries
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None or shutil.which("sway") is None
     or shutil.which("Xvfb") is None,
     reason="boots systemd in a container and runs sway and Xvfb: needs root, systemd-nspawn, sway, grim, Xvfb "
-           "(scripts/deps.sh installs them)")
+           "(scripts/deps.sh installs them)"),
+    # Its module's container is booted once, on one worker.
+    pytest.mark.xdist_group("session-container")]
 
 BACKGROUND = (0x20, 0x40, 0x60)
 CARD = (0xF0, 0xE0, 0x30)
@@ -215,7 +217,7 @@ class ContainerSway:
 
 @pytest.fixture(scope="module")
 def container():
-    user = popup_user()
+    user = unprivileged_user()
     shared = Path(tempfile.mkdtemp(prefix="notifyd-session-shared-", dir="/var/tmp"))
     shared.chmod(0o755)
     binaries = user_binaries(shared)
@@ -284,13 +286,15 @@ def test_a_daemon_started_before_sway_draws_once_sway_exports_its_display_and_ag
 
 
 class ContainerXvfb:
-    """Xvfb as the user in their login on display `number`; with `cookie`, it admits only clients that
-    send it, read from an Xauthority file where no client would look by default."""
+    """Xvfb as the user in their login on a display number reserved on this machine (the container
+    shares its network namespace, where X servers' abstract sockets live); with `cookie`, it admits only
+    clients that send it, read from an Xauthority file where no client would look by default."""
 
-    def __init__(self, login, number, cookie=None):
+    def __init__(self, login, cookie=None):
         self.login = login
-        self.number = number
-        self.display = f":{number}"
+        self.reservation = XDisplayReservation()
+        number = self.number = self.reservation.number
+        self.display = self.reservation.display
         self.authority = login.home / f"xauthority-{number}" if cookie else None
         if cookie:
             login.run("xauth", "-f", str(self.authority), "add", self.display, "MIT-MAGIC-COOKIE-1", cookie)
@@ -312,12 +316,13 @@ class ContainerXvfb:
 
     def kill(self):
         self.login.box.run("pkill", "-KILL", "-u", self.login.user.pw_name, "-x", "Xvfb", check=False)
+        self.reservation.release()
 
 
 def test_an_x_session_exported_later_is_found_when_a_notice_comes_and_its_xauthority_cookie_is_used(login):
     login, binaries = login
     # The X server was there before notifyd (a display manager's greeter), and admits only its cookie.
-    xvfb = ContainerXvfb(login, 83, cookie=uuid.uuid4().hex).start()
+    xvfb = ContainerXvfb(login, cookie=uuid.uuid4().hex).start()
     try:
         denied = login.run("xwininfo", "-root", "-display", xvfb.display, check=False)
         assert denied.returncode != 0, "Xvfb let in a client without its cookie"
@@ -339,7 +344,7 @@ def test_an_x_session_exported_later_is_found_when_a_notice_comes_and_its_xautho
 
 def test_a_display_exported_before_a_unit_starts_is_followed_through_the_managers_signals(login):
     login, binaries = login
-    xvfb = ContainerXvfb(login, 84).start()
+    xvfb = ContainerXvfb(login).start()
     try:
         daemon = FollowingDaemon(login, binaries, CONFIG).start()
         daemon.wait_until_following()

@@ -231,6 +231,7 @@ def small_disk(runtime_dir):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@pytest.mark.alone
 def test_a_full_disk_gives_the_caller_an_error_not_an_acknowledgement(runtime_dir, small_disk):
     daemon = Daemon(runtime_dir, env={"XDG_STATE_HOME": str(small_disk)}).start()
     filler = small_disk / "filler"

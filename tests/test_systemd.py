@@ -33,6 +33,9 @@ SYSTEMD = Path("/lib/systemd/systemd")
 JOURNALD = Path("/lib/systemd/systemd-journald")
 # Generous: a debug build, a manager and a journald on a loaded 2-core CI machine.
 TIMEOUT = 60.0
+# Each user manager here takes the cgroup pytest runs in as its own root, so two at once would share
+# app.slice/notifyd.service: they run one after another, on one worker (test_install's too).
+pytestmark = pytest.mark.xdist_group("systemd-user")
 
 needs_systemd = pytest.mark.skipif(
     not (SYSTEMD.exists() and shutil.which("systemctl") and shutil.which("journalctl")),
@@ -428,6 +431,7 @@ def assert_pings_and_lives(manager, pid, seconds=5):
     assert int(manager.show()["WatchdogTimestampMonotonic"]) > first, "no watchdog ping reached systemd"
 
 
+@pytest.mark.alone
 @needs_systemd
 @needs_root
 def test_watchdog_spares_a_healthy_daemon_and_restarts_a_stopped_one(manager):
@@ -452,6 +456,7 @@ def test_watchdog_spares_a_healthy_daemon_and_restarts_a_stopped_one(manager):
     assert manager.show("notifyd.socket")["ActiveState"] == "active"
 
 
+@pytest.mark.alone
 @needs_systemd
 @needs_root
 def test_a_daemon_out_of_descriptors_still_pings_the_watchdog(manager):

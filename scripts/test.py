@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""`make test`: every suite, each build once, the waiting ones beside the working ones.
+
+On two cores most of a serial run is spent waiting (on compositors, fades, timeouts), so the
+suites are jobs with what they need, run as soon as that is done:
+
+- builds and CPU-bound suites (the unit tests, fuzzing) take the machine's cores one at a time;
+- the end-to-end suites run on several pytest-xdist workers each, beside a build and each other;
+- what cannot share the machine (tests marked `alone`: floods, capacity, CPU and tight timing;
+  the soak) runs last, one at a time, with nothing else running.
+
+Each job's output goes to .build/test-logs/JOB.log; a failing job's end is printed when it fails,
+and the run goes on with everything that does not need it. At the end, one line per job: its wall
+time, what it counted, and whether it passed. `scripts/test.py JOB…` runs those jobs and what they
+need (`make unit-test` and the other targets do that); `--list` shows the jobs.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LOGS = REPO / ".build" / "test-logs"
+PYTHON = os.environ.get("PYTHON", "python3")
+SWIFT = os.environ.get("SWIFT", "swift")
+SWIFTPM = ["scripts/swiftpm.sh", SWIFT]
+
+# What runs at once. A build or a CPU-bound suite weighs 2 (it keeps both cores busy), an end-to-end
+# suite 1 (its processes mostly wait): a build runs beside one suite, or suites beside each other.
+CORES = 3
+# pytest-xdist workers of an end-to-end suite (`-n`); NOTIFYD_TEST_WORKERS changes it.
+WORKERS = os.environ.get("NOTIFYD_TEST_WORKERS", "3")
+
+# The end-to-end modules the sanitized runs repeat. The hostile-client tests run too, but for the
+# ones that fill the queue to capacity or keep a full history (minutes under a sanitizer).
+SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_store.py", "tests/test_config.py",
+             "tests/test_bounds.py", "tests/test_popups_wayland.py", "tests/test_popups_x11.py",
+             "tests/test_freedesktop.py", "tests/test_dnd.py", "tests/test_relay.py", "tests/test_logind.py",
+             "tests/test_center.py", "tests/test_screens.py", "tests/test_fullscreen.py", "tests/test_session.py",
+             "-k", "not full_capacity and not flood_of_100000 and not history_of_60000"]
+# The Debian package and `make install` need the release build that `deb` makes.
+PACKAGE = ["tests/test_package.py", "tests/test_install.py"]
+SOAK_SECONDS = os.environ.get("SECONDS_OF_SOAK", "180")
+
+
+def pytest(*arguments, parallel=True):
+    """pytest on the end-to-end suite; in parallel on WORKERS workers, a module's shared fixture
+    (a container, a user manager) kept on one of them (xdist_group)."""
+    return [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "-o", "console_output_style=classic",
+            *(["-n", WORKERS, "--dist", "loadgroup"] if parallel else []), *arguments]
+
+
+def sanitized(kind, scratch, *command):
+    """`command` against the daemon built with a sanitizer in `scratch`; any report fails it."""
+    return ["bench/sanitized-tests.sh", kind, scratch, "--", *command]
+
+
+@dataclass
+class Job:
+    name: str
+    command: list
+    needs: tuple = ()
+    weight: int = 1
+    alone: bool = False
+    env: dict = field(default_factory=dict)
+    # Filled in as it runs.
+    process: subprocess.Popen = None
+    started: float = 0.0
+    ended: float = 0.0
+    status: str = "waiting"  # waiting, running, passed, failed, not run
+
+    @property
+    def log(self):
+        return LOGS / f"{self.name}.log"
+
+
+def jobs():
+    debug = str(REPO / ".build" / "debug")
+    deb_version = subprocess.run(["dpkg-parsechangelog", "-S", "Version"], cwd=REPO, capture_output=True,
+                                 text=True).stdout.strip()
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+    deb = str(REPO / ".build" / "deb" / f"notifyd_{deb_version}_{arch}.deb")
+    return [
+        Job("build", [*SWIFTPM, "build", "--build-tests"], weight=2),
+        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), weight=2),
+        Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
+            ("build",), env={"NOTIFYD_BIN": debug}),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), weight=2),
+        Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
+            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
+        Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], weight=2),
+        Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
+            ("asan-build",)),
+        Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
+            weight=2),
+        # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
+        # ten times slower).
+        Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
+                          "--filter", "NotifyCoreTests"], ("tsan-build",), weight=2,
+            env={"NOTIFYD_SIMULATION_SCHEDULES": "200"}),
+        Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
+            ("tsan-build",)),
+        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], weight=2),
+        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), weight=2),
+        Job("lint", ["make", "--no-print-directory", "lint"], weight=1),
+        # Last, one at a time, with nothing else running.
+        Job("integration-alone", pytest("-m", "alone", "tests", parallel=False), ("build",), alone=True,
+            env={"NOTIFYD_BIN": debug}),
+        Job("asan-alone", sanitized("address", ".build/asan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
+            ("asan-build",), alone=True),
+        Job("tsan-alone", sanitized("thread", ".build/tsan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
+            ("tsan-build",), alone=True),
+        # Mixed load with seeded faults on the ASan build (tests/soak.py); SEED= replays one.
+        Job("soak", sanitized("address", ".build/asan", PYTHON, "tests/soak.py", "--seconds", SOAK_SECONDS,
+                              *(["--seed", os.environ["SEED"]] if os.environ.get("SEED") else [])),
+            ("asan-build",), alone=True),
+    ]
+
+
+def counts(job):
+    """What a job's log says it counted, in a few words."""
+    text = job.log.read_text(errors="replace") if job.log.exists() else ""
+    found = []
+    for line in text.splitlines()[::-1]:
+        # pytest's last line: "== 12 passed, 1 skipped in 3.45s ==" (or without the rules, with -q).
+        if re.search(r"\d+ (passed|failed|error)", line) and re.search(r" in [\d.]+s", line):
+            found.append(re.sub(r"^=+ | =+$", "", line.strip()))
+            break
+    swift = re.findall(r"Test run with (\d+) tests? in \d+ suites? (passed|failed)[^\n]*?(?:with (\d+) issues?)?",
+                       text)
+    if swift:
+        tests, outcome, issues = swift[-1]
+        found.append(f"{tests} tests {outcome}" + (f", {issues} issues" if issues else ""))
+    fuzz = re.findall(r"fuzz: (\w+): (\S+) executions in \d+ s, \d+ new corpus inputs, (\d+) crashes", text)
+    if fuzz:
+        found.append(", ".join(f"{target} {runs}" for target, runs, _ in fuzz)
+                     + f" executions, {sum(int(crashes) for *_, crashes in fuzz)} crashes")
+    soak = re.search(r"^soak: (.*(?:lost|acknowledged).*)$", text, re.M)
+    if soak:
+        found.append(soak.group(1)[:100])
+    reports = re.search(r"sanitized-tests: (no \w+ sanitizer reports|\w+ sanitizer reports in)", text)
+    if reports:
+        found.append(reports.group(1).replace(" in", ""))
+    return "; ".join(found)
+
+
+def minutes(seconds):
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+class Run:
+    def __init__(self, selected):
+        self.started = time.monotonic()
+        self.jobs = {job.name: job for job in selected}
+
+    def say(self, text):
+        print(f"[{minutes(time.monotonic() - self.started)}] {text}", flush=True)
+
+    def ready(self, job):
+        return job.status == "waiting" and all(self.jobs[need].status == "passed" for need in job.needs
+                                               if need in self.jobs)
+
+    def start(self, job):
+        LOGS.mkdir(parents=True, exist_ok=True)
+        job.started = time.monotonic()
+        job.status = "running"
+        with open(job.log, "wb") as log:
+            job.process = subprocess.Popen(job.command, cwd=REPO, env={**os.environ, **job.env},
+                                           stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        self.say(f"{job.name}: started")
+
+    def finish(self, job):
+        job.ended = time.monotonic()
+        job.status = "passed" if job.process.returncode == 0 else "failed"
+        said = counts(job)
+        self.say(f"{job.name}: {job.status} in {minutes(job.ended - job.started)}" + (f" ({said})" if said else ""))
+        if job.status == "failed":
+            lines = job.log.read_text(errors="replace").splitlines()
+            print(f"---- the end of {job.log.relative_to(REPO)} (exit {job.process.returncode}):", flush=True)
+            print("\n".join(lines[-150:]), flush=True)
+            print("----", flush=True)
+        # What needed it will not run.
+        changed = True
+        while changed:
+            changed = False
+            for other in self.jobs.values():
+                if other.status == "waiting" and any(self.jobs[need].status in ("failed", "not run")
+                                                     for need in other.needs if need in self.jobs):
+                    other.status = "not run"
+                    changed = True
+
+    def loop(self):
+        while True:
+            running = [job for job in self.jobs.values() if job.status == "running"]
+            for job in running:
+                if job.process.poll() is not None:
+                    self.finish(job)
+            running = [job for job in self.jobs.values() if job.status == "running"]
+            waiting = [job for job in self.jobs.values() if job.status == "waiting"]
+            if not running and not waiting:
+                return
+            if not any(job.alone for job in running):
+                load = sum(job.weight for job in running)
+                for job in waiting:
+                    if not self.ready(job) or job.alone:
+                        continue
+                    if load + job.weight <= CORES or not running:
+                        self.start(job)
+                        running.append(job)
+                        load += job.weight
+                # The alone ones once nothing else can start: one at a time, by themselves.
+                if not running:
+                    alone = [job for job in waiting if job.alone and self.ready(job)]
+                    if alone:
+                        self.start(alone[0])
+                    elif not any(self.ready(job) for job in waiting):
+                        for job in waiting:
+                            job.status = "not run"
+            time.sleep(0.2)
+
+    def report(self):
+        print("\nmake test: each suite's wall time (jobs overlap; the run's own is at the end)")
+        width = max(len(name) for name in self.jobs)
+        for job in self.jobs.values():
+            took = minutes(job.ended - job.started) if job.ended else "-"
+            print(f"  {job.name:<{width}}  {job.status:<7}  {took:>6}  {counts(job) if job.ended else ''}")
+        failed = [job.name for job in self.jobs.values() if job.status != "passed"]
+        passed = len(self.jobs) - len(failed)
+        print(f"make test: {minutes(time.monotonic() - self.started)} in all"
+              + (f"; not passed: {', '.join(failed)}" if failed else ""))
+        # The plain closing line: jobs, not tests (each suite's own counts are above).
+        print(f"jobs: {passed} passed, {len(failed)} failed")
+        return not failed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("jobs", nargs="*", help="jobs to run, with what they need (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the jobs and what each needs")
+    arguments = parser.parse_args()
+    every = {job.name: job for job in jobs()}
+    if arguments.list:
+        for job in every.values():
+            needs = f" (after {', '.join(job.needs)})" if job.needs else ""
+            print(f"{job.name}{needs}{' alone' if job.alone else ''}: {' '.join(job.command)}")
+        return 0
+    unknown = [name for name in arguments.jobs if name not in every]
+    if unknown:
+        parser.error(f"no job {', '.join(unknown)}; --list shows them")
+    wanted = set()
+    pending = list(arguments.jobs or every)
+    while pending:
+        name = pending.pop()
+        if name not in wanted:
+            wanted.add(name)
+            pending.extend(every[name].needs)
+    run = Run([job for name, job in every.items() if name in wanted])
+    try:
+        run.loop()
+    except KeyboardInterrupt:
+        for job in run.jobs.values():
+            if job.status == "running":
+                job.process.terminate()
+        raise
+    return 0 if run.report() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
