@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+import uuid
 import weakref
 from pathlib import Path
 
@@ -332,6 +333,48 @@ class XDisplayReservation:
 
     def release(self):
         self.marker.unlink(missing_ok=True)
+
+
+class Cgroup:
+    """A cgroup of its own, in each hierarchy mounted here, for a service manager this test starts
+    (systemd in a container, `systemd --user`): a manager takes the cgroup it starts in as its root
+    and makes its slices there, so two started from one cgroup (two workers, two suites) would share
+    them and stop each other's units. `join` is for the child, before it runs the manager;
+    `remove` once the manager is gone."""
+
+    HIERARCHIES = [Path("/sys/fs/cgroup/systemd"), Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
+
+    def __init__(self):
+        name = f"notifyd-test-{uuid.uuid4().hex[:12]}"
+        self.paths = []
+        for root in self.HIERARCHIES:
+            if (root / "cgroup.procs").exists():
+                (root / name).mkdir()
+                self.paths.append(root / name)
+        # Opened here: the child only writes (preexec_fn runs between fork and exec).
+        self.procs = [str(path / "cgroup.procs") for path in self.paths]
+
+    def join(self):
+        for procs in self.procs:
+            descriptor = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(descriptor, b"0")  # "0": the writing process itself
+            finally:
+                os.close(descriptor)
+
+    def remove(self):
+        for path in self.paths:
+            # What the manager left, deepest first; a cgroup a process still holds stays.
+            for child in sorted((entry for entry in path.rglob("*") if entry.is_dir()),
+                                key=lambda entry: len(entry.parts), reverse=True):
+                try:
+                    child.rmdir()
+                except OSError:
+                    pass
+            try:
+                path.rmdir()
+            except OSError:
+                pass
 
 
 @pytest.fixture

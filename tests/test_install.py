@@ -30,9 +30,8 @@ from conftest import BIN, wait_for
 REPO = Path(__file__).resolve().parent.parent
 COMPLETIONS = REPO / "completions"
 MAKE_TIMEOUT = 3600  # a release build from nothing on a loaded 2-core machine
-# One worker runs this module: its installs share .build/release and .build/man, and its user manager
-# test_systemd's cgroup (see there).
-pytestmark = pytest.mark.xdist_group("systemd-user")
+# One worker runs this module: its installs share .build/release and .build/man.
+pytestmark = pytest.mark.xdist_group("install")
 MAN_PAGES = {"notifyctl.1": "man1", "notifyd.conf.5": "man5", "notifyd.8": "man8"}
 # Every file `make install` puts under PREFIX, with its mode.
 INSTALLED = {

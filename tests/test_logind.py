@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Daemon, unprivileged_user, wait_for
+from conftest import Cgroup, Daemon, unprivileged_user, wait_for
 from popup_helpers import daemon_status, held_while_away_then_goes_once_back
 from test_popups_wayland import as_user, user_binaries
 
@@ -62,6 +62,7 @@ class Container:
         self.root = self.directory / "root"
         self.shared = shared
         self.process = None
+        self.cgroup = None
         self.init_pid = None
         self.log_path = self.directory / "boot.log"
 
@@ -80,6 +81,8 @@ class Container:
             "[Unit]\nDescription=notifyd's logind tests\nRequires=dbus.socket systemd-logind.service\n"
             "After=dbus.socket systemd-logind.service\n")
         self.log = open(self.log_path, "wb")
+        # --keep-unit: the container's systemd makes its slices in the cgroup nspawn starts in.
+        self.cgroup = Cgroup()
         # No machined or host systemd to register with; a machine id of its own.
         self.process = subprocess.Popen(
             # A machine name of its own: other test processes may boot theirs meanwhile.
@@ -88,7 +91,7 @@ class Container:
              *[f"--bind={path}" for path in [self.shared, *sanitizer_report_directories()]],
              *[f"--bind-ro={path}" for path in sanitizer_suppressions()],
              "--boot", "--", f"systemd.unit={TARGET}"],
-            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=self.cgroup.join)
         self.init_pid = wait_for(self.find_init, timeout=30, what="the container's systemd to start")
         try:
             wait_for(lambda: self.run("busctl", "status", "org.freedesktop.login1", check=False).returncode == 0,
@@ -153,6 +156,8 @@ class Container:
                 self.log.close()
             subprocess.run(["umount", str(self.root)], check=False)
             shutil.rmtree(self.directory, ignore_errors=True)
+            if self.cgroup:
+                self.cgroup.remove()
 
 
 class Session:

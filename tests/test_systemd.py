@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, Daemon, call_raw, wait_for
+from conftest import BIN, Cgroup, Daemon, call_raw, wait_for
 from test_bounds import open_file_limits
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,9 +33,6 @@ SYSTEMD = Path("/lib/systemd/systemd")
 JOURNALD = Path("/lib/systemd/systemd-journald")
 # Generous: a debug build, a manager and a journald on a loaded 2-core CI machine.
 TIMEOUT = 60.0
-# Each user manager here takes the cgroup pytest runs in as its own root, so two at once would share
-# app.slice/notifyd.service: they run one after another, on one worker (test_install's too).
-pytestmark = pytest.mark.xdist_group("systemd-user")
 
 needs_systemd = pytest.mark.skipif(
     not (SYSTEMD.exists() and shutil.which("systemctl") and shutil.which("journalctl")),
@@ -120,6 +117,7 @@ class UserManager:
         self.socket_path = self.runtime_dir / "notifyd.sock"
         self.log_path = base / "manager.log"
         self.process = None
+        self.cgroup = None
         self.seen_pids = set()
         for directory in (self.runtime_dir, self.config_home, self.state_home, self.home, self.dropin_dir):
             directory.mkdir(parents=True, exist_ok=True)
@@ -181,6 +179,7 @@ exec '{SYSTEMD}' --user
         environment = dict(self.env)
         self.log_path.touch()
         with open(self.log_path, "ab") as log:
+            self.cgroup = Cgroup()
             self.process = subprocess.Popen(
                 ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script],
                 env=environment,
@@ -188,6 +187,7 @@ exec '{SYSTEMD}' --user
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
+                preexec_fn=self.cgroup.join,
             )
 
         def running():
@@ -219,6 +219,8 @@ exec '{SYSTEMD}' --user
             for pid in self.seen_pids:
                 if process_is_notifyd(pid):
                     self._kill(pid, "notifyd")
+            if self.cgroup:
+                self.cgroup.remove()
 
     @staticmethod
     def _kill(pid, name):
