@@ -30,9 +30,10 @@ PYTHON = os.environ.get("PYTHON", "python3")
 SWIFT = os.environ.get("SWIFT", "swift")
 SWIFTPM = ["scripts/swiftpm.sh", SWIFT]
 
-# What runs at once. A build or a CPU-bound suite weighs 2 (it keeps both cores busy), an end-to-end
-# suite 1 (its processes mostly wait): a build runs beside one suite, or suites beside each other.
-CORES = 3
+# What runs at once: one job that keeps both cores busy (a build, the unit tests, fuzzing), never
+# held up by the suites, since the builds are the run's critical path; beside it up to SUITES
+# end-to-end suites, whose processes mostly wait.
+SUITES = 2
 # pytest-xdist workers of an end-to-end suite (`-n`); NOTIFYD_TEST_WORKERS changes it.
 WORKERS = os.environ.get("NOTIFYD_TEST_WORKERS", "3")
 
@@ -52,7 +53,7 @@ def pytest(*arguments, parallel=True):
     """pytest on the end-to-end suite; in parallel on WORKERS workers, a module's shared fixture
     (a container, a user manager) kept on one of them (xdist_group)."""
     return [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "-o", "console_output_style=classic",
-            *(["-n", WORKERS, "--dist", "loadgroup"] if parallel else []), *arguments]
+            "--durations=15", *(["-n", WORKERS, "--dist", "loadgroup"] if parallel else []), *arguments]
 
 
 def sanitized(kind, scratch, *command):
@@ -65,8 +66,7 @@ class Job:
     name: str
     command: list
     needs: tuple = ()
-    weight: int = 1
-    alone: bool = False
+    kind: str = "suite"  # "cpu": keeps the cores busy; "suite": mostly waits; "alone": by itself, last
     env: dict = field(default_factory=dict)
     # Filled in as it runs.
     process: subprocess.Popen = None
@@ -85,40 +85,42 @@ def jobs():
                                  text=True).stdout.strip()
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
     deb = str(REPO / ".build" / "deb" / f"notifyd_{deb_version}_{arch}.deb")
+    # In order of priority: the builds first, each as early as it can, in the order of the suites
+    # that wait for them (the sanitized ones are the longest).
     return [
-        Job("build", [*SWIFTPM, "build", "--build-tests"], weight=2),
-        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), weight=2),
+        Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu"),
         Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
             ("build",), env={"NOTIFYD_BIN": debug}),
-        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), weight=2),
-        Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
-            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
-        Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], weight=2),
+        Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
+            kind="cpu"),
+        Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
+            ("tsan-build",)),
+        Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
-        Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
-            weight=2),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu"),
+        Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
+            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
+        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu"),
         # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
-                          "--filter", "NotifyCoreTests"], ("tsan-build",), weight=2,
+                          "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu",
             env={"NOTIFYD_SIMULATION_SCHEDULES": "200"}),
-        Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
-            ("tsan-build",)),
-        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], weight=2),
-        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), weight=2),
-        Job("lint", ["make", "--no-print-directory", "lint"], weight=1),
+        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="cpu"),
+        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="cpu"),
+        Job("lint", ["make", "--no-print-directory", "lint"], kind="cpu"),
         # Last, one at a time, with nothing else running.
-        Job("integration-alone", pytest("-m", "alone", "tests", parallel=False), ("build",), alone=True,
+        Job("integration-alone", pytest("-m", "alone", "tests", parallel=False), ("build",), kind="alone",
             env={"NOTIFYD_BIN": debug}),
         Job("asan-alone", sanitized("address", ".build/asan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
-            ("asan-build",), alone=True),
+            ("asan-build",), kind="alone"),
         Job("tsan-alone", sanitized("thread", ".build/tsan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
-            ("tsan-build",), alone=True),
+            ("tsan-build",), kind="alone"),
         # Mixed load with seeded faults on the ASan build (tests/soak.py); SEED= replays one.
         Job("soak", sanitized("address", ".build/asan", PYTHON, "tests/soak.py", "--seconds", SOAK_SECONDS,
                               *(["--seed", os.environ["SEED"]] if os.environ.get("SEED") else [])),
-            ("asan-build",), alone=True),
+            ("asan-build",), kind="alone"),
     ]
 
 
@@ -204,18 +206,23 @@ class Run:
             waiting = [job for job in self.jobs.values() if job.status == "waiting"]
             if not running and not waiting:
                 return
-            if not any(job.alone for job in running):
-                load = sum(job.weight for job in running)
+            if not any(job.kind == "alone" for job in running):
+                busy = any(job.kind == "cpu" for job in running)
+                suites = sum(job.kind == "suite" for job in running)
                 for job in waiting:
-                    if not self.ready(job) or job.alone:
+                    if not self.ready(job) or job.kind == "alone":
                         continue
-                    if load + job.weight <= CORES or not running:
-                        self.start(job)
-                        running.append(job)
-                        load += job.weight
-                # The alone ones once nothing else can start: one at a time, by themselves.
+                    if job.kind == "cpu" and not busy:
+                        busy = True
+                    elif job.kind == "suite" and suites < SUITES:
+                        suites += 1
+                    else:
+                        continue
+                    self.start(job)
+                    running.append(job)
+                # The alone ones once nothing else runs or can start: one at a time, by themselves.
                 if not running:
-                    alone = [job for job in waiting if job.alone and self.ready(job)]
+                    alone = [job for job in waiting if job.kind == "alone" and self.ready(job)]
                     if alone:
                         self.start(alone[0])
                     elif not any(self.ready(job) for job in waiting):
@@ -247,7 +254,7 @@ def main():
     if arguments.list:
         for job in every.values():
             needs = f" (after {', '.join(job.needs)})" if job.needs else ""
-            print(f"{job.name}{needs}{' alone' if job.alone else ''}: {' '.join(job.command)}")
+            print(f"{job.name} ({job.kind}){needs}: {' '.join(job.command)}")
         return 0
     unknown = [name for name in arguments.jobs if name not in every]
     if unknown:

@@ -39,26 +39,14 @@ class Image:
         offset = (y * self.width + x) * 3
         return tuple(self.pixels[offset:offset + 3])
 
-    def box(self, differs=None):
-        """The smallest rectangle (x0, y0, x1, y1), ends exclusive, holding every pixel unlike the
-        background (by default: not exactly the background colour)."""
-        box = self._box_of_non_background() if differs is None else self._box_of(differs)
+    def box(self):
+        """The smallest rectangle (x0, y0, x1, y1), ends exclusive, holding every pixel that is not
+        exactly the background colour."""
+        box = self._box_of_non_background()
         if box is None:
             return None
         ox, oy = self.origin
         return (box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy)
-
-    def _box_of(self, differs):
-        xs, ys = [], []
-        for y in range(self.height):
-            row = self.pixels[y * self.width * 3:(y + 1) * self.width * 3]
-            for x in range(0, self.width):
-                if differs(tuple(row[x * 3:x * 3 + 3])):
-                    xs.append(x)
-                    ys.append(y)
-        if not xs:
-            return None
-        return (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
 
     def _box_of_non_background(self):
         stride = self.width * 3
@@ -73,6 +61,46 @@ class Image:
             last = next(x for x in reversed(range(self.width)) if row[x * 3:x * 3 + 3] != plain[:3])
             left, right = min(left, first), max(right, last + 1)
         return (left, rows[0], right, rows[-1] + 1)
+
+    def box_near(self, *colours, tolerance=3):
+        """The smallest rectangle holding every pixel within `tolerance` of one of `colours` in each
+        channel (as `close_to`), or None."""
+        masks = [self.mask(*[lambda value, wanted=wanted: abs(value - wanted) <= tolerance for wanted in colour])
+                 for colour in colours]
+        return self.box_of(masks[0] if len(masks) == 1 else self.either(*masks))
+
+    def mask(self, red, green, blue):
+        """A byte per pixel, 1 where each channel's value passes its test (a function of 0…255), else
+        0. Worked out a channel at a time by C code (a table, `bytes.translate`, then an AND of
+        the three planes as integers), not a pixel at a time in Python: a 1280×720 screenshot takes
+        milliseconds, where a Python test per pixel took a second of CPU every time a test polled it."""
+        planes = []
+        for channel, test in enumerate((red, green, blue)):
+            table = bytes(1 if test(value) else 0 for value in range(256))
+            planes.append(int.from_bytes(self.pixels[channel::3].translate(table), "big"))
+        return (planes[0] & planes[1] & planes[2]).to_bytes(self.width * self.height, "big")
+
+    def either(self, *masks):
+        """The pixels set in any of `masks`."""
+        union = 0
+        for mask in masks:
+            union |= int.from_bytes(mask, "big")
+        return union.to_bytes(self.width * self.height, "big")
+
+    def box_of(self, mask):
+        """The smallest rectangle holding every pixel set in `mask` (from `mask`), or None."""
+        first, last = mask.find(1), mask.rfind(1)
+        if first < 0:
+            return None
+        width = self.width
+        left, right = width, 0
+        for y in range(first // width, last // width + 1):
+            row = mask[y * width:(y + 1) * width]
+            start = row.find(1)
+            if start >= 0:
+                left, right = min(left, start), max(right, row.rfind(1) + 1)
+        ox, oy = self.origin
+        return (left + ox, first // width + oy, right + ox, last // width + 1 + oy)
 
     def runs_down(self, x, differs=None):
         """The stretches (y0, y1) of column `x` unlike the background, top to bottom."""

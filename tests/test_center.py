@@ -97,7 +97,7 @@ def ink_bottom(sway, anchor="right"):
 
 def box_of(sway, colour, region, tolerance=6):
     image = sway.screenshot(region=region)
-    return image.box(differs=lambda rgb: close_to(rgb, colour, tolerance))
+    return image.box_near(colour, tolerance=tolerance)
 
 
 def lit_rows(sway, alpha, anchor="right"):

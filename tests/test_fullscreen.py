@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from conftest import wait_for
-from popup_helpers import close_to, daemon_status
+from popup_helpers import daemon_status
 from test_popups_wayland import CARD, session, swaymsg, user
 from test_popups_x11 import CARD as X11_CARD, session as x11_session, x11_config
 from test_screens import PAGER_CARD, gtk_window, hex_colour, rule_config, save_output, sway_tree
@@ -23,7 +23,7 @@ CALL_CARD = PAGER_CARD
 
 def shown(sway, colour):
     """The box of the pixels of `colour` on the screen, or None."""
-    return sway.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+    return sway.screenshot().box_near(colour, tolerance=8)
 
 
 def fullscreen_state(daemon):
@@ -118,7 +118,7 @@ def test_on_x11_a_fullscreen_window_delays_a_normal_notice_a_critical_one_shows_
         daemon = make_daemon(x11_config() + f"[Display:critical]\nBackground={hex_colour(CALL_CARD)}\n")
 
         def boxes(colour):
-            return x.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+            return x.screenshot().box_near(colour, tolerance=8)
 
         # A critical card on the screen before the window goes fullscreen: the window manager raises
         # the window over it, and notifyd raises the card again.

@@ -335,7 +335,8 @@ def test_the_package_migrates_an_earlier_commits_store_and_an_upgrade_leaves_the
         assert login.get(4)["outcome"] == "cancelled"
         history = json.loads(login.notifyctl("history", "--json").stdout)
         assert "Disk 91% full" in json.dumps(history)
-        before = login.show("Shown before the upgrade", "--fade-in", "0", "--hold", "120s")
+        # Held far longer than the upgrade takes (it took over 120 s beside a build once).
+        before = login.show("Shown before the upgrade", "--fade-in", "0", "--hold", "900s")
         assert before > 4
         store = Path(earlier_user.pw_dir) / ".local/state/notifyd/notifyd.db"
         with contextlib.closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as database:

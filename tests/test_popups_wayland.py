@@ -320,12 +320,12 @@ def test_a_cjk_title_is_drawn_with_a_cjk_font_not_as_boxes(session):
     # 一 (U+4E00) is one horizontal stroke: from a CJK font its ink is a few pixels high and an em
     # wide per character; pango's box for a missing glyph is as high as a line of text.
     daemon.show("一一一一", "--fade-in", "0", "--hold", "30s")
-    foreground = lambda rgb: max(rgb) > 200 and min(rgb) > 200  # the near-white text, not card or border
+    near_white = lambda value: value > 200  # the text, in every channel: not card or border
     image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
     x0, y0, x1, y1 = image.box()
     text = Screenshot(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
         bytes(image.pixel(x, y)) for y in range(y0 + 4, y1 - 4) for x in range(x0 + 4, x1 - 4)))
-    ink = text.box(differs=foreground)
+    ink = text.box_of(text.mask(near_white, near_white, near_white))
     assert ink is not None, "no text drawn"
     width, height = ink[2] - ink[0], ink[3] - ink[1]
     assert width >= 4 * 11, ink  # four characters of an 11-point font, each about an em wide
@@ -345,7 +345,7 @@ def png(width, height, rgba):
 
 
 def icon_box(image):
-    return image.box(differs=lambda rgb: close_to(rgb, ICON, 6))
+    return image.box_near(ICON, tolerance=6)
 
 
 def test_an_icon_file_is_drawn_at_the_cards_leading_edge_scaled_to_48_pixels(session):
@@ -668,20 +668,19 @@ def test_while_mako_serves_notices_go_to_it_and_our_popups_stand_aside_until_it_
         daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
         wait_for(lambda: "dbus: forwarding notices" in daemon.stderr(), what="notifyd to forward to mako")
         notice = daemon.show("Forwarded", "--fade-in", "0", "--hold", "60s")
-        grey = lambda rgb: close_to(rgb, (0x80, 0x80, 0x80), 2)
-        ours = lambda rgb: close_to(rgb, CARD, 2)
+        grey = (0x80, 0x80, 0x80)  # mako's card, and ours: each within 2 in every channel
         # mako draws it; by the time mako's card is on the screen, ours (drawn within a frame of the
         # notice becoming visible, as every other test shows) would be too.
-        image = wait_for(lambda: (lambda i: i if i.box(differs=grey) else None)(sway.screenshot()), timeout=10,
+        image = wait_for(lambda: (lambda i: i if i.box_near(grey, tolerance=2) else None)(sway.screenshot()), timeout=10,
                          what="mako's popup")
         wait_for(lambda: daemon.get(notice)["phase"] == "holding", what="holding")
         image = sway.screenshot()
-        assert image.box(differs=grey) is not None
-        assert image.box(differs=ours) is None, "notifyd drew a popup while forwarding to mako"
+        assert image.box_near(grey, tolerance=2) is not None
+        assert image.box_near(CARD, tolerance=2) is None, "notifyd drew a popup while forwarding to mako"
         # mako leaves: notifyd serves the bus itself and draws the notice that is still holding.
         mako.terminate()
         mako.wait(timeout=10)
-        wait_for(lambda: (lambda i: i.box(differs=ours) is not None)(sway.screenshot()), timeout=10,
+        wait_for(lambda: (lambda i: i.box_near(CARD, tolerance=2) is not None)(sway.screenshot()), timeout=10,
                  what="our popup once mako has gone")
         wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), what="notifyd to serve")
     finally:

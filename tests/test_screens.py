@@ -35,7 +35,7 @@ def output_shot(sway, output="HEADLESS-1"):
 
 def card_box(image):
     """The card: the box of pixels near its colour (its border and text are inside it)."""
-    return image.box(differs=lambda rgb: close_to(rgb, CARD, 8))
+    return image.box_near(CARD, tolerance=8)
 
 
 def luminance(rgb):
@@ -406,7 +406,7 @@ def test_a_rule_gives_the_cards_it_matches_its_own_width_colours_border_corners_
     def both_drawn():
         image = sway.screenshot()
         mail = card_box(image)
-        ci = image.box(differs=lambda rgb: close_to(rgb, CI_CARD, 8) or close_to(rgb, CI_BORDER, 8))
+        ci = image.box_near(CI_CARD, CI_BORDER, tolerance=8)
         return (image, mail, ci) if mail and ci and ci[2] - ci[0] >= 470 else None
 
     image, mail, ci = wait_for(both_drawn, timeout=10, what="a card in the rule's look beside one in the default")
@@ -455,7 +455,7 @@ def test_a_rules_layer_overlay_shows_its_card_over_a_fullscreen_window_where_top
     window = gtk_window(sway)
 
     def shown(colour):
-        return lambda: sway.screenshot().box(differs=lambda rgb: close_to(rgb, colour, 8))
+        return lambda: sway.screenshot().box_near(colour, tolerance=8)
 
     try:
         # Over a window that is not fullscreen, both show.
@@ -488,7 +488,7 @@ def test_on_x11_a_notice_updated_into_a_rule_takes_its_look_the_window_resized_a
     def card(colour, width):
         def drawn():
             image = x11_shot(x)
-            box = image.box(differs=lambda rgb: close_to(rgb, colour, 8))
+            box = image.box_near(colour, tolerance=8)
             return (image, box) if box and abs((box[2] - box[0]) - (width - 4)) <= 2 else None
         return drawn
 
@@ -517,7 +517,7 @@ def second_output(sway):
 
 def boxes(sway, colour):
     """The box of the pixels near `colour` on each output, by name (None: none there)."""
-    return {name: output_shot(sway, name).box(differs=lambda rgb: close_to(rgb, colour, 8))
+    return {name: output_shot(sway, name).box_near(colour, tolerance=8)
             for name in ("HEADLESS-1", "HEADLESS-2")}
 
 
@@ -534,8 +534,8 @@ def test_output_all_puts_a_card_on_every_output_and_a_named_one_moves_to_its_out
     # No HEADLESS-2 yet: its card is on the focused output, stacked with the critical one.
     def stacked_on_the_first():
         image = output_shot(sway, "HEADLESS-1")
-        named = image.box(differs=lambda rgb: close_to(rgb, CI_CARD, 8))
-        critical = image.box(differs=lambda rgb: close_to(rgb, PAGER_CARD, 8))
+        named = image.box_near(CI_CARD, tolerance=8)
+        critical = image.box_near(PAGER_CARD, tolerance=8)
         return named if named and critical and named[3] < critical[1] else None
 
     first = wait_for(stacked_on_the_first, timeout=10, what="both cards stacked on the only output")
@@ -618,7 +618,7 @@ def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x
         """The left edge of the card of `colour` on each monitor (None: none there)."""
         found = []
         for region in ((0, 0, half, X11_SCREEN[1]), (half, 0, *X11_SCREEN)):
-            box = x.screenshot(region).box(differs=lambda rgb: close_to(rgb, colour, 8))
+            box = x.screenshot(region).box_near(colour, tolerance=8)
             found.append(box and box[0] - 2)  # the border is 2 pixels outside the background
         return found
 

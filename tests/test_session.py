@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import XDisplayReservation, unprivileged_user, wait_for
-from popup_helpers import Image, close_to
+from popup_helpers import Image
 from test_logind import Container, Session
 from test_popups_wayland import as_user, user_binaries
 
@@ -245,7 +245,7 @@ CONFIG = "[DBus]\nMode=off\n" + CARD_CONFIG
 
 
 def card_drawn(image):
-    return image.box(differs=lambda rgb: close_to(rgb, CARD, 3)) is not None
+    return image.box_near(CARD, tolerance=3) is not None
 
 
 def test_a_daemon_started_before_sway_draws_once_sway_exports_its_display_and_again_after_sway_restarts(login):

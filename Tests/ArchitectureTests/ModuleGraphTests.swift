@@ -41,7 +41,8 @@ struct ModuleGraphTests {
     let json = output.fileHandleForReading.readDataToEndOfFile()
     let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     swift.waitUntilExit()
-    try #require(swift.terminationStatus == 0, "swift package dump-package exited \(swift.terminationStatus): \(said)")
+    try #require(
+      swift.terminationStatus == 0, "swift package dump-package exited \(swift.terminationStatus): \(said)")
     let manifest = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
     let entries = try #require(manifest["targets"] as? [[String: Any]])
     var targets: [String: Target] = [:]
@@ -96,17 +97,18 @@ struct ModuleGraphTests {
     return modules
   }
 
-  @Test(arguments: [
-    ("import NotifyCore", "NotifyCore"),
-    ("  import Glibc", "Glibc"),
-    ("\t@preconcurrency import CWayland", "CWayland"),
-    ("package import NotifySupport", "NotifySupport"),
-    ("@testable import NotifyDisplay", "NotifyDisplay"),
-    ("@_spi(Testing) public import NotifyProtocol", "NotifyProtocol"),
-    ("@preconcurrency internal import struct NotifyCore.Timeline", "NotifyCore"),
-    ("/// import NotifyCore in a comment", nil),
-    ("let important = 1", nil),
-  ] as [(String, String?)])
+  @Test(
+    arguments: [
+      ("import NotifyCore", "NotifyCore"),
+      ("  import Glibc", "Glibc"),
+      ("\t@preconcurrency import CWayland", "CWayland"),
+      ("package import NotifySupport", "NotifySupport"),
+      ("@testable import NotifyDisplay", "NotifyDisplay"),
+      ("@_spi(Testing) public import NotifyProtocol", "NotifyProtocol"),
+      ("@preconcurrency internal import struct NotifyCore.Timeline", "NotifyCore"),
+      ("/// import NotifyCore in a comment", nil),
+      ("let important = 1", nil),
+    ] as [(String, String?)])
   func anImport_isSeenHoweverItIsWritten(line: String, module: String?) {
     #expect(Self.importedModule(in: line[...]).map(String.init) == module)
   }
@@ -142,7 +144,8 @@ struct ModuleGraphTests {
     // few edges between adapters are these: a display backend draws what the display decided, the
     // relay speaks NATS, and icons lie below the bus and the popups that both show them.
     let adapters = [
-      "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyRelay", "NotifyNATS", "NotifyDisplay", "NotifyWayland",
+      "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyRelay", "NotifyNATS", "NotifyDisplay",
+      "NotifyWayland",
       "NotifyX11", "NotifyIcons",
     ]
     let allowed: Set<[String]> = [

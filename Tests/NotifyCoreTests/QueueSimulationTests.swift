@@ -20,45 +20,58 @@ struct QueueSimulationTests {
   static let steps = 300
 
   @Test func randomSchedules_keepEveryRuleOfANoticesLife() {
-    // The schedules run on a thread of their own, watched: one that makes the engine spin fails
-    // with its seed instead of hanging the suite.
+    // The schedules run on a thread per core (schedule i on thread i mod threads: the same
+    // schedules however many), each watched: one that makes the engine spin fails with its seed
+    // instead of hanging the suite.
     struct Progress {
-      var seed: UInt64?
-      var finished = false
+      var seeds: [UInt64?]
+      var done: [Bool]
       var failure: String?
       var totals = Simulation.Totals()
     }
-    let progress = Locked(Progress())
-    Thread {
-      for index in 0..<Self.schedules {
-        let seed = Self.firstSeed &+ UInt64(index)
-        progress.withLock { $0.seed = seed }
-        var simulation = Simulation(seed: seed)
-        simulation.run(steps: Self.steps)
-        if let failure = simulation.failure {
-          let report = """
-            schedule \(seed) broke a rule: \(failure)
-            replay: NOTIFYD_SIMULATION_SEED=\(seed) NOTIFYD_SIMULATION_SCHEDULES=1 swift test --filter QueueSimulation
-            its last steps:
-            \(simulation.trace.suffix(40).joined(separator: "\n"))
-            """
-          progress.withLock { $0.failure = report }
-          break
+    let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, Self.schedules))
+    let progress = Locked(
+      Progress(seeds: Array(repeating: nil, count: threads), done: Array(repeating: false, count: threads)))
+    for thread in 0..<threads {
+      Thread {
+        for index in stride(from: thread, to: Self.schedules, by: threads) {
+          let seed = Self.firstSeed &+ UInt64(index)
+          let stop = progress.withLock { progress -> Bool in
+            progress.seeds[thread] = seed
+            return progress.failure != nil
+          }
+          if stop { break }
+          var simulation = Simulation(seed: seed)
+          simulation.run(steps: Self.steps)
+          if let failure = simulation.failure {
+            let report = """
+              schedule \(seed) broke a rule: \(failure)
+              replay: NOTIFYD_SIMULATION_SEED=\(seed) NOTIFYD_SIMULATION_SCHEDULES=1 swift test --filter QueueSimulation
+              its last steps:
+              \(simulation.trace.suffix(40).joined(separator: "\n"))
+              """
+            progress.withLock { $0.failure = $0.failure ?? report }
+            break
+          }
+          progress.withLock { $0.totals.add(simulation) }
         }
-        progress.withLock { $0.totals.add(simulation) }
-      }
-      progress.withLock { $0.finished = true }
-    }.start()
-    var last: (seed: UInt64?, since: Double) = (nil, ProcessInfo.processInfo.systemUptime)
+        progress.withLock { $0.done[thread] = true }
+      }.start()
+    }
+    var last = Array(
+      repeating: (seed: UInt64?.none, since: ProcessInfo.processInfo.systemUptime), count: threads)
     while true {
-      let (seed, finished) = progress.withLock { ($0.seed, $0.finished) }
-      if finished { break }
+      let (seeds, done) = progress.withLock { ($0.seeds, $0.done) }
+      if !done.contains(false) { break }
       let now = ProcessInfo.processInfo.systemUptime
-      if seed != last.seed {
-        last = (seed, now)
-      } else if now - last.since > 30 {
-        Issue.record("schedule \(seed ?? 0) ran 30 s: the engine spins (replay with NOTIFYD_SIMULATION_SEED)")
-        return
+      for thread in 0..<threads where !done[thread] {
+        if seeds[thread] != last[thread].seed {
+          last[thread] = (seeds[thread], now)
+        } else if now - last[thread].since > 30 {
+          let seed = seeds[thread] ?? 0
+          Issue.record("schedule \(seed) ran 30 s: the engine spins (replay with NOTIFYD_SIMULATION_SEED)")
+          return
+        }
       }
       Thread.sleep(forTimeInterval: 0.05)
     }
