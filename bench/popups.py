@@ -202,7 +202,7 @@ def wayland(options, only, rows):
     runs = 5 if options.quick else 20
     rows.add("**Popups on Wayland (headless sway 1.7, pixman, 1280×720 at 60 Hz; peer: mako 1.7)**", "")
 
-    user = harness.popup_user()
+    user = conftest.unprivileged_user()
     directory = Path(tempfile.mkdtemp(prefix="notifyd-bench-popups-"))
     os.chown(directory, user.pw_uid, user.pw_gid)
     directory.chmod(0o711)

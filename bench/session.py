@@ -128,7 +128,7 @@ def main():
     parser.add_argument("--package", help="the .deb `make deb` built, whose size is measured")
     options = parser.parse_args()
     conftest.BIN = harness.BIN = Path(options.bin)
-    user = harness.popup_user()
+    user = conftest.unprivileged_user()
     shared = Path(tempfile.mkdtemp(prefix="notifyd-bench-session-", dir="/var/tmp"))
     shared.chmod(0o755)
     binaries = harness.user_binaries(shared)

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 out=${1:-.build/fuzz}
 mkdir -p "$out/modules"
 swiftc=${SWIFTC:-swiftc}
-flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -g -I "$out/modules")
+# -num-threads: a whole module's optimization and code generation on both cores, not one.
+flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -num-threads 2 -g -I "$out/modules")
 
 # The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
 # depend on nothing but the toolchain and CLinux's module map), and NotifyConfig (libinih's too).
@@ -44,13 +45,18 @@ executable() {
 }
 
 rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config "$out"/fuzz-markup
+# Modules that need nothing of each other are built side by side.
+library NotifySupport "${support_sources[@]}" &
+support=$!
 library NotifyPosix "${posix_sources[@]}"
 library NotifyProtocol "${protocol_sources[@]}"
-library NotifySupport "${support_sources[@]}"
+wait "$support"
 library NotifyCore "${core_sources[@]}"
+library NotifyConfig -I Sources/CInih "${config_sources[@]}" &
+config=$!
 library NotifyService "${service_sources[@]}"
 library NotifyVarlink "${varlink_sources[@]}"
-library NotifyConfig -I Sources/CInih "${config_sources[@]}"
+wait "$config"
 modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore.a" "$out/libNotifySupport.a"
   "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a")
 executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "${modules[@]}" &

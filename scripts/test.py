@@ -142,9 +142,11 @@ def counts(job):
     if fuzz:
         found.append(", ".join(f"{target} {runs}" for target, runs, _ in fuzz)
                      + f" executions, {sum(int(crashes) for *_, crashes in fuzz)} crashes")
-    soak = re.search(r"^soak: (.*(?:lost|acknowledged).*)$", text, re.M)
+    soak = re.search(r"^soak: seed (\d+).*\n  notices acknowledged (\d+) \((\d+)/s\).*lost (\d+), doubled (\d+)",
+                     text, re.M)
     if soak:
-        found.append(soak.group(1)[:100])
+        seed, acknowledged, rate, lost, doubled = soak.groups()
+        found.append(f"seed {seed}: {acknowledged} acknowledged at {rate}/s, lost {lost}, doubled {doubled}")
     reports = re.search(r"sanitized-tests: (no \w+ sanitizer reports|\w+ sanitizer reports in)", text)
     if reports:
         found.append(reports.group(1).replace(" in", ""))

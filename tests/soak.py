@@ -52,13 +52,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import BIN, Connection, Daemon, cpu_seconds, rss_kib, wait_for  # noqa: E402
+from conftest import BIN, Connection, Daemon, cpu_seconds, rss_kib, unprivileged_user, wait_for  # noqa: E402
 from popup_helpers import close_to  # noqa: E402
 from relay_helpers import NatsCluster, NatsPeer, missing_tools  # noqa: E402
 from test_bounds import HISTORY_KIB, open_file_limits  # noqa: E402
 from test_dbus import SessionBus  # noqa: E402
 from test_systemd import UserManager  # noqa: E402
-from test_popups_wayland import OUTPUT, Sway, popup_user  # noqa: E402
+from test_popups_wayland import OUTPUT, Sway  # noqa: E402
 from wayland_pointer import VirtualPointer, WaylandError  # noqa: E402
 
 QUEUE = "io.notifyd.Queue"
@@ -567,7 +567,7 @@ class Screen:
     """Headless sway, as the popups' user, which the host draws on and the compositor fault kills."""
 
     def __init__(self):
-        self.user = popup_user()
+        self.user = unprivileged_user()
         # Its own folder in /tmp: the soak's is root's alone, and sway runs as the popups' user.
         self.directory = Path(tempfile.mkdtemp(prefix="notifyd-soak-sway-"))
         os.chown(self.directory, self.user.pw_uid, self.user.pw_gid)
