@@ -26,6 +26,11 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     self.text = text
   }
 
+  /// No answer came for a publish within `seconds`, though libnats said nothing of it.
+  public static func noAnswer(after seconds: Double) -> NATSError {
+    NATSError(status: NATS_TIMEOUT, code: 0, text: "no answer from the stream within \(seconds) s")
+  }
+
   /// What went wrong before libnats was called: it cannot be loaded, a secret cannot be read.
   public init(_ text: String) {
     status = NATS_ERR

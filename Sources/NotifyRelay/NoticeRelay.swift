@@ -62,6 +62,9 @@ public final class NoticeRelay: @unchecked Sendable {
   /// How long a delivered message may wait for its acknowledgement before JetStream delivers it
   /// again (a desk killed mid-batch gets it back this long after).
   public static let ackWait = 10.0
+  /// How long libnats waits for the stream's answer to a publish; one unanswered twice as long
+  /// is counted as failed by the relay itself (`Outbox.expire`), and published again.
+  public static let answerWait = 5.0
   /// The longest wait between attempts to connect.
   public static let maximumBackoff = 5.0
 
@@ -222,7 +225,7 @@ public final class NoticeRelay: @unchecked Sendable {
     var publisher: NATSAsyncPublisher?
     while publisher == nil {
       do {
-        publisher = try NATSAsyncPublisher(connection, window: Self.publishWindow, wait: 5) {
+        publisher = try NATSAsyncPublisher(connection, window: Self.publishWindow, wait: Self.answerWait) {
           [weak self] id, error in
           self?.resolved(id, error)
         }
@@ -254,7 +257,7 @@ public final class NoticeRelay: @unchecked Sendable {
       if let failure = outbox.failure {
         // Once every message in flight is answered, again from the first not acknowledged.
         guard outbox.unresolved.isEmpty else {
-          outboxReady.wait()
+          awaitAnswers()
           continue
         }
         outbox.restart()
@@ -270,8 +273,10 @@ public final class NoticeRelay: @unchecked Sendable {
         outboxReady.lock()
         continue
       }
-      guard let next = outbox.nextToSend(window: Self.publishWindow) else {
-        outboxReady.wait()
+      guard
+        let next = outbox.nextToSend(window: Self.publishWindow, now: ProcessInfo.processInfo.systemUptime)
+      else {
+        awaitAnswers()
         continue
       }
       outboxReady.unlock()
@@ -283,6 +288,19 @@ public final class NoticeRelay: @unchecked Sendable {
         outbox.resolve(next.messageID, error)
       }
     }
+  }
+
+  /// Waits, the outbox's lock held, for an answer or something new to publish. While answers are
+  /// awaited it wakes after `answerWait` to count those unanswered twice as long as failed
+  /// (`Outbox.expire`); with none awaited it sleeps until signalled, with no timer at rest.
+  private func awaitAnswers() {
+    guard !outbox.unresolved.isEmpty else {
+      outboxReady.wait()
+      return
+    }
+    _ = outboxReady.wait(until: Date(timeIntervalSinceNow: Self.answerWait))
+    let now = ProcessInfo.processInfo.systemUptime
+    _ = outbox.expire(before: now - 2 * Self.answerWait, waited: 2 * Self.answerWait)
   }
 
   /// The stream's answer for a message published (on a libnats thread).

@@ -9,7 +9,8 @@ import NotifyProtocol
 struct Outbox {
   var messages: [OutgoingMessage]
   var sent = 0
-  var unresolved: Set<String> = []
+  /// Published and not answered yet: when each was published (seconds on a monotonic clock).
+  var unresolved: [String: Double] = [:]
   /// Acknowledged, not yet at the front.
   var acknowledged: Set<String> = []
   /// The first failure since the last restart.
@@ -23,20 +24,33 @@ struct Outbox {
     return front.map(\.id)
   }
 
-  /// The next to publish, marked as sent and unresolved, while fewer than `window` are out.
-  mutating func nextToSend(window: Int) -> OutgoingMessage? {
+  /// The next to publish, marked as sent and unresolved since `now`, while fewer than `window` are out.
+  mutating func nextToSend(window: Int, now: Double) -> OutgoingMessage? {
     while sent < min(window, messages.count), acknowledged.contains(messages[sent].messageID) { sent += 1 }
     guard sent < min(window, messages.count) else { return nil }
     let next = messages[sent]
     sent += 1
-    unresolved.insert(next.messageID)
+    unresolved[next.messageID] = now
     return next
+  }
+
+  /// Counts each message published before `deadline` and still unanswered as failed, and answers
+  /// whether there was one: its answer was lost on the way (libnats calls back no timeout for an
+  /// asynchronous publish whose answer never comes, and the outbox would hold that message, and
+  /// once the window is full every one after it, for ever). An answer that comes for it later
+  /// changes nothing; it goes again after the restart, and the stream knows a copy by its id.
+  mutating func expire(before deadline: Double, waited seconds: Double) -> Bool {
+    let lost = unresolved.filter { $0.value < deadline }
+    guard !lost.isEmpty else { return false }
+    for messageID in lost.keys { unresolved[messageID] = nil }
+    if failure == nil { failure = .noAnswer(after: seconds) }
+    return true
   }
 
   /// The stream's answer for `messageID`: acknowledged, or failed (the first failure is kept). An
   /// answer for a message given up meanwhile changes nothing.
   mutating func resolve(_ messageID: String, _ error: NATSError?) {
-    guard unresolved.remove(messageID) != nil else { return }
+    guard unresolved.removeValue(forKey: messageID) != nil else { return }
     if let error {
       if failure == nil { failure = error }
     } else {
@@ -57,7 +71,7 @@ struct Outbox {
     messages.removeFirst(gone.count)
     sent = max(0, sent - gone.count)
     for message in gone {
-      unresolved.remove(message.messageID)
+      unresolved[message.messageID] = nil
       acknowledged.remove(message.messageID)
     }
     return gone.map(\.id)
