@@ -85,12 +85,15 @@ def jobs():
                                  text=True).stdout.strip()
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
     deb = str(REPO / ".build" / "deb" / f"notifyd_{deb_version}_{arch}.deb")
-    # In order of priority: the builds first, each as early as it can, in the order of the suites
-    # that wait for them (the sanitized ones are the longest).
+    # In order of priority: each build as early as it can, in the order of the suites that wait for
+    # them: the package's (its suite is long, and needs the release build), then TSan's, ASan's.
     return [
         Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu"),
         Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
             ("build",), env={"NOTIFYD_BIN": debug}),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu"),
+        Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
+            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
         Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
             kind="cpu"),
         Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
@@ -98,9 +101,6 @@ def jobs():
         Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
-        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu"),
-        Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
-            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
         Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu"),
         # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
         # ten times slower).
