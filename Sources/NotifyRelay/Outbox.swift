@@ -35,10 +35,10 @@ struct Outbox {
   }
 
   /// Counts each message published before `deadline` and still unanswered as failed, and answers
-  /// whether there was one: its answer was lost on the way (libnats calls back no timeout for an
-  /// asynchronous publish whose answer never comes, and the outbox would hold that message, and
-  /// once the window is full every one after it, for ever). An answer that comes for it later
-  /// changes nothing; it goes again after the restart, and the stream knows a copy by its id.
+  /// whether there was one: its answer was lost on the way (a publish once got neither its answer
+  /// nor libnats' own timeout, and the outbox would have held that message, and once the window was
+  /// full every one after it, until a reconnect). An answer that comes for it later changes
+  /// nothing; it goes again after the restart, and the stream knows a copy by its id.
   mutating func expire(before deadline: Double, waited seconds: Double) -> Bool {
     let lost = unresolved.filter { $0.value < deadline }
     guard !lost.isEmpty else { return false }
