@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs integration tests against a daemon built with a sanitizer, and fails if the sanitizer
 # reported anything. The daemons' stderr goes to files the tests delete, so each daemon writes its
-# reports to SCRATCH/reports/RUN/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path).
-# Each run has a reports folder of its own (SCRATCH/reports/PID): runs on one build may overlap.
+# reports to SCRATCH/reports/RUN/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path), RUN
+# being this script's PID: runs on one build may overlap, and each reads only its own reports.
 # Usage: bench/sanitized-tests.sh address|thread SCRATCH PYTEST-ARGUMENT...   (after
 #        swift build --sanitize=KIND --scratch-path SCRATCH)
 #        bench/sanitized-tests.sh address|thread SCRATCH -- COMMAND...   (the soak: a command, not pytest)

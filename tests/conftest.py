@@ -273,7 +273,7 @@ def cpu_used_over(pid, seconds):
 
 # The suites run on several pytest-xdist workers at once, and the sanitized runs beside them
 # (scripts/test.py): what a test holds on the machine is its own (a temporary directory, a free port,
-# an X display number from `reserve_x_display`), and what it shares is made race-free here.
+# an X display number from `XDisplayReservation`), and what it shares is made race-free here.
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "alone: loads the machine or measures CPU, RSS or wall time tightly, so it runs with "
@@ -351,7 +351,7 @@ class Cgroup:
             if (root / "cgroup.procs").exists():
                 (root / name).mkdir()
                 self.paths.append(root / name)
-        # Opened here: the child only writes (preexec_fn runs between fork and exec).
+        # Named here: `join` runs in the child between fork and exec, and only opens and writes.
         self.procs = [str(path / "cgroup.procs") for path in self.paths]
 
     def join(self):

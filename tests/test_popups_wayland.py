@@ -126,8 +126,8 @@ def kill_processes_of(user, runtime_dir, name):
                     or wanted not in (entry / "environ").read_bytes().split(b"\0")):
                 continue
             os.kill(int(entry.name), signal.SIGKILL)
-        except (OSError, ProcessLookupError):
-            continue  # gone meanwhile
+        except OSError:
+            continue  # gone meanwhile (ProcessLookupError is one)
 
 
 def user_binaries(directory):
