@@ -47,6 +47,9 @@ SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_sto
 # The Debian package and `make install` need the release build that `deb` makes.
 PACKAGE = ["tests/test_package.py", "tests/test_install.py"]
 SOAK_SECONDS = os.environ.get("SECONDS_OF_SOAK", "180")
+# Each job's processes are counted in a cpuacct cgroup of their own, where the machine has that
+# hierarchy and lets us make one (as root): the report gives each job's CPU time beside its wall time.
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 
 
 def pytest(*arguments, parallel=True):
@@ -73,6 +76,8 @@ class Job:
     started: float = 0.0
     ended: float = 0.0
     status: str = "waiting"  # waiting, running, passed, failed, not run
+    cgroup: Path = None
+    cpu: float = None  # seconds of CPU its processes used, when counted
 
     @property
     def log(self):
@@ -153,6 +158,31 @@ def counts(job):
     return "; ".join(found)
 
 
+def counted_cgroup(name):
+    """A new cpuacct cgroup for a job, or None where one cannot be made."""
+    if not (CPUACCT / "cgroup.procs").exists():
+        return None
+    path = CPUACCT / f"notifyd-make-test-{os.getpid()}-{name}"
+    try:
+        path.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    return path
+
+
+def joining(cgroup):
+    """For the job's child, between fork and exec: move itself into `cgroup` (opens and writes only)."""
+    procs = str(cgroup / "cgroup.procs")
+
+    def join():
+        descriptor = os.open(procs, os.O_WRONLY)
+        try:
+            os.write(descriptor, b"0")
+        finally:
+            os.close(descriptor)
+    return join
+
+
 def minutes(seconds):
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
@@ -173,16 +203,25 @@ class Run:
         LOGS.mkdir(parents=True, exist_ok=True)
         job.started = time.monotonic()
         job.status = "running"
+        job.cgroup = counted_cgroup(job.name)
         with open(job.log, "wb") as log:
             job.process = subprocess.Popen(job.command, cwd=REPO, env={**os.environ, **job.env},
-                                           stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                                           stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                           preexec_fn=joining(job.cgroup) if job.cgroup else None)
         self.say(f"{job.name}: started")
 
     def finish(self, job):
         job.ended = time.monotonic()
+        if job.cgroup:
+            job.cpu = int((job.cgroup / "cpuacct.usage").read_text()) / 1e9
+            try:
+                job.cgroup.rmdir()
+            except OSError:
+                pass  # a process it started outlived it; the cgroup goes with the machine
         job.status = "passed" if job.process.returncode == 0 else "failed"
         said = counts(job)
-        self.say(f"{job.name}: {job.status} in {minutes(job.ended - job.started)}" + (f" ({said})" if said else ""))
+        cpu = f", cpu {minutes(job.cpu)}" if job.cpu is not None else ""
+        self.say(f"{job.name}: {job.status} in {minutes(job.ended - job.started)}{cpu}" + (f" ({said})" if said else ""))
         if job.status == "failed":
             lines = job.log.read_text(errors="replace").splitlines()
             print(f"---- the end of {job.log.relative_to(REPO)} (exit {job.process.returncode}):", flush=True)
@@ -233,15 +272,19 @@ class Run:
             time.sleep(0.2)
 
     def report(self):
-        print("\nmake test: each suite's wall time (jobs overlap; the run's own is at the end)")
+        print("\nmake test: each suite's wall time and CPU time (jobs overlap; the run's own is at the end)")
         width = max(len(name) for name in self.jobs)
         for job in self.jobs.values():
             took = minutes(job.ended - job.started) if job.ended else "-"
-            print(f"  {job.name:<{width}}  {job.status:<7}  {took:>6}  {counts(job) if job.ended else ''}")
+            cpu = minutes(job.cpu) if job.cpu is not None else "-"
+            print(f"  {job.name:<{width}}  {job.status:<7}  {took:>6}  cpu {cpu:>6}  {counts(job) if job.ended else ''}")
         failed = [job.name for job in self.jobs.values() if job.status != "passed"]
         passed = len(self.jobs) - len(failed)
-        print(f"make test: {minutes(time.monotonic() - self.started)} in all"
-              + (f"; not passed: {', '.join(failed)}" if failed else ""))
+        wall = time.monotonic() - self.started
+        counted = [job.cpu for job in self.jobs.values() if job.cpu is not None]
+        cpu = (f", CPU {minutes(sum(counted))} of the {minutes(wall * os.cpu_count())} that {os.cpu_count()} cores"
+               f" give in it ({sum(counted) / (wall * os.cpu_count()):.0%})" if counted else "")
+        print(f"make test: {minutes(wall)} in all{cpu}" + (f"; not passed: {', '.join(failed)}" if failed else ""))
         # The plain closing line: jobs, not tests (each suite's own counts are above).
         print(f"jobs: {passed} passed, {len(failed)} failed")
         return not failed
