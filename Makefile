@@ -177,14 +177,14 @@ fuzz-long: $(FUZZ_OUT)/fuzz-varlink $(FUZZ_OUT)/fuzz-config $(FUZZ_OUT)/fuzz-mar
 # sanitized, and why: scripts/test.py, SANITIZED.
 #
 # Issue 37: mixed load with faults on a seeded schedule, then every rule checked from the recorded
-# history (tests/soak.py). 3 minutes in `make test` on the ASan build (`make soak-test`); `make soak
+# history (tests/soak). 3 minutes in `make test` on the ASan build (`make soak-test`); `make soak
 # SECONDS=3600` for an hour; `SEED=n` replays a run. A failed run keeps its history and logs in
 # .build/soak/SEED. Then the engine's simulation, thirty schedules for each second of soak (`make
 # test` runs 2,000), from SEED or a random first seed, printed.
 SECONDS ?= 180
 SIMULATION_SEED := $(or $(SEED),$(shell od -An -N3 -tu4 /dev/urandom | tr -d ' '))
 soak: deps build
-	NOTIFYD_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/soak.py --seconds $(SECONDS) $(if $(SEED),--seed $(SEED))
+	NOTIFYD_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/soak --seconds $(SECONDS) $(if $(SEED),--seed $(SEED))
 	@echo "soak: the simulation, $$(( $(SECONDS) * 30 )) schedules from seed $(SIMULATION_SEED)"
 	NOTIFYD_SIMULATION_SEED=$(SIMULATION_SEED) NOTIFYD_SIMULATION_SCHEDULES=$$(( $(SECONDS) * 30 )) \
 		scripts/swiftpm.sh $(SWIFT) test --filter QueueSimulation

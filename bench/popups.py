@@ -21,8 +21,8 @@ same probe in the same run.
   (GTK) is not in Debian 12, and publishes no such figures.
 
 Runs as root; sway, the daemons and their clients run as the popup tests' unprivileged user
-(tests/test_popups_wayland.py has the harness); on X11 everything runs as root
-(tests/test_popups_x11.py). Prints Markdown rows in the bench table's columns.
+(tests/display.py has the harness); on X11 everything runs as root. Prints Markdown rows in the
+bench table's columns.
 - at scale 2 (issue 34), the same logical output as 2560×1440 device pixels: CPU per fading frame
   beside scale 1 measured in the same run, first pixels and RSS with 10 beside mako at scale 2;
   then with Adwaita's symbolic SVG icon on every card (mako told where Adwaita is): RSS with 8,
@@ -49,9 +49,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import conftest  # noqa: E402
-import test_popups_wayland as harness  # noqa: E402
-import test_popups_x11 as x11_harness  # noqa: E402
-from popup_helpers import UserClient, button_centres, private_bus  # noqa: E402
+import display as harness  # noqa: E402
+from display import UserClient  # noqa: E402
+from pixels import button_centres  # noqa: E402
+from session_bus import private_bus  # noqa: E402
 from wayland_pointer import VirtualPointer  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)
@@ -411,7 +412,7 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
     fading frame beside scale 1 in the same run, RSS with 10 cards and first pixels beside mako's."""
     log("== popups: scale 2")
     one = fading_run(sway, make_daemon, "-scale-1")
-    harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "2560x1440@60Hz", "scale", "2")
+    sway.swaymsg("output", "HEADLESS-1", "mode", "2560x1440@60Hz", "scale", "2")
     try:
         rows.add("**At scale 2 (the same output as 2560×1440 device pixels at scale 2; mako at scale 2 too)**", "")
         two = fading_run(sway, make_daemon, "-scale-2")
@@ -441,7 +442,7 @@ def scale_figures(options, rows, sway, make_daemon, mako, as_user, user_env, run
         first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs)
         first_commit_rows(rows, sway, make_daemon, mako, as_user, user_env, runs, icon=SVG_ICON)
     finally:
-        harness.swaymsg(sway, "output", "HEADLESS-1", "mode", "1280x720@60Hz", "scale", "1")
+        sway.swaymsg("output", "HEADLESS-1", "mode", "1280x720@60Hz", "scale", "1")
 
 
 def first_commit(text, since):
@@ -745,7 +746,7 @@ def x11(options, rows):
     runs = 5 if options.quick else 20
     rows.add("**Popups on X11 (Xvfb 1280×720, picom --backend xrender; peer: dunst 1.9)**", "")
     directory = Path(tempfile.mkdtemp(prefix="notifyd-bench-x11-"))
-    x = x11_harness.X(directory)
+    x = harness.X(directory)
     processes = []
     daemons = []
     bus_context = contextlib.ExitStack()
@@ -764,7 +765,7 @@ def x11(options, rows):
             runtime = directory / name
             runtime.mkdir(mode=0o700)
             config = "[DBus]\nMode=off\n[Idle]\nAfter=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=x11\nFont=DejaVu Sans 10\n"
-            daemon = x11_harness.X11Daemon(runtime, x, config)
+            daemon = harness.X11Daemon(runtime, x, config)
             daemons.append(daemon)
             return daemon.start()
 

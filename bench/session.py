@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import conftest  # noqa: E402
-import test_popups_wayland as harness  # noqa: E402
+import display as harness  # noqa: E402
 import test_session as session  # noqa: E402
 
 REGION = (1200, 30, 1208, 38)  # inside a top-right card of notifyd (360 wide, margin 16) and of mako (300, 10)

@@ -40,8 +40,8 @@ WORKERS = os.environ.get("NOTIFYD_TEST_WORKERS", "3")
 # The end-to-end modules the sanitized runs repeat. The hostile-client tests run too, but for the
 # ones that fill the queue to capacity or keep a full history (minutes under a sanitizer).
 SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_store.py", "tests/test_config.py",
-             "tests/test_bounds.py", "tests/test_popups_wayland.py", "tests/test_popups_x11.py",
-             "tests/test_freedesktop.py", "tests/test_dnd.py", "tests/test_relay.py", "tests/test_logind.py",
+             "tests/test_bounds.py", "tests/test_popups_wayland.py", "tests/test_popups_acting.py", "tests/test_popups_x11.py",
+             "tests/test_freedesktop.py", "tests/test_dnd.py", "tests/test_relay.py", "tests/test_relay_answers.py", "tests/test_logind.py",
              "tests/test_center.py", "tests/test_screens.py", "tests/test_fullscreen.py", "tests/test_session.py",
              "-k", "not full_capacity and not flood_of_100000 and not history_of_60000"]
 # The Debian package and `make install` need the release build that `deb` makes.
@@ -122,8 +122,8 @@ def jobs():
             ("asan-build",), kind="alone"),
         Job("tsan-alone", sanitized("thread", ".build/tsan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
             ("tsan-build",), kind="alone"),
-        # Mixed load with seeded faults on the ASan build (tests/soak.py); SEED= replays one.
-        Job("soak", sanitized("address", ".build/asan", PYTHON, "tests/soak.py", "--seconds", SOAK_SECONDS,
+        # Mixed load with seeded faults on the ASan build (tests/soak); SEED= replays one.
+        Job("soak", sanitized("address", ".build/asan", PYTHON, "tests/soak", "--seconds", SOAK_SECONDS,
                               *(["--seed", os.environ["SEED"]] if os.environ.get("SEED") else [])),
             ("asan-build",), kind="alone"),
     ]

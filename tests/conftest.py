@@ -44,7 +44,39 @@ def thread_stacks(pid):
     return threads[-30000:] or result.stderr[-2000:]
 
 
-class Daemon:
+class NotifyctlQueries:
+    """What the tests ask of a notifyd, through `notifyctl … --json` as its clients would ask it:
+    `self.notifyctl(*arguments, check=True)` runs notifyctl against it (as its user, in its box)."""
+
+    def status(self):
+        return json.loads(self.notifyctl("status", "--json", check=True).stdout)
+
+    def drawing(self):
+        return self.status()["display"].get("drawing") is True
+
+    def get(self, notice_id):
+        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
+
+    def show(self, title, *options):
+        """`notifyctl show TITLE OPTIONS…`; answers the id it printed."""
+        return int(self.notifyctl("show", title, *options, check=True).stdout)
+
+    def notices(self, *arguments):
+        """What `notifyctl list` or `history` (with `arguments`) answers."""
+        return json.loads(self.notifyctl(*arguments, "--json", check=True).stdout)["notices"]
+
+    def visible(self, notice_id):
+        """Waits until the notice is fading in or holding; answers it."""
+        return wait_for(lambda: (lambda notice: notice if notice["phase"] in ("fadingIn", "holding") else None)(
+            self.get(notice_id)), what=f"notice {notice_id} to show")
+
+    def finished(self, notice_id, timeout=10.0):
+        """Waits until the notice has an outcome; answers it."""
+        return wait_for(lambda: (lambda notice: notice if notice.get("outcome") is not None else None)(
+            self.get(notice_id)), timeout=timeout, what=f"notice {notice_id} to finish")
+
+
+class Daemon(NotifyctlQueries):
     """A notifyd process on its own runtime directory."""
 
     def __init__(self, runtime_dir: Path, extra_args=(), env=None):
@@ -130,6 +162,17 @@ class Daemon:
         """A connection to io.notifyd.Queue through the Python varlink package."""
         return self.client().open("io.notifyd.Queue")
 
+    def call(self, method, timeout=30, **parameters):
+        """io.notifyd.Queue.`method` on a connection of its own; answers the reply's parameters (an
+        error reply fails the test)."""
+        connection = Connection(self.socket_path, timeout=timeout)
+        try:
+            reply = connection.call(f"io.notifyd.Queue.{method}", parameters)
+        finally:
+            connection.close()
+        assert "error" not in reply, f"{method}({parameters}) answered {reply}"
+        return reply.get("parameters", {})
+
     def raw(self):
         """A raw socket connected to the daemon."""
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -140,6 +183,11 @@ class Daemon:
     def notifyctl_command(self):
         """How a client runs notifyctl: the built one, as this user."""
         return [str(BIN / "notifyctl")]
+
+    def notifyctl_waiting(self, *arguments):
+        """`notifyctl show ARGUMENTS… --wait`, running: it prints the key of the action chosen."""
+        return subprocess.Popen([*self.notifyctl_command(), "show", *arguments, "--wait"],
+                                env={**self.env, "NOTIFYD_SOCKET": self.socket_path}, stdout=subprocess.PIPE, text=True)
 
     def notifyctl(self, *args, check=False, timeout=30, input=None, env=None, cwd=None):
         environment = dict(self.env)

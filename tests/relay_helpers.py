@@ -1,6 +1,8 @@
-"""What the relay tests (test_relay.py, DESIGN §10) run beside notifyd: nats-server processes (one
-node, or a three-node JetStream cluster), certificates made with openssl, and a small blocking
-wrapper around nats-py (a NATS client nobody here wrote) to look into streams and inject messages."""
+"""What the relay tests (test_relay.py, test_relay_answers.py; DESIGN §10) run: daemons with a
+[Relay] section (`RelayDaemon`, fixtures `relay_daemon` and `desk_and_server`), what they wait for,
+nats-server processes (one node, or a three-node JetStream cluster), certificates made with openssl,
+and a small blocking wrapper around nats-py (a NATS client nobody here wrote) to look into streams
+and inject messages."""
 
 import asyncio
 import json
@@ -20,7 +22,13 @@ except ImportError:  # the tests say so, clearly, rather than erroring at collec
     nats = None
     NotFoundError = None
 
-from conftest import wait_for
+import collections
+import re
+import uuid
+
+import pytest
+
+from conftest import Connection, Daemon, wait_for
 
 NATS_SERVER = shutil.which("nats-server") or ("/usr/sbin/nats-server" if Path("/usr/sbin/nats-server").exists() else None)
 
@@ -385,3 +393,292 @@ def secret_file(path, text):
     path.write_text(text + "\n")
     os.chmod(path, 0o600)
     return path
+
+
+# MARK: - Daemons with a relay, and what the tests wait for
+
+QUEUE = "io.notifyd.Queue"
+# Notices that show and finish at once on both hosts: they never hold a slot for long.
+FAST = {"fadeIn": 0, "hold": 0.05, "fadeOut": 0}
+# States of a relay that is not connected (and may never be, with these settings).
+NOT_CONNECTED = ("connecting", "reconnecting", "failed")
+
+BASE_CONFIG = """\
+[Queue]
+MaxVisible=50
+HistorySize=10000
+StackDuplicates=no
+
+[DBus]
+Mode=off
+
+[Display]
+Mode=off
+
+[Relay]
+"""
+
+
+def stream_name(subject):
+    return "NOTIFYD_" + re.sub(r"[^A-Za-z0-9_-]", "_", subject)
+
+
+def one_line(text):
+    return isinstance(text, str) and text.strip() != "" and "\n" not in text and "\r" not in text
+
+
+# MARK: - Daemons
+
+
+class RelayDaemon(Daemon):
+    """A notifyd with a [Relay] section, and the calls these tests make of it."""
+
+    def __init__(self, host, runtime_dir, config_path, subject):
+        super().__init__(runtime_dir, ["--config", str(config_path)])
+        self.host = host
+        self.subject = subject
+        self.config_path = config_path
+
+    def kill(self):
+        if self.process is not None:
+            super().kill()
+
+    def relay(self):
+        relay = self.call("Status").get("relay")
+        assert relay is not None, f"{self.host}: Status has no relay although [Relay] is configured"
+        return relay
+
+    def send(self, notices):
+        """Shows each of `notices` (Show parameters) over one connection, in order; answers the ids."""
+        connection = Connection(self.socket_path, timeout=30)
+        ids = []
+        try:
+            for parameters in notices:
+                reply = connection.call(f"{QUEUE}.Show", parameters)
+                assert "error" not in reply, f"{self.host}: Show({parameters}) answered {reply}"
+                ids.append(reply["parameters"]["id"])
+        finally:
+            connection.close()
+        return ids
+
+    def listed(self):
+        return self.call("List")["notices"]
+
+    def known(self):
+        """Every notice this daemon knows, unfinished and finished, each once (by id). List is read
+        before History, so a notice that finishes between the two reads is in one of them."""
+        connection = Connection(self.socket_path, timeout=60)
+        try:
+            listed = connection.call(f"{QUEUE}.List")
+            history = connection.call(f"{QUEUE}.History", {"limit": 100000})
+        finally:
+            connection.close()
+        assert "error" not in listed and "error" not in history, (listed, history)
+        known = {n["id"]: n for n in history["parameters"]["notices"]}
+        known.update({n["id"]: n for n in listed["parameters"]["notices"]})
+        return [known[i] for i in sorted(known)]
+
+    def relayed(self, host="server"):
+        """The relayed notices from `host`, by id here."""
+        return [n for n in self.known() if (n.get("origin") or {}).get("host") == host]
+
+
+def relay_config(urls, subject, host, publish, subscribe, max_age="1h", extra=""):
+    return BASE_CONFIG + (
+        f"URL={','.join(urls)}\nSubject={subject}\nHost={host}\n"
+        f"Publish={'yes' if publish else 'no'}\nSubscribe={'yes' if subscribe else 'no'}\n"
+        f"MaxAge={max_age}\n{extra}")
+
+
+@pytest.fixture
+def nats_tools():
+    reason = missing_tools()
+    if reason:
+        pytest.fail(f"the relay tests need a real NATS server and client: {reason}")
+
+
+@pytest.fixture
+def subject():
+    """A subject of this test's own, so that nothing another test left in a stream reaches it."""
+    return f"notifyd.t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def nats_server(nats_tools, runtime_dir):
+    """Starts nats-server -js on a free port with a store of its own (extra config text optional);
+    each can be killed and started again on the same port and store. All are killed at teardown."""
+    servers = []
+
+    def make(config="", start=True, scheme="nats", connect_options=None):
+        name = f"nats{len(servers) + 1}"
+        server = NatsServer(runtime_dir / name, config, scheme=scheme, connect_options=connect_options, name=name)
+        servers.append(server)
+        if start:
+            server.start()
+        return server
+
+    yield make
+    for server in servers:
+        server.kill()
+
+
+@pytest.fixture
+def nats_cluster(nats_tools, runtime_dir):
+    clusters = []
+
+    def make():
+        cluster = NatsCluster(runtime_dir / f"cluster{len(clusters) + 1}")
+        clusters.append(cluster)
+        return cluster.start()
+
+    yield make
+    for cluster in clusters:
+        cluster.kill_all()
+
+
+@pytest.fixture
+def relay_daemon(runtime_dir, subject):
+    """make(host, urls, publish, subscribe, …): a notifyd as `host` with a [Relay] config, on a runtime
+    directory of its own under runtime_dir (a short path: AF_UNIX socket paths are at most 107 bytes,
+    which pytest's tmp_path may pass); `directory` names another for a fresh daemon of the same host."""
+    daemons = []
+
+    def make(host, urls, publish, subscribe, max_age="1h", extra="", directory=None, start=True):
+        home = runtime_dir / (directory or host)
+        home.mkdir(mode=0o700)
+        config = home / "relay.conf"
+        config.write_text(relay_config(urls, subject, host, publish, subscribe, max_age, extra))
+        daemon = RelayDaemon(host, home, config, subject)
+        daemons.append(daemon)
+        if start:
+            daemon.start()
+        return daemon
+
+    yield make
+    for daemon in daemons:
+        daemon.kill()
+
+
+@pytest.fixture
+def desk_and_server(relay_daemon):
+    """make(urls, desk_max_age="1h"): desk (Subscribe=yes, Publish=no) and server (Publish=yes,
+    Subscribe=no), both connected, and the desk's durable consumer in place."""
+    def make(urls, peer, desk_max_age="1h", extra=""):
+        desk = relay_daemon("desk", urls, publish=False, subscribe=True, max_age=desk_max_age, extra=extra)
+        server = relay_daemon("server", urls, publish=True, subscribe=False, extra=extra)
+        wait_connected(desk)
+        wait_connected(server)
+        wait_consumer(peer, desk)
+        return desk, server
+    return make
+
+
+def wait_connected(daemon, timeout=30):
+    last = {}
+
+    def connected():
+        last["relay"] = daemon.relay()
+        return last["relay"] if last["relay"]["state"] == "connected" else None
+    try:
+        relay = wait_for(connected, timeout=timeout, interval=0.05, what=f"{daemon.host}'s relay to connect")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; its relay: {last.get('relay')}; its stderr ends:\n{daemon.stderr()[-2000:]}") from None
+    assert one_line(relay["detail"]), relay
+    return relay
+
+
+def wait_relay(daemon, condition, what, timeout=30):
+    """Waits until `condition(relay)` holds for the daemon's Status relay; answers that relay."""
+    last = {}
+
+    def check():
+        last["relay"] = daemon.relay()
+        return last["relay"] if condition(last["relay"]) else None
+    try:
+        return wait_for(check, timeout=timeout, interval=0.05, what=what)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; {daemon.host}'s relay: {last.get('relay')}; its stderr ends:\n"
+                             f"{daemon.stderr()[-2000:]}") from None
+
+
+def wait_outbox_empty(server):
+    """Waits for the server's outbox to empty once the desk has everything: JetStream's
+    acknowledgement of the last notice can reach the server after the desk has it (an ASan run saw
+    the outbox at 1 there), so it is waited for, not read once."""
+    wait_relay(server, lambda r: r["outbox"] == 0, "the server's outbox to empty")
+
+
+def wait_consumer(peer, desk, timeout=30):
+    """The desk's durable consumer exists: from now on the stream keeps what the desk has not taken."""
+    stream = stream_name(desk.subject)
+    return wait_for(lambda: peer.try_consumer(stream, f"notifyd_{desk.host}"), timeout=timeout, interval=0.1,
+                    what=f"the consumer notifyd_{desk.host} on {stream}")
+
+
+def wait_stream_holds(peer, subject, host, count, timeout=60):
+    """The stream holds `count` messages published by `host` (on <subject>.notice.<host>)."""
+    on = f"{subject}.notice.{host}"
+
+    def holds():
+        try:
+            return peer.count(stream_name(subject), on) >= count
+        except Exception:  # noqa: BLE001 — NATS not answering yet
+            return False
+    wait_for(holds, timeout=timeout, interval=0.1, what=f"the stream to hold {count} messages on {on}")
+
+
+def wait_drained(peer, desk, timeout=60):
+    """The desk's consumer has nothing left to deliver and nothing delivered unacknowledged: whatever
+    JetStream would redeliver has been, so a duplicate would be on the desk by now."""
+    stream, name = stream_name(desk.subject), f"notifyd_{desk.host}"
+    last = {}
+
+    def drained():
+        info = peer.try_consumer(stream, name)
+        last["info"] = info
+        return info is not None and info.num_pending == 0 and info.num_ack_pending == 0
+    try:
+        wait_for(drained, timeout=timeout, interval=0.2, what=f"{name} to be drained and acknowledged")
+    except AssertionError as error:
+        info = last.get("info")
+        raise AssertionError(
+            f"{error}: pending {getattr(info, 'num_pending', '?')}, unacknowledged "
+            f"{getattr(info, 'num_ack_pending', '?')}, redelivered {getattr(info, 'num_redelivered', '?')}") from None
+
+
+def wait_arrived(desk, origin_ids, timeout, host="server"):
+    """Waits until every one of `origin_ids` (ids on `host`) is on the desk; answers its relayed notices."""
+    wanted = set(origin_ids)
+    seen = {}
+
+    def arrived():
+        relayed = desk.relayed(host)
+        seen["count"] = len(wanted & {n["origin"]["id"] for n in relayed})
+        return relayed if seen["count"] == len(wanted) else None
+    try:
+        return wait_for(arrived, timeout=timeout, interval=0.25, what=f"{len(wanted)} notices from {host} on the desk")
+    except AssertionError as error:
+        raise AssertionError(f"{error}: {seen.get('count')} arrived; desk stderr ends:\n{desk.stderr()[-2000:]}") from None
+
+
+def assert_each_once(relayed, sent, in_order=True):
+    """Each origin id of `sent` is on the desk exactly once, nothing else from that host is; in_order:
+    the desk's ids rise with the origin's."""
+    counts = collections.Counter(n["origin"]["id"] for n in relayed)
+    twice = {i: c for i, c in counts.items() if c > 1}
+    missing = set(sent) - set(counts)
+    unknown = set(counts) - set(sent)
+    assert not twice, f"shown more than once on the desk (origin id: times): {dict(list(twice.items())[:10])}"
+    assert not missing, f"{len(missing)} of {len(sent)} never arrived: {sorted(missing)[:10]}"
+    assert not unknown, f"the desk has origin ids nobody sent: {sorted(unknown)[:10]}"
+    if in_order:
+        by_origin = sorted(relayed, key=lambda n: n["origin"]["id"])
+        desk_ids = [n["id"] for n in by_origin]
+        out_of_order = [(a["origin"]["id"], b["origin"]["id"]) for a, b in zip(by_origin, by_origin[1:])
+                        if b["id"] < a["id"]]
+        assert desk_ids == sorted(desk_ids), f"shown out of origin order (origin ids swapped): {out_of_order[:10]}"
+
+
+def numbered(count, start=1, prefix="n", **fields):
+    """Show parameters of `count` notices with titles of their own (no two merge as duplicates)."""
+    return [{"title": f"{prefix} {i}", "app": "build", **FAST, **fields} for i in range(start, start + count)]

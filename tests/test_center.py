@@ -11,21 +11,21 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from conftest import wait_for
-from popup_helpers import UserClient, blend, close_to, daemon_status, notification_signals
-from test_popups_wayland import BACKGROUND, OUTPUT, as_user, bus, session, user  # noqa: F401 (fixtures)
-from test_popups_x11 import SCREEN
-from test_popups_x11 import session as x11_session  # noqa: F401 (a fixture)
+from display import (BACKGROUND, OUTPUT, PARKED, UserClient, as_user, bus, needs_wayland, needs_x11, session, user,
+                     x11_session)  # noqa: F401 (fixtures)
+from pixels import blend, close_to
+from session_bus import notification_signals
 from wayland_pointer import VirtualKeyboard, VirtualPointer
+
+pytestmark = [needs_wayland, needs_x11]
 
 PANEL = (0x18, 0x30, 0x50)  # [Display:normal] Background: the panel's, far from sway's background
 FOREGROUND = (0xF0, 0xF0, 0xF0)
 ACCENT = (0xE0, 0x40, 0x20)  # [Display:normal] Border: the edge, the switch, the chosen row
 WIDTH = 400
-PARKED = (5, OUTPUT[1] - 5)
 
 
 def center_config(anchor="right", extra=""):
@@ -40,12 +40,8 @@ def panel_region(anchor="right"):
     return (OUTPUT[0] - WIDTH, 0, OUTPUT[0], OUTPUT[1]) if anchor == "right" else (0, 0, WIDTH, OUTPUT[1])
 
 
-def status(daemon):
-    return daemon_status(daemon)
-
-
 def center_open(daemon):
-    return status(daemon)["display"].get("center") is True
+    return daemon.status()["display"].get("center") is True
 
 
 def shows_panel(sway, anchor="right"):
@@ -62,22 +58,18 @@ def gone(sway, anchor="right"):
     return image.pixel((x0 + x1) // 2, OUTPUT[1] - 3) == BACKGROUND
 
 
-def finished(daemon, notice):
-    wait_for(lambda: daemon.get(notice).get("outcome") is not None, what=f"notice {notice} to finish")
-
-
 def seed(daemon, read=1, unread=3):
     """History: `read` notices of app backup, seen as popups, and `unread` of app mail, folded into
     do-not-disturb's summary (never shown: unread)."""
     for n in range(read):
-        finished(daemon, daemon.show(f"Backup {n} done", "all files copied", "--app", "backup", "--fade-in", "0",
+        daemon.finished(daemon.show(f"Backup {n} done", "all files copied", "--app", "backup", "--fade-in", "0",
                                      "--hold", "0.3", "--fade-out", "0"))
     daemon.notifyctl("suspend", "--allow", "none", check=True)
     held = [daemon.show(f"Mail {n}", "from a colleague", "--app", "mail", "--hold", "0.3", "--fade-in", "0",
                         "--fade-out", "0") for n in range(unread)]
     daemon.notifyctl("resume", check=True)
     for notice in held:
-        finished(daemon, notice)
+        daemon.finished(notice)
     # The summary of what was held back goes too: nothing is live.
     daemon.notifyctl("dismiss", "--all", check=True)
     wait_for(lambda: not json.loads(daemon.notifyctl("list", "--json", check=True).stdout)["notices"],
@@ -117,7 +109,7 @@ def test_the_center_opens_on_its_edge_reads_what_it_shows_and_closes_by_command_
     sway, make_daemon = session
     daemon = make_daemon(center_config())
     seed(daemon)
-    assert status(daemon)["unread"] == 3
+    assert daemon.status()["unread"] == 3
     assert not center_open(daemon)
 
     assert daemon.notifyctl("center", "open").returncode == 0
@@ -128,7 +120,7 @@ def test_the_center_opens_on_its_edge_reads_what_it_shows_and_closes_by_command_
     assert close_to(image.pixel(OUTPUT[0] - WIDTH, 20), ACCENT, 10), image.pixel(OUTPUT[0] - WIDTH, 20)
     assert image.pixel(OUTPUT[0] - WIDTH - 2, 20) == BACKGROUND
     # The three unread mails are shown: read now, everywhere.
-    wait_for(lambda: status(daemon)["unread"] == 0, what="what the center shows to be read")
+    wait_for(lambda: daemon.status()["unread"] == 0, what="what the center shows to be read")
     save(sway, "notifyd-center.png")
     # Opening again leaves it open; the same command toggles.
     assert daemon.notifyctl("center", "open").returncode == 0 and center_open(daemon)
@@ -225,7 +217,7 @@ def test_a_long_history_scrolls_and_the_switch_suspends(session):
     daemon = make_daemon(center_config())
     for n in range(40):
         daemon.show(f"Job {n} finished", "--app", f"ci-{n % 3}", "--fade-in", "0", "--hold", "0.05", "--fade-out", "0")
-    wait_for(lambda: status(daemon)["finished"] >= 40, timeout=30, what="40 notices to finish")
+    wait_for(lambda: daemon.status()["finished"] >= 40, timeout=30, what="40 notices to finish")
     pointer = VirtualPointer(str(sway.directory), sway.display)
     pointer.move_to(*PARKED, *OUTPUT)
     try:
@@ -251,17 +243,17 @@ def test_a_long_history_scrolls_and_the_switch_suspends(session):
         pill = wait_for(lambda: box_of(sway, blend(FOREGROUND, PANEL, 0.25), header, 4), what="the switch")
         pointer.move_to((pill[0] + pill[2]) // 2, (pill[1] + pill[3]) // 2, *OUTPUT)
         pointer.click()
-        wait_for(lambda: status(daemon)["suspended"], what="the switch to suspend")
+        wait_for(lambda: daemon.status()["suspended"], what="the switch to suspend")
         wait_for(lambda: box_of(sway, ACCENT, (pill[0], pill[1], pill[2], pill[3]), 6), what="the switch lit")
         pointer.click()
-        wait_for(lambda: not status(daemon)["suspended"], what="the switch to resume")
+        wait_for(lambda: not daemon.status()["suspended"], what="the switch to resume")
 
         # "Clear all", the header's button at its top right: the history goes, the list is empty.
         fill = blend(FOREGROUND, PANEL, 0.14)
         button = wait_for(lambda: box_of(sway, fill, (OUTPUT[0] - 120, 0, OUTPUT[0], 40), 4), what="Clear all")
         pointer.move_to(button[0] + 6, (button[1] + button[3]) // 2, *OUTPUT)
         pointer.click()
-        wait_for(lambda: status(daemon)["finished"] == 0, what="Clear all to forget the history")
+        wait_for(lambda: daemon.status()["finished"] == 0, what="Clear all to forget the history")
         wait_for(lambda: (ink_bottom(sway) or 0) < 200, what="an empty list")
         save(sway, "notifyd-center-empty.png")
     finally:
@@ -362,7 +354,7 @@ def test_ten_thousand_in_history_open_and_go_end_to_end(session):
             client.call(*[("Show", {"title": f"Job {n} finished", "body": f"build {n}: <b>all</b> tests passed",
                                     "app": f"ci-{n % 12}", "delay": 3600}) for n in range(start, start + 500)])
         client.call(("Cancel", {"all": True, "now": True}))
-        wait_for(lambda: status(daemon)["finished"] == 10_000, timeout=30, what="10,000 in history")
+        wait_for(lambda: daemon.status()["finished"] == 10_000, timeout=30, what="10,000 in history")
     finally:
         client.close()
     keyboard = VirtualKeyboard(str(sway.directory), sway.display)
@@ -393,14 +385,14 @@ def x11_center_config():
 
 
 def x_shows_panel(x):
-    image = x.screenshot(region=(SCREEN[0] - WIDTH, 0, SCREEN[0], SCREEN[1]))
-    middle = SCREEN[0] - WIDTH // 2
-    return close_to(image.pixel(middle, 2), PANEL) and close_to(image.pixel(middle, SCREEN[1] - 3), PANEL)
+    image = x.screenshot(region=(OUTPUT[0] - WIDTH, 0, OUTPUT[0], OUTPUT[1]))
+    middle = OUTPUT[0] - WIDTH // 2
+    return close_to(image.pixel(middle, 2), PANEL) and close_to(image.pixel(middle, OUTPUT[1] - 3), PANEL)
 
 
 def x_gone(x):
-    return x.screenshot(region=(SCREEN[0] - WIDTH, 0, SCREEN[0], SCREEN[1])).pixel(
-        SCREEN[0] - WIDTH // 2, SCREEN[1] - 3) == x.background
+    return x.screenshot(region=(OUTPUT[0] - WIDTH, 0, OUTPUT[0], OUTPUT[1])).pixel(
+        OUTPUT[0] - WIDTH // 2, OUTPUT[1] - 3) == x.background
 
 
 def test_on_x11_the_center_takes_the_keyboard_scrolls_and_closes_by_escape_and_a_click_outside(x11_session):
@@ -409,15 +401,15 @@ def test_on_x11_the_center_takes_the_keyboard_scrolls_and_closes_by_escape_and_a
     daemon = make_daemon(x11_center_config())
     for n in range(30):
         daemon.show(f"Job {n} finished", "--app", f"ci-{n % 2}", "--fade-in", "0", "--hold", "0.05", "--fade-out", "0")
-    wait_for(lambda: status(daemon)["finished"] >= 30, timeout=30, what="30 notices to finish")
+    wait_for(lambda: daemon.status()["finished"] >= 30, timeout=30, what="30 notices to finish")
     daemon.notifyctl("center", "open", check=True)
     wait_for(lambda: x_shows_panel(x), what="the center on X11, its monitor's full height")
     assert center_open(daemon)
     x.save(Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir())) / "notifyd-x11-center.png")
     # The wheel (buttons 5, then 4) scrolls the list; the titles' side is compared.
-    region = (SCREEN[0] - WIDTH, 80, SCREEN[0] - WIDTH // 2, SCREEN[1])
+    region = (OUTPUT[0] - WIDTH, 80, OUTPUT[0] - WIDTH // 2, OUTPUT[1])
     top = x.screenshot(region=region)
-    x.run("xdotool", "mousemove", str(SCREEN[0] - 60), str(SCREEN[1] // 2))
+    x.run("xdotool", "mousemove", str(OUTPUT[0] - 60), str(OUTPUT[1] // 2))
     x.run("xdotool", "click", "--repeat", "4", "--delay", "30", "5")
     wait_for(lambda: x.screenshot(region=region).pixels != top.pixels, what="the list to scroll")
     x.run("xdotool", "click", "--repeat", "4", "--delay", "30", "4")
@@ -452,4 +444,4 @@ def test_without_a_display_the_center_fails_with_no_display_and_says_why(make_da
     assert raw.returncode == 1 and "NoDisplay" in raw.stderr, raw
     # Closing is done: nothing is open.
     assert daemon.notifyctl("center", "close").returncode == 0
-    assert "center" not in status(daemon).get("display", {})
+    assert "center" not in daemon.status().get("display", {})

@@ -22,48 +22,31 @@ def configured(make_daemon, runtime_dir, text, env=None):
     return make_daemon("--config", str(path), env=env)
 
 
-def status(daemon):
-    return json.loads(daemon.notifyctl("status", "--json", check=True).stdout)
-
-
-def get(daemon, notice):
-    return json.loads(daemon.notifyctl("get", str(notice), "--json", check=True).stdout)["notice"]
-
-
-def notices(daemon, *args):
-    """What `notifyctl list` or `history` answers, with --json."""
-    return json.loads(daemon.notifyctl(*args, "--json", check=True).stdout)["notices"]
-
-
-def show(daemon, title, *args):
-    return int(daemon.notifyctl("show", title, *args, check=True).stdout)
-
-
 def test_suspend_allow_levels_and_a_rule_that_bypasses(make_daemon, runtime_dir):
     daemon = configured(make_daemon, runtime_dir, "[Rule:backup]\nMatchApp=backup\nBypassDoNotDisturb=yes\n")
     daemon.notifyctl("suspend", check=True)
-    assert status(daemon)["doNotDisturb"] == {"reason": "hand", "allow": "critical"}
-    held = show(daemon, "held back")
-    critical = show(daemon, "battery low", "--urgency", "critical")
-    bypass = show(daemon, "backup done", "--app", "backup")
-    wait_for(lambda: get(daemon, critical)["phase"] != "queued", what="the critical notice shown")
-    wait_for(lambda: get(daemon, bypass)["phase"] != "queued", what="the bypassing notice shown")
-    held_list = notices(daemon, "list", "--held")
+    assert daemon.status()["doNotDisturb"] == {"reason": "hand", "allow": "critical"}
+    held = daemon.show("held back")
+    critical = daemon.show("battery low", "--urgency", "critical")
+    bypass = daemon.show("backup done", "--app", "backup")
+    wait_for(lambda: daemon.get(critical)["phase"] != "queued", what="the critical notice shown")
+    wait_for(lambda: daemon.get(bypass)["phase"] != "queued", what="the bypassing notice shown")
+    held_list = daemon.notices("list", "--held")
     assert [n["id"] for n in held_list] == [held]
-    assert get(daemon, held)["phase"] == "queued"
+    assert daemon.get(held)["phase"] == "queued"
 
     daemon.notifyctl("suspend", "--allow", "none", check=True)
-    assert status(daemon)["doNotDisturb"] == {"reason": "hand", "allow": "none"}
+    assert daemon.status()["doNotDisturb"] == {"reason": "hand", "allow": "none"}
     assert "suspended by hand, until resumed, nothing passes" in daemon.notifyctl("status", check=True).stdout
-    critical_held = show(daemon, "another critical", "--urgency", "critical")
-    held_now = [n["id"] for n in notices(daemon, "list", "--held")]
+    critical_held = daemon.show("another critical", "--urgency", "critical")
+    held_now = [n["id"] for n in daemon.notices("list", "--held")]
     assert held_now == [held, critical_held]
     # The level survives a restart.
     daemon.stop()
     daemon.start()
-    assert status(daemon)["doNotDisturb"] == {"reason": "hand", "allow": "none"}
+    assert daemon.status()["doNotDisturb"] == {"reason": "hand", "allow": "none"}
     daemon.notifyctl("resume", check=True)
-    wait_for(lambda: get(daemon, held)["phase"] != "queued", what="the held notice shown after resume")
+    wait_for(lambda: daemon.get(held)["phase"] != "queued", what="the held notice shown after resume")
 
 
 def test_quiet_hours_hold_notices_and_a_resume_by_hand_lasts_until_they_end(make_daemon, runtime_dir):
@@ -73,36 +56,36 @@ def test_quiet_hours_hold_notices_and_a_resume_by_hand_lasts_until_they_end(make
     end = start + timedelta(minutes=3)
     window = f"{start:%H:%M}-{end:%H:%M}"
     daemon = configured(make_daemon, runtime_dir, f"[DoNotDisturb]\nSchedule={window}\n", env={"TZ": "UTC"})
-    state = status(daemon)
+    state = daemon.status()
     assert state["suspended"] is True
     assert state["doNotDisturb"] == {"reason": "schedule", "allow": "critical", "until": end.timestamp()}
     text = daemon.notifyctl("status", check=True).stdout
     assert f"suspended by quiet hours until {end:%H:%M}, critical notices pass" in text
-    held = show(daemon, "during quiet hours")
-    assert get(daemon, held)["phase"] == "queued"
+    held = daemon.show("during quiet hours")
+    assert daemon.get(held)["phase"] == "queued"
 
     daemon.notifyctl("resume", check=True)
-    state = status(daemon)
+    state = daemon.status()
     assert state["suspended"] is False and state["resumedUntil"] == end.timestamp()
-    wait_for(lambda: get(daemon, held)["phase"] != "queued", what="the held notice shown after resume")
+    wait_for(lambda: daemon.get(held)["phase"] != "queued", what="the held notice shown after resume")
     assert "resumed by hand in quiet hours" in daemon.notifyctl("status", check=True).stdout
 
     # A suspend by hand is its own; a resume outside any window leaves nothing behind.
     daemon.notifyctl("suspend", check=True)
-    assert status(daemon)["doNotDisturb"]["reason"] == "hand"
+    assert daemon.status()["doNotDisturb"]["reason"] == "hand"
 
 
 def test_summary_on_resume_folds_what_was_held(make_daemon, runtime_dir):
     daemon = configured(make_daemon, runtime_dir, "[DoNotDisturb]\nSummary=yes\n")
     daemon.notifyctl("suspend", check=True)
-    held = [show(daemon, f"mail {index}", "--app", "mail") for index in range(12)]
+    held = [daemon.show(f"mail {index}", "--app", "mail") for index in range(12)]
     daemon.notifyctl("resume", check=True)
-    unfinished = notices(daemon, "list")
+    unfinished = daemon.notices("list")
     summaries = [n for n in unfinished if n.get("app") == "notifyd"]
     assert [s["title"] for s in summaries] == ["12 notices while you were away"]
     summary = summaries[0]["id"]
     assert summaries[0]["body"].splitlines()[0] == "mail: mail 0"
-    folded = notices(daemon, "history", "--folded-into", str(summary))
+    folded = daemon.notices("history", "--folded-into", str(summary))
     assert sorted(n["id"] for n in folded) == held
     assert {n["outcome"] for n in folded} == {"folded"}
     assert daemon.notifyctl("wait", str(held[0])).returncode == 7
@@ -199,11 +182,11 @@ def test_fair_slots_another_apps_notice_takes_the_first_slot_that_frees(make_dae
 
 
 def test_duplicates_merge_into_the_visible_notice_with_a_count(daemon):
-    first = show(daemon, "Disk almost full", "/home: 97%", "--app", "df", "--hold", "30s")
-    wait_for(lambda: get(daemon, first)["phase"] != "queued", what="the first shown")
-    assert show(daemon, "Disk almost full", "/home: 97%", "--app", "df") == first
-    assert show(daemon, "Disk almost full", "/home: 97%", "--app", "df") == first
-    assert get(daemon, first)["count"] == 3
+    first = daemon.show("Disk almost full", "/home: 97%", "--app", "df", "--hold", "30s")
+    wait_for(lambda: daemon.get(first)["phase"] != "queued", what="the first shown")
+    assert daemon.show("Disk almost full", "/home: 97%", "--app", "df") == first
+    assert daemon.show("Disk almost full", "/home: 97%", "--app", "df") == first
+    assert daemon.get(first)["count"] == 3
     assert "Disk almost full ×3" in daemon.notifyctl("list", check=True).stdout
     environment = {**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}
     with subprocess.Popen([*daemon.notifyctl_command(), "watch", "--format", "waybar"], env=environment,
@@ -211,4 +194,4 @@ def test_duplicates_merge_into_the_visible_notice_with_a_count(daemon):
         first_status = watch.stdout.readline()
         watch.kill()
     assert json.loads(first_status)["text"] == "Disk almost full ×3"
-    assert show(daemon, "Disk almost full", "/home: 97%", "--app", "other") != first
+    assert daemon.show("Disk almost full", "/home: 97%", "--app", "other") != first

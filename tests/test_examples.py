@@ -58,19 +58,9 @@ def run(args, env, timeout=TIMEOUT, **kwargs):
     return subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
-def notices(daemon, *args):
-    """`notifyctl list --json` (or history) as a list of notices."""
-    result = daemon.notifyctl(*args, "--json", check=True)
-    return json.loads(result.stdout)["notices"]
-
-
-def get(daemon, notice_id):
-    return json.loads(daemon.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
-
-
 def wait_until_listed(daemon, title, phase=None):
     def listed():
-        for notice in notices(daemon, "list"):
+        for notice in daemon.notices("list"):
             if notice["title"] == title and (phase is None or notice["phase"] == phase):
                 return notice
         return None
@@ -132,7 +122,7 @@ def test_socat_script_shows_a_notice_and_reports_its_outcome(fast_daemon):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("id ") and lines[1] == "outcome completed", lines
-    notice = get(fast_daemon, int(lines[0].split()[1]))
+    notice = fast_daemon.get(int(lines[0].split()[1]))
     # Quotes, backslashes and control characters went over the wire as JSON escapes, intact.
     assert notice["title"] == title and notice["body"] == "312 files\nsecond line"
     assert notice["outcome"] == "completed"
@@ -191,7 +181,7 @@ def test_python_script_follows_its_notice_through_every_phase(fast_daemon):
     # Frames while fading in: the opacity only grows.
     fading_in = [float(line.split()[2]) for line in lines if line.split()[1] == "fadingIn"]
     assert len(fading_in) >= 3 and fading_in == sorted(fading_in), lines
-    notice = get(fast_daemon, notice_id)
+    notice = fast_daemon.get(notice_id)
     assert notice["urgency"] == "low" and notice["body"] == "a body"
 
 
@@ -230,12 +220,12 @@ def test_cron_wrapper_runs_a_job_under_an_indicator(fast_daemon):
     assert result.returncode == 0, result.stderr
     assert result.stdout == "working\n"  # the job's output still reaches cron
     indicator = wait_for(
-        lambda: next((n for n in notices(fast_daemon, "history") if n["title"] == "Nightly backup"), None),
+        lambda: next((n for n in fast_daemon.notices("history") if n["title"] == "Nightly backup"), None),
         what="the indicator in history",
     )
     assert indicator["kind"] == "progress" and indicator["outcome"] == "completed"
     assert indicator["message"].startswith("succeeded in")
-    assert notices(fast_daemon, "list") == []  # no failure notice
+    assert fast_daemon.notices("list") == []  # no failure notice
 
 
 def test_cron_wrapper_leaves_a_critical_notice_when_the_job_fails(fast_daemon):
@@ -247,7 +237,7 @@ def test_cron_wrapper_leaves_a_critical_notice_when_the_job_fails(fast_daemon):
     assert failure["urgency"] == "critical" and failure["hold"] == 0  # stays until ended
     assert failure["body"].startswith("exit status 3 at ") and "disk full" in failure["body"]
     indicator = wait_for(
-        lambda: next((n for n in notices(fast_daemon, "history") if n["title"] == "Backup"), None),
+        lambda: next((n for n in fast_daemon.notices("history") if n["title"] == "Backup"), None),
         what="the indicator in history",
     )
     assert indicator["message"].startswith("failed (exit 3)")
@@ -315,7 +305,7 @@ def test_waybar_module_middle_click_toggles_do_not_disturb_and_a_click_asks_for_
     assert opened.returncode == 1 and "NoDisplay" in opened.stderr, opened
     fast_daemon.notifyctl("show", "left over", "--hold", "60", check=True)
     assert run(["/bin/sh", "-c", module["on-click-right"]], env).returncode == 0
-    wait_for(lambda: notices(fast_daemon, "list") == [], what="cancel --all to empty the queue")
+    wait_for(lambda: fast_daemon.notices("list") == [], what="cancel --all to empty the queue")
 
 
 def test_waybar_style_names_only_classes_the_module_sets():
@@ -331,7 +321,7 @@ def test_waybar_style_names_only_classes_the_module_sets():
 
 def notice_titled(daemon, title):
     return wait_for(
-        lambda: next((n for n in notices(daemon, "list") + notices(daemon, "history") if n["title"] == title), None),
+        lambda: next((n for n in daemon.notices("list") + daemon.notices("history") if n["title"] == title), None),
         what=f"'{title}' on the local daemon",
     )
 
@@ -348,7 +338,7 @@ def test_a_forwarded_socket_carries_notices_to_the_daemon(fast_daemon, runtime_d
         env = client_env(fast_daemon, NOTIFYD_SOCKET=str(remote))
         shown = run([BIN / "notifyctl", "show", "through the relay"], env)
         assert shown.returncode == 0, shown.stderr
-        assert get(fast_daemon, int(shown.stdout))["title"] == "through the relay"
+        assert fast_daemon.get(int(shown.stdout))["title"] == "through the relay"
         waited = run(["python3", EXAMPLES / "show-and-watch.py", "python through the relay"], env)
         assert waited.returncode == 0 and waited.stdout.splitlines()[-1].endswith("finished completed")
     finally:
@@ -431,7 +421,7 @@ def test_notifyd_ssh_runs_a_remote_command_whose_notices_show_here(fast_daemon, 
     assert result.returncode == 0, result.stderr
     remote_socket, notice_id = result.stdout.splitlines()
     assert remote_socket.startswith("/tmp/notifyd-forward-") and remote_socket.endswith(".sock")
-    notice = get(fast_daemon, int(notice_id))
+    notice = fast_daemon.get(int(notice_id))
     assert (notice["title"], notice["body"]) == ("built on the remote", "make: done (it's 'quoted')")
     # sshd leaves the socket file behind; notifyd-ssh removed it when the command ended.
     assert not os.path.exists(remote_socket)
@@ -463,7 +453,7 @@ def test_ssh_config_recipe_forwards_to_the_local_daemon(fast_daemon, sshd, tmp_p
     command = f"NOTIFYD_SOCKET={remote} {BIN}/notifyctl show 'via ssh_config'"
     result = run(["ssh", "-F", config, *sshd.ssh_options(), "buildbox", command], client_env(fast_daemon))
     assert result.returncode == 0, result.stderr
-    assert get(fast_daemon, int(result.stdout))["title"] == "via ssh_config"
+    assert fast_daemon.get(int(result.stdout))["title"] == "via ssh_config"
     # sshd leaves the socket file behind: without StreamLocalBindUnlink the next login could not
     # forward to it, as the README warns.
     assert remote.is_socket()

@@ -19,17 +19,13 @@ import time
 import pytest
 
 from conftest import rss_kib, unprivileged_user, wait_for
-from test_popups_wayland import as_user
-from test_dbus import (FAST_TIMING, bus, display, monitor, notice, only_unfinished, scratch,  # noqa: F401 (fixtures)
-                       start_daemon, wait_until_finished, wait_until_visible)
+from display import as_user
+from session_bus import FAST_TIMING, NAME, PATH, bus, monitor, scratch, start_daemon  # noqa: F401 (fixtures)
+from test_dbus import display  # noqa: F401 (a fixture)
 
 NEEDED = ["dbus-daemon", "busctl", "gdbus", "dbus-monitor", "notify-send", "zenity", "Xvfb"]
 missing = [tool for tool in NEEDED if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(missing), reason=f"missing tools: {', '.join(missing)}")
-
-NAME = "org.freedesktop.Notifications"
-PATH = "/org/freedesktop/Notifications"
-
 
 @pytest.fixture
 def serve(start_daemon, bus):
@@ -42,31 +38,6 @@ def serve(start_daemon, bus):
         return instance
 
     return start
-
-
-def run(bus, *command, check=True, env=None, timeout=30):
-    result = subprocess.run(list(command), env={**os.environ, **bus.env(), **(env or {})}, capture_output=True,
-                            text=True, timeout=timeout)
-    if check:
-        assert result.returncode == 0, f"{' '.join(command)} exited {result.returncode}: {result.stderr}"
-    return result
-
-
-def gdbus_notify(bus, summary, body, hints="{}", actions="[]", app="gdbus", expire=-1, check=True):
-    """`Notify` through gdbus, hints written in GVariant text; answers the id (or the result)."""
-    result = run(bus, "gdbus", "call", "--session", "--dest", NAME, "--object-path", PATH, "--method",
-                 f"{NAME}.Notify", "--", app, "0", "", summary, body, actions, hints, str(expire), check=check)
-    if not check:
-        return result
-    match = re.fullmatch(r"\(uint32 (\d+),\)", result.stdout.strip())
-    assert match, result.stdout
-    return int(match.group(1))
-
-
-def busctl_notify(bus, hints, summary="summary", check=False):
-    """`Notify` through busctl with `hints` as busctl arguments (count first)."""
-    return bus.busctl("call", NAME, PATH, NAME, "Notify", "susssasa{sv}i", "busctl", "0", "", summary, "body", "0",
-                      *hints, "5000", check=check)
 
 
 # MARK: - notify-send, every option
@@ -82,9 +53,9 @@ def test_notify_send_with_every_option_reaches_the_notice(serve, bus, tmp_path):
          "-h", "int:x:10", "-h", "int:y:20", "-h", "string:x-notifyd-unknown:ignored", "-e",
          "-A", "open=Open", "-A", "later=Later", "New mail", "From <b>Ada</b> &amp; Bob"],
         env={**os.environ, **bus.env()}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(only_unfinished(daemon)),
+    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(daemon.notices("list")),
                   what="the notice")
-    shown = notice(daemon, id)
+    shown = daemon.get(id)
     assert (shown["title"], shown["app"], shown["urgency"], shown["hold"]) == ("New mail", "mail", "critical", 0)
     assert shown["body"] == "From <b>Ada</b> &amp; Bob"  # kept as sent; views flatten it
     assert shown["icon"] == str(icon)
@@ -95,43 +66,43 @@ def test_notify_send_with_every_option_reaches_the_notice(serve, bus, tmp_path):
     shown_text = daemon.notifyctl("get", str(id), check=True).stdout
     assert "From Ada & Bob" in shown_text, shown_text
     # -A waits (as -w does): choosing an action prints its name.
-    wait_until_visible(daemon, id)
+    daemon.visible(id)
     with daemon.queue() as queue:
         queue.Invoke(id=id, action="later")
     output, errors = sender.communicate(timeout=15)
     assert sender.returncode == 0, errors
     assert output.split() == [str(id), "later"]
     # -r replaces it in place while it is shown.
-    replacing = int(run(bus, "notify-send", "-p", "-t", "0", "First").stdout)
-    wait_until_visible(daemon, replacing)
-    assert int(run(bus, "notify-send", "-p", "-r", str(replacing), "Second").stdout) == replacing
-    assert notice(daemon, replacing)["title"] == "Second"
+    replacing = int(bus.run("notify-send", "-p", "-t", "0", "First").stdout)
+    daemon.visible(replacing)
+    assert int(bus.run("notify-send", "-p", "-r", str(replacing), "Second").stdout) == replacing
+    assert daemon.get(replacing)["title"] == "Second"
 
 
 def test_an_icon_name_the_icon_theme_has_is_kept_as_the_name(serve, bus):
     daemon = serve()
     # Kept as the name: the popups look it up for the size and scale they draw at.
-    named = int(run(bus, "notify-send", "-p", "-i", "dialog-information", "Named icon").stdout)
-    assert notice(daemon, named)["icon"] == "dialog-information"
-    symbolic = int(run(bus, "notify-send", "-p", "-i", "dialog-information-symbolic", "Symbolic").stdout)
-    assert notice(daemon, symbolic)["icon"] == "dialog-information-symbolic"
+    named = int(bus.run("notify-send", "-p", "-i", "dialog-information", "Named icon").stdout)
+    assert daemon.get(named)["icon"] == "dialog-information"
+    symbolic = int(bus.run("notify-send", "-p", "-i", "dialog-information-symbolic", "Symbolic").stdout)
+    assert daemon.get(symbolic)["icon"] == "dialog-information-symbolic"
     # As image-path too, and a name no theme has is no icon; then app_icon is taken, by the
     # specification's order.
-    hinted = int(run(bus, "notify-send", "-p", "-h", "string:image-path:dialog-warning", "Hinted").stdout)
-    assert notice(daemon, hinted)["icon"] == "dialog-warning"
-    unknown = int(run(bus, "notify-send", "-p", "-i", "no-such-icon-anywhere", "Unknown").stdout)
-    assert "icon" not in notice(daemon, unknown)
-    fallback = int(run(bus, "notify-send", "-p", "-i", "dialog-error", "-h", "string:image-path:no-such-icon-anywhere",
+    hinted = int(bus.run("notify-send", "-p", "-h", "string:image-path:dialog-warning", "Hinted").stdout)
+    assert daemon.get(hinted)["icon"] == "dialog-warning"
+    unknown = int(bus.run("notify-send", "-p", "-i", "no-such-icon-anywhere", "Unknown").stdout)
+    assert "icon" not in daemon.get(unknown)
+    fallback = int(bus.run("notify-send", "-p", "-i", "dialog-error", "-h", "string:image-path:no-such-icon-anywhere",
                        "Fallback").stdout)
-    assert notice(daemon, fallback)["icon"] == "dialog-error"
+    assert daemon.get(fallback)["icon"] == "dialog-error"
 
 
 def test_zenity_notification_goes_through_libnotify_to_the_queue(serve, bus, display):
     daemon = serve()
-    result = run(bus, "zenity", "--notification", "--text=Zenity says <b>hi</b> &amp; bye",
-                 env={"DISPLAY": display.name}, timeout=60)
+    result = bus.run("zenity", "--notification", "--text=Zenity says <b>hi</b> &amp; bye",
+                 env={"DISPLAY": display.display}, timeout=60)
     assert result.returncode == 0, result.stderr
-    found = wait_for(lambda: only_unfinished(daemon) or None, what="zenity's notice")
+    found = wait_for(lambda: daemon.notices("list") or None, what="zenity's notice")
     assert len(found) == 1
     shown = found[0]
     # zenity sends its text as the summary or the body, as its version does; either way it arrives.
@@ -144,31 +115,31 @@ def test_notify_send_wait_ends_when_a_person_dismisses_it_with_reason_2(serve, b
     daemon = serve()
     sender = subprocess.Popen(["notify-send", "-p", "-w", "-t", "0", "Waiting"], env={**os.environ, **bus.env()},
                               stdout=subprocess.PIPE, text=True)
-    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(only_unfinished(daemon)),
+    id = wait_for(lambda: (lambda found: found[0]["id"] if found else None)(daemon.notices("list")),
                   what="the notice")
-    wait_until_visible(daemon, id)
+    daemon.visible(id)
     result = daemon.notifyctl("dismiss", str(id))
     assert (result.returncode, result.stdout.split()) == (0, [str(id)]), result.stderr
     sender.communicate(timeout=15)
     assert sender.returncode == 0
-    assert notice(daemon, id)["outcome"] == "dismissed"
+    assert daemon.get(id)["outcome"] == "dismissed"
     wait_for(lambda: ("NotificationClosed", id, 2) in monitor.signals(), what="NotificationClosed(id, 2)")
 
 
 def test_dismiss_all_closes_what_is_visible_and_each_reason_is_reported(serve, bus, monitor):
     # MaxSticky=0: held until closed, the first two keep their slots, so the third waits for one.
     daemon = serve("[Queue]\nMaxVisible=2\nMaxSticky=0\n")
-    first = int(run(bus, "notify-send", "-p", "-t", "0", "One").stdout)
-    second = int(run(bus, "notify-send", "-p", "-t", "0", "Two").stdout)
-    wait_until_visible(daemon, first)
-    wait_until_visible(daemon, second)
-    later = int(run(bus, "notify-send", "-p", "-t", "0", "Three").stdout)  # no slot: not visible yet
+    first = int(bus.run("notify-send", "-p", "-t", "0", "One").stdout)
+    second = int(bus.run("notify-send", "-p", "-t", "0", "Two").stdout)
+    daemon.visible(first)
+    daemon.visible(second)
+    later = int(bus.run("notify-send", "-p", "-t", "0", "Three").stdout)  # no slot: not visible yet
     result = daemon.notifyctl("dismiss", "--all")
     assert sorted(map(int, result.stdout.split())) == [first, second], result.stderr
-    wait_until_visible(daemon, later)
-    run(bus, "busctl", f"--address={bus.address}", "call", NAME, PATH, NAME, "CloseNotification", "u", str(later))
-    expired = int(run(bus, "notify-send", "-p", "-t", "100", "Expires").stdout)
-    wait_until_finished(daemon, expired)
+    daemon.visible(later)
+    bus.run("busctl", f"--address={bus.address}", "call", NAME, PATH, NAME, "CloseNotification", "u", str(later))
+    expired = int(bus.run("notify-send", "-p", "-t", "100", "Expires").stdout)
+    daemon.finished(expired)
     wait_for(lambda: {("NotificationClosed", first, 2), ("NotificationClosed", second, 2),
                       ("NotificationClosed", later, 3), ("NotificationClosed", expired, 1)} <= set(monitor.signals()),
              what="reasons 2, 2, 3 and 1")
@@ -185,9 +156,9 @@ def test_dismiss_all_closes_what_is_visible_and_each_reason_is_reported(serve, b
 
 def test_transient_notices_are_not_kept_in_history(serve, bus):
     daemon = serve()
-    kept = int(run(bus, "notify-send", "-p", "-t", "100", "Kept").stdout)
-    passing = int(run(bus, "notify-send", "-p", "-e", "-t", "100", "Passing").stdout)
-    wait_until_finished(daemon, kept)
+    kept = int(bus.run("notify-send", "-p", "-t", "100", "Kept").stdout)
+    passing = int(bus.run("notify-send", "-p", "-e", "-t", "100", "Passing").stdout)
+    daemon.finished(kept)
     # Waiting on it still answers as it finishes; then it is forgotten.
     waited = daemon.notifyctl("wait", str(passing), timeout=15)
     assert waited.returncode in (0, 1), waited.stderr
@@ -198,20 +169,20 @@ def test_transient_notices_are_not_kept_in_history(serve, bus):
 
 def test_a_resident_notice_stays_when_its_action_is_chosen(serve, bus, monitor):
     daemon = serve()
-    id = gdbus_notify(bus, "Resident", "stays", hints="{'resident': <true>}", actions="['default', 'Open']",
-                      expire=0)
-    wait_until_visible(daemon, id)
+    id = bus.gdbus_notify("Resident", "stays", hints="{'resident': <true>}", actions="['default', 'Open']",
+                      expire=0, app="gdbus")
+    daemon.visible(id)
     with daemon.queue() as queue:
         queue.Invoke(id=id, action="default")
     wait_for(lambda: ("ActionInvoked", id, "default") in monitor.signals(), what="ActionInvoked")
-    assert notice(daemon, id)["phase"] in ("fadingIn", "holding")
+    assert daemon.get(id)["phase"] in ("fadingIn", "holding")
     # A plain one closes on its action.
-    plain = gdbus_notify(bus, "Plain", "goes", actions="['default', 'Open']", expire=0)
-    wait_until_visible(daemon, plain)
+    plain = bus.gdbus_notify("Plain", "goes", actions="['default', 'Open']", expire=0, app="gdbus")
+    daemon.visible(plain)
     with daemon.queue() as queue:
         queue.Invoke(id=plain, action="default")
-    assert wait_until_finished(daemon, plain)["outcome"] == "completed"
-    assert notice(daemon, id)["phase"] in ("fadingIn", "holding")
+    assert daemon.finished(plain)["outcome"] == "completed"
+    assert daemon.get(id)["phase"] in ("fadingIn", "holding")
 
 
 @pytest.mark.parametrize("hints, kept", [
@@ -222,9 +193,9 @@ def test_a_resident_notice_stays_when_its_action_is_chosen(serve, bus, monitor):
 ])
 def test_hints_of_the_wrong_type_or_unknown_are_ignored(serve, bus, hints, kept):
     daemon = serve()
-    result = busctl_notify(bus, hints, check=True)
+    result = bus.busctl_notify(app="busctl", hints=hints, check=True)
     id = int(result.stdout.split()[1])
-    shown = notice(daemon, id)
+    shown = daemon.get(id)
     assert shown.get("hints") == kept
     assert shown["urgency"] == "normal"
 
@@ -237,9 +208,9 @@ def test_hints_of_the_wrong_type_or_unknown_are_ignored(serve, bus, hints, kept)
 ])
 def test_image_data_that_does_not_describe_an_image_is_refused_by_name(serve, bus, image, reason):
     daemon = serve()
-    result = busctl_notify(bus, ["1", "image-data", "(iiibiiay)", *image])
+    result = bus.busctl_notify(app="busctl", hints=["1", "image-data", "(iiibiiay)", *image])
     assert result.returncode != 0 and reason in result.stderr, result.stderr
-    assert only_unfinished(daemon) == []
+    assert daemon.notices("list") == []
 
 
 def test_huge_image_data_is_refused_without_holding_it(serve, bus):
@@ -247,9 +218,9 @@ def test_huge_image_data_is_refused_without_holding_it(serve, bus):
     # 4096×4096 RGBA (64 MiB) claimed, with a byte array to match: past the icon limit.
     width = height = 4096
     hints = f"{{'image-data': <({width}, {height}, {width * 4}, true, 8, 4, @ay [])>}}"
-    result = gdbus_notify(bus, "Huge", "image", hints=hints, check=False)
+    result = bus.gdbus_notify("Huge", "image", hints=hints, check=False, app="gdbus")
     assert result.returncode != 0 and "image-data" in result.stderr, result.stderr
-    assert only_unfinished(daemon) == []
+    assert daemon.notices("list") == []
     if not os.environ.get("NOTIFYD_SANITIZER"):  # a sanitizer keeps or shadows what is freed
         assert rss_kib(daemon.process.pid) < 64 * 1024
 
@@ -282,15 +253,15 @@ def test_big_images_are_kept_small_and_memory_stays_flat(serve, bus, tmp_path):
     script.write_text(BIG_IMAGES)
 
     def send(count):
-        result = run(bus, sys.executable, str(script), str(count), "1024", timeout=120)
+        result = bus.run(sys.executable, str(script), str(count), "1024", timeout=120)
         return [int(line) for line in result.stdout.split()]
 
     first = send(3)
-    icon = notice(daemon, first[0])["icon"]
+    icon = daemon.get(first[0])["icon"]
     assert os.path.getsize(icon) < 64 * 1024, icon
     before = rss_kib(daemon.process.pid)
     ids = send(20)
-    assert len(set(notice(daemon, id)["icon"] for id in ids)) == 20
+    assert len(set(daemon.get(id)["icon"] for id in ids)) == 20
     grown = rss_kib(daemon.process.pid) - before
     # Twenty images of 4 MiB came; far less than one of them stays.
     if not os.environ.get("NOTIFYD_SANITIZER"):  # a sanitizer keeps or shadows what is freed
@@ -313,12 +284,12 @@ def test_big_images_are_kept_small_and_memory_stays_flat(serve, bus, tmp_path):
 ])
 def test_body_markup_is_read_tolerantly_and_shown_as_text_by_the_cli(serve, bus, body, text):
     daemon = serve()
-    id = gdbus_notify(bus, "<b>Summary</b> &amp; plain", body)
+    id = bus.gdbus_notify("<b>Summary</b> &amp; plain", body, app="gdbus")
     got = daemon.notifyctl("get", str(id), check=True).stdout
     assert re.search(r"^body:\s+" + re.escape(text) + r"\s*$", got, re.M), got
     # The summary is plain text, always: its tags stay as written.
     assert "<b>Summary</b> &amp; plain" in got, got
-    assert notice(daemon, id)["body"] == body
+    assert daemon.get(id)["body"] == body
 
 
 # MARK: - Capabilities, IgnoreClose, sound
@@ -342,20 +313,20 @@ def test_ignore_close_keeps_notices_their_app_closes_at_once(serve, bus, monitor
         bus.busctl("call", NAME, PATH, NAME, "CloseNotification", "u", str(id))
 
     sent = time.monotonic()
-    hasty = gdbus_notify(bus, "Hasty", "closes itself", expire=0)
+    hasty = bus.gdbus_notify("Hasty", "closes itself", expire=0, app="gdbus")
     close(hasty)
     # CloseNotification is answered after it is carried out: a close that was not ignored has
     # started the fade-out already.
-    assert notice(daemon, hasty)["phase"] in ("queued", "fadingIn", "holding")
+    assert daemon.get(hasty)["phase"] in ("queued", "fadingIn", "holding")
     # The rule says 0 for this app: its close is honoured.
-    patient = gdbus_notify(bus, "Patient", "closes itself", app="patient", expire=0)
+    patient = bus.gdbus_notify("Patient", "closes itself", app="patient", expire=0)
     close(patient)
-    assert wait_until_finished(daemon, patient)["outcome"] == "cancelled"
+    assert daemon.finished(patient)["outcome"] == "cancelled"
     wait_for(lambda: ("NotificationClosed", patient, 3) in monitor.signals(), what="NotificationClosed(patient, 3)")
     # Past the window (1 s after its Notify), a close is honoured too.
     wait_for(lambda: time.monotonic() - sent > 1.2, what="the window to pass")
     close(hasty)
-    assert wait_until_finished(daemon, hasty)["outcome"] == "cancelled"
+    assert daemon.finished(hasty)["outcome"] == "cancelled"
     wait_for(lambda: ("NotificationClosed", hasty, 3) in monitor.signals(), what="NotificationClosed(hasty, 3)")
 
 
@@ -377,17 +348,17 @@ def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(ser
     # canberra-gtk-play is used only with a display (it is a GTK program): the stand-in needs none.
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": no_x_display}
     daemon = serve("[Sound]\nEnabled=yes\nDefault=message-new-instant\n", env=env)
-    silent = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:silenced",
+    silent = int(bus.run("notify-send", "-p", "-t", "100", "-h", "string:sound-name:silenced",
                      "-h", "boolean:suppress-sound:true", "Silent").stdout)
-    wait_until_finished(daemon, silent)
-    named = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
+    daemon.finished(silent)
+    named = int(bus.run("notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
     wait_for(lambda: log.exists() and "--id=bell" in log.read_text(), what="the named sound")
-    filed = int(run(bus, "notify-send", "-p", "-t", "100", "-h", f"string:sound-file:file://{sound}", "Filed").stdout)
+    filed = int(bus.run("notify-send", "-p", "-t", "100", "-h", f"string:sound-file:file://{sound}", "Filed").stdout)
     wait_for(lambda: f"--file={sound}" in log.read_text(), what="the sound file")
-    plain = int(run(bus, "notify-send", "-p", "-t", "100", "Plain").stdout)
+    plain = int(bus.run("notify-send", "-p", "-t", "100", "Plain").stdout)
     wait_for(lambda: "--id=message-new-instant" in log.read_text(), what="the default sound")
     for id in (named, filed, plain):
-        wait_until_finished(daemon, id)
+        daemon.finished(id)
     assert "silenced" not in log.read_text(), log.read_text()
     assert len(log.read_text().splitlines()) == 3, log.read_text()
     daemon.stop()
@@ -395,9 +366,9 @@ def test_sounds_play_through_canberra_when_enabled_and_reach_hooks_otherwise(ser
     log.unlink()
     hooked = tmp_path / "hook.log"
     daemon = serve(f"[Hooks]\nOnShow=echo \"$NOTIFYD_SOUND_NAME|$NOTIFYD_SOUND_FILE\" >> {hooked}\n", env=env)
-    id = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Hooked").stdout)
+    id = int(bus.run("notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Hooked").stdout)
     wait_for(lambda: hooked.exists() and "bell|" in hooked.read_text(), what="the hook")
-    wait_until_finished(daemon, id)
+    daemon.finished(id)
     assert not log.exists()
 
 
@@ -457,15 +428,15 @@ def test_sounds_really_play_on_a_sound_server(serve, bus, display, pulseaudio, p
     # canberra-gtk-play, a GTK program, when it has one.
     env = dict(pulseaudio.env)
     if player == "canberra-gtk-play":
-        env["DISPLAY"] = display.name
+        env["DISPLAY"] = display.display
     daemon = serve("[Sound]\nEnabled=yes\n", env=env)
-    named = int(run(bus, "notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
+    named = int(bus.run("notify-send", "-p", "-t", "100", "-h", "string:sound-name:bell", "Named").stdout)
     wait_for(lambda: pulseaudio.streams() >= 1, timeout=15, what="the named sound to play")
     bell = "/usr/share/sounds/freedesktop/stereo/complete.oga"
-    filed = int(run(bus, "notify-send", "-p", "-t", "100", "-h", f"string:sound-file:{bell}", "Filed").stdout)
+    filed = int(bus.run("notify-send", "-p", "-t", "100", "-h", f"string:sound-file:{bell}", "Filed").stdout)
     wait_for(lambda: pulseaudio.streams() >= 2, timeout=15, what="the sound file to play")
     for id in (named, filed):
-        wait_until_finished(daemon, id)
+        daemon.finished(id)
     assert f"Sound hook for notice" not in daemon.stderr(), daemon.stderr()
 
 
@@ -499,13 +470,13 @@ def test_desktop_notifier_from_pypi_hears_a_dismissal_and_a_click(serve, bus, tm
     client = subprocess.Popen([sys.executable, str(script)], env={**os.environ, **bus.env()}, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     assert client.stdout.readline().strip() == "sent", client.stderr.read()
-    found = only_unfinished(daemon)
+    found = daemon.notices("list")
     assert len(found) == 1
     shown = found[0]
     assert (shown["title"], shown["app"], shown["urgency"]) == ("From Python", "pyclient", "critical")
     # With [Sound] Enabled, the client sends its sound by name.
     assert shown["hints"]["soundName"] == "bell"
-    wait_until_visible(daemon, shown["id"])
+    daemon.visible(shown["id"])
     if person == "dismiss":
         assert daemon.notifyctl("dismiss", str(shown["id"])).returncode == 0
     else:
@@ -544,12 +515,12 @@ def test_desktop_notifier_from_pypi_hears_a_reply_and_a_button(serve, bus, tmp_p
     client = subprocess.Popen([sys.executable, str(script)], env={**os.environ, **bus.env()}, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     assert client.stdout.readline().strip() == "sent", client.stderr.read()
-    shown = only_unfinished(daemon)[0]
+    shown = daemon.notices("list")[0]
     # The inline-reply action is a field, not a button: its label is the placeholder.
     assert shown["reply"] == "Answer Ada"
     buttons = [action for action in shown["actions"] if action["key"] != "default"]
     assert [action["label"] for action in buttons] == ["Later"]
-    wait_until_visible(daemon, shown["id"])
+    daemon.visible(shown["id"])
     if person == "reply":
         assert daemon.notifyctl("reply", str(shown["id"]), "on my way").returncode == 0
         expected = "replied on my way"
@@ -559,6 +530,6 @@ def test_desktop_notifier_from_pypi_hears_a_reply_and_a_button(serve, bus, tmp_p
     output, errors = client.communicate(timeout=30)
     assert client.returncode == 0, errors
     assert output.strip() == expected, (output, errors)
-    finished = wait_until_finished(daemon, shown["id"])
+    finished = daemon.finished(shown["id"])
     assert finished["outcome"] == "completed"
     assert finished.get("replied") == ("on my way" if person == "reply" else None)

@@ -7,16 +7,14 @@ What waits is proved to wait by something that does not: a notice that shows ove
 the same timing, is drawn (or finishes) first, so a screenshot or a status read after it would have
 seen the waiting one had it shown."""
 
-import subprocess
 import time
 
 from conftest import wait_for
-from popup_helpers import daemon_status
-from test_popups_wayland import CARD, session, swaymsg, user
-from test_popups_x11 import CARD as X11_CARD, session as x11_session, x11_config
-from test_screens import PAGER_CARD, gtk_window, hex_colour, rule_config, save_output, sway_tree
+from display import CARD, needs_wayland, needs_x11, session, user, x11_config, x11_session  # noqa: F401 (fixtures)
+from pixels import hex_colour
+from test_screens import PAGER_CARD, rule_config
 
-__all__ = ["session", "user", "x11_session"]
+pytestmark = [needs_wayland, needs_x11]
 
 CALL_CARD = PAGER_CARD
 
@@ -27,7 +25,7 @@ def shown(sway, colour):
 
 
 def fullscreen_state(daemon):
-    return daemon_status(daemon).get("fullscreen")
+    return daemon.status().get("fullscreen")
 
 
 def test_a_normal_notice_waits_under_a_fullscreen_window_while_a_call_shows_over_it_and_it_shows_after(session):
@@ -36,31 +34,31 @@ def test_a_normal_notice_waits_under_a_fullscreen_window_while_a_call_shows_over
     # behalf (a card that shows there is raised to the overlay layer).
     daemon = make_daemon(rule_config(("call", {"MatchApp": "phone", "Fullscreen": "show",
                                                "Background": hex_colour(CALL_CARD)})))
-    window = gtk_window(sway)
+    window = sway.gtk_window()
     try:
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
-        assert '"fullscreen_mode": 1' in sway_tree(sway)
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "enable")
+        assert '"fullscreen_mode": 1' in sway.tree()
         wait_for(lambda: fullscreen_state(daemon) == {"delayed": 0, "pushedBack": 0}, timeout=10,
                  what="Status to say a fullscreen window has the keyboard")
         mail = daemon.show("Lunch?", "--app", "mail", "--fade-in", "0", "--hold", "60s")
         call = daemon.show("Incoming call", "--app", "phone", "--fade-in", "0", "--hold", "60s")
         wait_for(lambda: shown(sway, CALL_CARD), timeout=10, what="the call's card over the fullscreen window")
-        save_output(sway, "fullscreen-delay.png")
+        sway.save_output("fullscreen-delay.png")
         # Drawn after the mail was accepted: had the mail shown, it would be on the screen too.
         assert shown(sway, CARD) is None
         assert daemon.get(mail)["phase"] == "queued"
         assert daemon.get(call)["phase"] == "holding"
-        status = daemon_status(daemon)
+        status = daemon.status()
         assert status["fullscreen"] == {"delayed": 1, "pushedBack": 0}, status
         assert "fullscreen window has the keyboard: 1 waiting" in daemon.notifyctl("status", check=True).stdout
 
         left = time.time()
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "disable")
         wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card once the window left fullscreen")
         notice = daemon.get(mail)
         # Its timeline started only then: it holds its whole minute from there.
         assert notice["phase"] == "holding" and notice["shown"] >= left - 0.5, (notice, left)
-        assert "fullscreen" not in daemon_status(daemon)
+        assert "fullscreen" not in daemon.status()
     finally:
         window.kill()
         window.wait()
@@ -74,14 +72,14 @@ def test_pushback_takes_a_shown_card_off_the_screen_its_hold_standing_still_and_
         ("mail", {"MatchApp": "mail", "Fullscreen": "pushback", "Layer": "overlay"}),
         ("call", {"MatchApp": "phone", "Fullscreen": "show", "Layer": "overlay",
                   "Background": hex_colour(CALL_CARD)})))
-    window = gtk_window(sway)
+    window = sway.gtk_window()
     # The mail must still be holding when the window goes fullscreen: a hold of HOLD outlasts the
     # seconds that takes on a machine busy with other tests (a hold of 3 s did not, once).
     hold = 8
     try:
         mail = daemon.show("Lunch?", "--app", "mail", "--fade-in", "0", "--hold", f"{hold}s", "--fade-out", "0")
         wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card")
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "enable")
         wait_for(lambda: shown(sway, CARD) is None, timeout=10, what="the mail's card pushed off the screen")
         assert fullscreen_state(daemon) == {"delayed": 0, "pushedBack": 1}
         # A call with the same hold, shown now, finishes; the mail, shown before it, does not.
@@ -92,7 +90,7 @@ def test_pushback_takes_a_shown_card_off_the_screen_its_hold_standing_still_and_
         assert daemon.get(mail)["phase"] == "holding"
 
         back = time.time()
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "disable")
         wait_for(lambda: shown(sway, CARD), timeout=10, what="the mail's card back")
         # It holds its whole hold again from there, not what was left.
         finished = wait_for(lambda: daemon.get(mail).get("finished"), timeout=hold + 12, what="the mail to finish")
@@ -105,15 +103,10 @@ def test_pushback_takes_a_shown_card_off_the_screen_its_hold_standing_still_and_
 
 def test_on_x11_a_fullscreen_window_delays_a_normal_notice_a_critical_one_shows_over_it_and_the_rest_follow(x11_session):
     x, make_daemon = x11_session
-    log = open(x.directory / "openbox.log", "ab")
-    processes = [subprocess.Popen(["openbox", "--sm-disable"], env=x.env(), stdout=log, stderr=log)]
+    processes = [x.window_manager()]
     try:
-        wait_for(lambda: x.run("wmctrl", "-m", check=False).returncode == 0, what="openbox to manage the screen")
-        processes.append(subprocess.Popen(
-            ["xmessage", "-title", "notifyd-game", "-geometry", "300x100+100+500", "a game"],
-            env=x.env(), stdout=log, stderr=log))
-        window = wait_for(lambda: x.run("xdotool", "search", "--name", "^notifyd-game$", check=False).stdout.split(),
-                          what="the game's window")[0]
+        game, window = x.xmessage("notifyd-game", "300x100+100+500", "a game")
+        processes.append(game)
         x.run("xdotool", "windowactivate", "--sync", window)
         daemon = make_daemon(x11_config() + f"[Display:critical]\nBackground={hex_colour(CALL_CARD)}\n")
 
@@ -137,15 +130,14 @@ def test_on_x11_a_fullscreen_window_delays_a_normal_notice_a_critical_one_shows_
         x.save(x.directory / "x11-fullscreen.png")
         assert daemon.get(critical)["phase"] == "holding"
         assert daemon.get(normal)["phase"] == "queued"
-        assert boxes(X11_CARD) is None
+        assert boxes(CARD) is None
         assert fullscreen_state(daemon) == {"delayed": 1, "pushedBack": 0}
 
         x.run("wmctrl", "-i", "-r", window, "-b", "remove,fullscreen")
-        wait_for(lambda: boxes(X11_CARD), what="the normal card once the window left fullscreen")
+        wait_for(lambda: boxes(CARD), what="the normal card once the window left fullscreen")
         assert daemon.get(normal)["phase"] == "holding"
         assert fullscreen_state(daemon) is None
     finally:
         for process in reversed(processes):
             process.terminate()
             process.wait(timeout=10)
-        log.close()

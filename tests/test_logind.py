@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Cgroup, Daemon, unprivileged_user, wait_for
-from popup_helpers import daemon_status, held_while_away_then_goes_once_back
-from test_popups_wayland import as_user, user_binaries
+from display import as_user, held_while_away_then_goes_once_back, user_binaries
 
 pytestmark = [pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None,
@@ -240,12 +239,6 @@ class ContainerDaemon(Daemon):
     def notifyctl_command(self):
         return as_user(self.user) + [str(self.bin / "notifyctl")]
 
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options, check=True).stdout)
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
-
 
 @pytest.fixture(scope="module")
 def container():
@@ -297,14 +290,14 @@ def logind(container):
 
 def idle_of(daemon):
     """Status's idle (absent until the first source, or the display's first try, says)."""
-    return daemon_status(daemon).get("idle", {})
+    return daemon.status().get("idle", {})
 
 
 def test_with_no_display_a_popup_less_daemon_holds_still_while_logind_says_the_session_is_idle(logind):
     box, open_session, make_daemon = logind
     session = open_session()
     daemon = make_daemon()  # no WAYLAND_DISPLAY, no DISPLAY: no popups, [Idle] After= the default
-    assert daemon_status(daemon)["display"]["drawing"] is False
+    assert daemon.status()["display"]["drawing"] is False
     wait_for(lambda: idle_of(daemon) == {"idle": False, "source": SOURCE}, what="logind to be the idle source")
     assert "Idle:     present (logind IdleHint)" in daemon.notifyctl("status", check=True).stdout
     session.set_idle_hint(True)
@@ -363,6 +356,6 @@ def test_logind_tells_while_the_display_is_not_connected(logind):
     daemon = make_daemon("[DBus]\nMode=off\n[Display]\nMode=wayland\n",
                          env={"WAYLAND_DISPLAY": str(Path(tempfile.gettempdir()) / "no-such-wayland-socket")})
     wait_for(lambda: idle_of(daemon) == {"idle": True, "source": SOURCE}, what="logind to tell for the display")
-    assert daemon_status(daemon)["display"]["drawing"] is False
+    assert daemon.status()["display"]["drawing"] is False
     session.set_idle_hint(False)
     wait_for(lambda: idle_of(daemon) == {"idle": False, "source": SOURCE}, what="the hint to be followed")

@@ -261,13 +261,8 @@ def test_a_critical_notice_held_until_ended_keeps_nobody_waiting(make_daemon, ru
 
 def shown(daemon, title, *options):
     notice_id = int(daemon.notifyctl("show", title, "--fade-in", "0", "--hold", "60s", *options, check=True).stdout)
-    wait_for(lambda: get(daemon, notice_id)["phase"] == "holding", what=f"notice {notice_id} to show")
+    wait_for(lambda: daemon.get(notice_id)["phase"] == "holding", what=f"notice {notice_id} to show")
     return notice_id
-
-
-def get(daemon, notice_id):
-    reply = json.loads(daemon.notifyctl("get", str(notice_id), "--json", check=True).stdout)
-    return reply.get("notice", reply)
 
 
 def test_invoke_and_dismiss_without_an_id_act_on_the_newest_visible_notice(daemon):
@@ -280,14 +275,14 @@ def test_invoke_and_dismiss_without_an_id_act_on_the_newest_visible_notice(daemo
     daemon.notifyctl("suspend", check=True)
     queued = daemon.notifyctl("show", "Queued, not visible", check=True)  # held back: not the newest visible
     assert daemon.notifyctl("invoke", "later", check=True).returncode == 0
-    assert get(daemon, newer)["invoked"] == "later"
+    assert daemon.get(newer)["invoked"] == "later"
     assert daemon.notifyctl("dismiss", check=True).stdout.strip() == str(older)
-    assert get(daemon, older)["outcome"] == "dismissed"
+    assert daemon.get(older)["outcome"] == "dismissed"
     daemon.notifyctl("resume", check=True)
     # With an id and no action: the default one.
     third = shown(daemon, "Third", "--action", "default=Open")
     daemon.notifyctl("invoke", str(third), check=True)
-    assert get(daemon, third)["invoked"] == "default"
+    assert daemon.get(third)["invoked"] == "default"
     assert queued.returncode == 0
 
 
@@ -298,8 +293,8 @@ def test_dismiss_app_closes_every_unfinished_notice_of_the_apps_a_glob_matches(d
     waiting = int(daemon.notifyctl("show", "Queued", "--app", "slack", check=True).stdout)
     dismissed = daemon.notifyctl("dismiss", "--app", "slack*", check=True).stdout.split()
     assert sorted(map(int, dismissed)) == sorted(slack + [waiting])
-    assert all(get(daemon, n)["outcome"] == "dismissed" for n in slack + [waiting])
-    assert get(daemon, mail)["phase"] == "holding"
+    assert all(daemon.get(n)["outcome"] == "dismissed" for n in slack + [waiting])
+    assert daemon.get(mail)["phase"] == "holding"
     assert daemon.notifyctl("dismiss", "--app", "nothing-like-it", check=True).stdout == ""
 
 
@@ -312,12 +307,12 @@ def test_menu_hands_the_labels_to_the_picker_and_invokes_the_one_chosen_with_its
     chosen = daemon.notifyctl("menu", "--picker", picker)
     assert (chosen.returncode, chosen.stdout.strip()) == (0, "archive"), chosen.stderr
     assert given.read_text() == "Open\nArchive\nMark as spam\n"
-    assert get(daemon, notice)["invoked"] == "archive"
+    assert daemon.get(notice)["invoked"] == "archive"
     # The picker closed, or what was typed names nothing: 9, nothing invoked.
     other = shown(daemon, "Other", "--action", "open=Open")
     assert daemon.notifyctl("menu", str(other), "--picker", "exit 1").returncode == 9
     assert daemon.notifyctl("menu", str(other), "--picker", "echo Nothing like it").returncode == 9
-    assert get(daemon, other).get("invoked") is None
+    assert daemon.get(other).get("invoked") is None
     # No actions, or no picker to be found: 1, said.
     plain = shown(daemon, "Plain")
     no_actions = daemon.notifyctl("menu", str(plain), "--picker", "cat")

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import NotifyctlQueries, wait_for
 from test_logind import Container
-from test_session import CARD_CONFIG, OTHER_SERVERS, ContainerSway, Login, NotifyctlQueries, card_drawn, \
+from test_session import CARD_CONFIG, OTHER_SERVERS, ContainerSway, Login, card_drawn, \
     hide_activation_files, mako_leaves_and_notifyd_serves, name_owner_command
 
 pytestmark = [pytest.mark.skipif(

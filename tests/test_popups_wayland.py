@@ -8,9 +8,6 @@ virtual pointer are root's, which any compositor client may be.
 import json
 import os
 import re
-import shutil
-import signal
-import socket
 import struct
 import subprocess
 import tempfile
@@ -20,214 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, Daemon, cpu_used_over, unprivileged_user, wait_for
-from popup_helpers import (Image as Screenshot, blend, button_centres, button_fill_at, close_to, daemon_status,
-                           fully_drawn, held_while_away_then_goes_once_back, notification_signals, private_bus,
-                           send_shows, settled_rss_kib)
-from wayland_pointer import VirtualKeyboard, VirtualPointer
+from conftest import cpu_used_over, wait_for
+from display import (BACKGROUND, BORDER, CARD, GAP, MARGIN, OUTPUT, PARKED, WIDTH, as_user, as_user_with_bus, bus,
+                     bus_config, display_config, held_while_away_then_goes_once_back, needs_wayland, send_many,
+                     serving_with_pointer, session, settled_rss_kib, user)  # noqa: F401 (fixtures)
+from pixels import Image, close_to, fully_drawn
+from session_bus import notification_signals
+from wayland_pointer import VirtualPointer
 
-OUTPUT = (1280, 720)
-BACKGROUND = (0x20, 0x40, 0x60)
-CARD = (0xF0, 0xE0, 0x30)  # [Display:normal] Background: far from the background in every channel
-BORDER = (0xE0, 0x20, 0x20)
-WIDTH, MARGIN, GAP = 300, 20, 10
-POPUP_AREA = (OUTPUT[0] // 2, 0, OUTPUT[0], OUTPUT[1])
-PARKED = (5, OUTPUT[1] - 5)  # where the virtual pointer waits between clicks
-
-pytestmark = pytest.mark.skipif(shutil.which("sway") is None or shutil.which("grim") is None,
-                                reason="sway and grim are not installed (scripts/deps.sh installs them)")
-
-
-def as_user(user):
-    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
-
-
-class Sway:
-    """Headless sway as `user`, with a solid background and one 1280×720 output."""
-
-    def __init__(self, directory, user):
-        self.directory = directory
-        self.user = user
-        self.process = None
-        self.display = None
-        self.kills = 0
-        self.config = directory / "sway.conf"
-        colour = "#%02x%02x%02x" % BACKGROUND
-        self.config.write_text(
-            f"output HEADLESS-1 mode {OUTPUT[0]}x{OUTPUT[1]} position 0 0 bg {colour} solid_color\n"
-            "default_border none\nfocus_follows_mouse no\n")
-        os.chown(self.config, user.pw_uid, user.pw_gid)
-        self.log_path = directory / "sway.log"
-
-    def start(self):
-        environment = {
-            "PATH": os.environ["PATH"], "HOME": str(self.directory), "XDG_RUNTIME_DIR": str(self.directory),
-            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
-        }
-        self.log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
-            [*as_user(self.user), "sway", "-c", str(self.config)], env=environment, stdout=self.log, stderr=self.log)
-
-        def socket_made():
-            if self.process.poll() is not None:
-                raise AssertionError(f"sway exited {self.process.returncode}: {self.log_path.read_text()[-2000:]}")
-            # A killed compositor leaves its socket behind: wait for one that answers.
-            for path in sorted(self.directory.glob("wayland-*")):
-                if path.name.endswith(".lock") or not path.is_socket():
-                    continue
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                    try:
-                        probe.connect(str(path))
-                        return path.name
-                    except OSError:
-                        continue
-            return None
-
-        self.display = wait_for(socket_made, timeout=20, what="sway's Wayland socket")
-        # swaybg draws the background a moment after sway starts.
-        wait_for(lambda: self.screenshot(region=(0, 0, 8, 8)).pixel(4, 4) == BACKGROUND, timeout=20,
-                 what="sway's background")
-        return self
-
-    def screenshot(self, region=POPUP_AREA):
-        """The pixels of `region` (x0, y0, x1, y1), by default the right half of the output, where
-        the popups are: the virtual pointer's cursor, which the tests park on the left, is not in it."""
-        x0, y0, x1, y1 = region
-        command = ["grim", "-t", "ppm", "-g", f"{x0},{y0} {x1 - x0}x{y1 - y0}"]
-        result = subprocess.run(command + ["-"], capture_output=True, timeout=20,
-                                env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
-        assert result.returncode == 0, result.stderr.decode(errors="replace")
-        return Screenshot(result.stdout, origin=(x0, y0), background=BACKGROUND)
-
-    def save(self, path):
-        subprocess.run(["grim", str(path)], check=True,
-                       env={"XDG_RUNTIME_DIR": str(self.directory), "WAYLAND_DISPLAY": self.display})
-
-    def kill(self):
-        self.kills += 1
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        if self.process:
-            self.log.close()
-        # swaybg outlives a killed sway for a moment: this sway's, not another test's.
-        kill_processes_of(self.user, self.directory, "swaybg")
-
-
-def kill_processes_of(user, runtime_dir, name):
-    """SIGKILL to the processes called `name` of `user` started with XDG_RUNTIME_DIR=`runtime_dir`:
-    what one compositor left, while other tests' compositors of the same user run on."""
-    wanted = f"XDG_RUNTIME_DIR={runtime_dir}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if (entry.stat().st_uid != user.pw_uid or (entry / "comm").read_text().strip() != name
-                    or wanted not in (entry / "environ").read_bytes().split(b"\0")):
-                continue
-            os.kill(int(entry.name), signal.SIGKILL)
-        except OSError:
-            continue  # gone meanwhile (ProcessLookupError is one)
-
-
-def user_binaries(directory):
-    """notifyd and notifyctl copied where the test user may run them: the build may be in a folder
-    only root can enter (CI clones under /root)."""
-    target = directory / "bin"
-    target.mkdir(mode=0o755)
-    for name in ("notifyd", "notifyctl"):
-        shutil.copy2(BIN / name, target / name)
-    return target
-
-
-class UserDaemon(Daemon):
-    """notifyd as the test user, drawing on `sway`; clients are notifyctl as that user."""
-
-    bin = BIN
-
-    def __init__(self, runtime_dir, user, display, config, env=None):
-        config_dir = runtime_dir / "config" / "notifyd"
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / "notifyd.conf").write_text(config)
-        # WAYLAND_DISPLAY as an absolute path: the daemon's runtime directory is not sway's.
-        super().__init__(runtime_dir, env={"WAYLAND_DISPLAY": display, "HOME": str(runtime_dir), **(env or {})})
-        self.user = user
-        self.start_command = as_user(user)
-        self.program = self.bin / "notifyd"
-        for path in [runtime_dir, *runtime_dir.rglob("*")]:
-            os.chown(path, user.pw_uid, user.pw_gid)
-
-    def answers(self):
-        if self.process and self.process.poll() is not None:
-            raise AssertionError(f"notifyd exited with {self.process.returncode}: {self.stderr()}")
-        return self.notifyctl("status", timeout=5).returncode == 0
-
-    def notifyctl_command(self):
-        return as_user(self.user) + [str(self.bin / "notifyctl")]
-
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options, check=True).stdout)
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
-
-    def stop(self, sig=signal.SIGTERM, timeout=10):
-        return super().stop(sig, timeout)
-
-
-def display_config(**keys):
-    lines = ["[DBus]", "Mode=off", "[Queue]", "MaxVisible=5", "[Display]", "Mode=wayland", "Anchor=top-right", f"Margin={MARGIN}",
-             f"Width={WIDTH}", f"Gap={GAP}", "Font=DejaVu Sans 11"]
-    lines += [f"{key}={value}" for key, value in keys.items()]
-    lines += ["[Display:normal]", "Background=#%02x%02x%02x" % CARD, "Border=#%02x%02x%02x" % BORDER]
-    # Nobody gives input to the test display: idleness would stop the holds of a long test.
-    lines += ["[Idle]", "After=off"]
-    return "\n".join(lines) + "\n"
-
-
-@pytest.fixture(scope="module")
-def user():
-    user = unprivileged_user()
-    # The binaries, in a folder the user can reach.
-    directory = Path(tempfile.mkdtemp(prefix="notifyd-popups-bin-"))
-    directory.chmod(0o755)
-    UserDaemon.bin = user_binaries(directory)
-    yield user
-    UserDaemon.bin = BIN
-    shutil.rmtree(directory, ignore_errors=True)
-
-
-@pytest.fixture
-def session(user):
-    """A fresh headless sway and a notifyd drawing on it, both as the test user."""
-    directory = Path(tempfile.mkdtemp(prefix="notifyd-sway-"))
-    os.chown(directory, user.pw_uid, user.pw_gid)
-    directory.chmod(0o700)
-    sway = Sway(directory, user).start()
-    started = []
-
-    def make_daemon(config=None, env=None):
-        runtime = directory / f"daemon{len(started)}"
-        runtime.mkdir()
-        daemon = UserDaemon(runtime, user, str(directory / sway.display), config or display_config(), env)
-        started.append(daemon)
-        return daemon.start()
-
-    yield sway, make_daemon
-    try:
-        for daemon in started:
-            status = daemon.stop()
-            assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
-            # A compositor that did not go away never drops us: a protocol error would look like this.
-            if sway.kills == 0:
-                assert "connection to the compositor was lost" not in daemon.stderr(), daemon.stderr()
-    finally:
-        for daemon in started:
-            if daemon.process and daemon.process.poll() is None:
-                daemon.process.kill()
-                daemon.process.wait()
-        sway.kill()
-        shutil.rmtree(directory, ignore_errors=True)
+pytestmark = needs_wayland
 
 
 def card_region(top=MARGIN, height=200):
@@ -294,7 +92,7 @@ def test_a_popup_is_gone_after_its_fade_out(session):
     assert result.returncode == 0, result.stderr
     wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
     # Drawn while nobody was away: seen, so not unread.
-    assert "unread" not in daemon.get(notice) and daemon_status(daemon)["unread"] == 0
+    assert "unread" not in daemon.get(notice) and daemon.status()["unread"] == 0
 
 
 def test_two_notices_stack_newest_at_the_anchor_with_the_configured_gap(session):
@@ -323,7 +121,7 @@ def test_a_cjk_title_is_drawn_with_a_cjk_font_not_as_boxes(session):
     near_white = lambda value: value > 200  # the text, in every channel: not card or border
     image = wait_for(lambda: (lambda i: i if i.box() else None)(sway.screenshot()), what="the popup")
     x0, y0, x1, y1 = image.box()
-    text = Screenshot(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
+    text = Image(b"P6 %d %d 255\n" % (x1 - x0 - 8, y1 - y0 - 8) + b"".join(
         bytes(image.pixel(x, y)) for y in range(y0 + 4, y1 - 4) for x in range(x0 + 4, x1 - 4)))
     ink = text.box_of(text.mask(near_white, near_white, near_white))
     assert ink is not None, "no text drawn"
@@ -493,12 +291,12 @@ def test_away_from_sway_a_popup_outlasts_its_hold_and_once_the_pointer_moves_hol
     sway, make_daemon = session
     hold = 1.0
     daemon = make_daemon(display_config() + "[Idle]\nAfter=1s\n")
-    wait_for(lambda: daemon_status(daemon).get("display", {}).get("drawing"), what="the popups to connect")
-    assert daemon_status(daemon)["display"] == {"backend": "wayland", "drawing": True, "detail": "Wayland (HEADLESS-1)"}
+    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
+    assert daemon.status()["display"] == {"backend": "wayland", "drawing": True, "detail": "Wayland (HEADLESS-1)"}
     # Headless sway has no input devices: nobody touches it, so a second after the daemon asked, the
     # compositor says the seat is idle (sway 1.7 offers org_kde_kwin_idle, not ext-idle-notify-v1).
-    wait_for(lambda: daemon_status(daemon).get("idle", {}).get("idle"), timeout=15, what="sway to say the seat is idle")
-    assert daemon_status(daemon)["idle"] == {"idle": True, "source": "org_kde_kwin_idle"}
+    wait_for(lambda: daemon.status().get("idle", {}).get("idle"), timeout=15, what="sway to say the seat is idle")
+    assert daemon.status()["idle"] == {"idle": True, "source": "org_kde_kwin_idle"}
     assert "Idle:     away, holds stand still (org_kde_kwin_idle)" in daemon.notifyctl("status", check=True).stdout
     notice = daemon.show("While you were away", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
     wait_for(lambda: sway.screenshot().box(), what="the popup")
@@ -512,12 +310,12 @@ def test_away_from_sway_a_popup_outlasts_its_hold_and_once_the_pointer_moves_hol
     wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the popup to go")
     assert "unread" not in daemon.get(notice)  # seen once the person was back
     # Away again: a notice its sender ends before the person is back was drawn for nobody.
-    wait_for(lambda: daemon_status(daemon).get("idle", {}).get("idle"), timeout=15, what="the seat idle again")
+    wait_for(lambda: daemon.status().get("idle", {}).get("idle"), timeout=15, what="the seat idle again")
     missed = daemon.show("Ended while away", "--fade-in", "0", "--hold", "60s", "--fade-out", "0")
     wait_for(lambda: sway.screenshot().box(), what="its popup")
     daemon.notifyctl("end", str(missed), check=True)
     wait_for(lambda: daemon.get(missed).get("outcome") == "completed", what="it to end")
-    assert daemon.get(missed)["unread"] is True and daemon_status(daemon)["unread"] == 1
+    assert daemon.get(missed)["unread"] is True and daemon.status()["unread"] == 1
 
 
 def test_a_right_click_dismisses_even_with_a_default_action(session):
@@ -571,40 +369,11 @@ def test_the_compositor_dying_mid_fade_loses_nothing_and_popups_return_with_it(s
 # With the session bus: notify-send reaches the popups, clicks reach the bus, and another server
 # (mako) takes the notices while it runs.
 
-@pytest.fixture
-def bus(session):
-    sway, _ = session
-    with private_bus(sway.directory) as address:
-        yield address
-
-
-def bus_config():
-    # [DBus] and [Display] both auto: the default, as users run it.
-    return display_config().replace("[DBus]\nMode=off\n", "").replace("Mode=wayland", "Mode=auto")
-
-
-def as_user_with_bus(daemon, bus_address, *command, **options):
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus_address,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
-    return subprocess.run(as_user(daemon.user) + list(command), env=environment, capture_output=True, text=True,
-                          timeout=30, **options)
-
-
-def serving_with_pointer(sway, make_daemon, bus):
-    """A daemon serving `bus` for its popups, and a virtual pointer parked off them."""
-    daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})
-    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
-             what="notifyd to serve the bus for its popups")
-    pointer = VirtualPointer(str(sway.directory), sway.display)
-    pointer.move_to(*PARKED, *OUTPUT)
-    return daemon, pointer
-
-
 def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_it_with_reason_2(session, bus):
     sway, make_daemon = session
     daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
     try:
-        with notification_signals(bus, sway.directory) as closed:
+        with notification_signals(bus, sway.directory) as signals:
             sent = as_user_with_bus(daemon, bus, "notify-send", "--print-id", "From notify-send", "over the bus")
             assert sent.returncode == 0, sent.stderr
             bus_id = int(sent.stdout.strip())
@@ -615,7 +384,7 @@ def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_
             pointer.click(VirtualPointer.BTN_RIGHT)
             pointer.move_to(*PARKED, *OUTPUT)
             # NotificationClosed(id, 2): dismissed by a person.
-            closed(bus_id, 2)
+            signals.closed(bus_id, 2)
     finally:
         pointer.close()
 
@@ -626,7 +395,7 @@ def test_a_click_that_chooses_an_action_sends_an_activation_token_before_action_
     environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
                    "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
     try:
-        with notification_signals(bus, sway.directory) as closed:
+        with notification_signals(bus, sway.directory) as signals:
             # -A waits for the action: notify-send prints the id, then the action's name.
             sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "default=Open",
                                                               "Deploy?"], env=environment, stdout=subprocess.PIPE,
@@ -640,7 +409,7 @@ def test_a_click_that_chooses_an_action_sends_an_activation_token_before_action_
             printed = output.split()
             assert len(printed) == 2 and printed[1] == "default", output
             bus_id = int(printed[0])
-            text = wait_for(lambda: (lambda t: t if "member=ActionInvoked" in t else None)(closed.log.read_text()),
+            text = wait_for(lambda: (lambda t: t if "member=ActionInvoked" in t else None)(signals.log.read_text()),
                             what="ActionInvoked")
             token = re.search(r'member=ActivationToken\n\s+uint32 %d\n\s+string "([^"]+)"' % bus_id, text)
             invoked = re.search(r'member=ActionInvoked\n\s+uint32 %d\n\s+string "default"' % bus_id, text)
@@ -690,18 +459,6 @@ def test_while_mako_serves_notices_go_to_it_and_our_popups_stand_aside_until_it_
         mako_log.close()
 
 
-def send_many(daemon, count, **parameters):
-    """`count` Show calls from one connection as the daemon's user, 50 at a time."""
-    send_shows(daemon, count, as_user(daemon.user), **parameters)
-
-
-def swaymsg(sway, *command):
-    ipc = next(sway.directory.glob("sway-ipc.*.sock"))
-    result = subprocess.run(as_user(sway.user) + ["swaymsg", "-s", str(ipc), *command], capture_output=True,
-                            text=True, timeout=20)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 @pytest.mark.alone
 def test_200_quick_notices_leave_the_daemon_idle_and_1000_popups_leave_memory_flat(session):
     # This test once disabled the output first, to draw while there was none: wlroots 0.15's
@@ -733,271 +490,3 @@ def test_200_quick_notices_leave_the_daemon_idle_and_1000_popups_leave_memory_fl
         assert after - before <= 4000, f"RSS grew {after - before} KiB over 1,000 popups ({before} → {after} KiB)"
     assert daemon.get(holding)["phase"] == "holding"
     assert len(sway.screenshot().runs_down(column)) == 1
-
-
-# Acting on a notice where it shows (issue 32): buttons, the pointer over a card, the bindings, the
-# picker.
-
-SCREENSHOTS = Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir()))
-
-
-def notifyctl_waiting(daemon, *arguments):
-    """`notifyctl show … --wait` as the test user, running: it prints the key of the action chosen."""
-    return subprocess.Popen(as_user(daemon.user) + [str(daemon.bin / "notifyctl"), "show", *arguments, "--wait"],
-                            env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE,
-                            text=True)
-
-
-def click_at(pointer, point, button=VirtualPointer.BTN_LEFT):
-    pointer.move_to(*point, *OUTPUT)
-    pointer.click(button)
-    pointer.move_to(*PARKED, *OUTPUT)
-
-
-def test_each_button_on_a_card_chooses_its_action_on_the_bus_and_for_show_wait(session, bus):
-    sway, make_daemon = session
-    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
-    try:
-        with notification_signals(bus, sway.directory) as closed:
-            for index, key in enumerate(["approve", "reject", "later"]):
-                # notify-send -A waits for the action: it prints the id, then the key chosen.
-                sender = subprocess.Popen(
-                    as_user(daemon.user) + ["notify-send", "--print-id", "-A", "approve=Approve", "-A", "reject=Reject",
-                                            "-A", "later=Remind me later, after lunch", "Deploy 42?",
-                                            "to production"], env=environment, stdout=subprocess.PIPE, text=True)
-                image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the popup with buttons")
-                box = image.box()
-                centre = button_centres(box, 3)[index]
-                # Under the pointer the button is lit in the border's colour (60 % over the card).
-                plain = button_fill_at(image, box, 3, index)
-                pointer.move_to(*centre, *OUTPUT)
-                lit = wait_for(lambda: (lambda i: i if close_to(button_fill_at(i, box, 3, index),
-                                                                  blend(BORDER, CARD, 0.6), 6) else None)(
-                    sway.screenshot()), what="the button under the pointer to light up")
-                assert not close_to(plain, blend(BORDER, CARD, 0.6), 40), plain
-                if index == 0:
-                    sway.save(SCREENSHOTS / "notifyd-buttons.png")
-                    # The others stay as they were.
-                    assert close_to(button_fill_at(lit, box, 3, 1), plain, 3)
-                pointer.click()
-                pointer.move_to(*PARKED, *OUTPUT)
-                output, _ = sender.communicate(timeout=15)
-                printed = output.split()
-                assert len(printed) == 2 and printed[1] == key, output
-                bus_id = int(printed[0])
-                wait_for(lambda: re.search(r'member=ActionInvoked\n\s+uint32 %d\n\s+string "%s"' % (bus_id, key),
-                                           closed.log.read_text()), what=f"ActionInvoked({bus_id}, {key})")
-                # Closed because a person chose: reason 2.
-                closed(bus_id, 2)
-                wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to go")
-
-        waiting = notifyctl_waiting(daemon, "Merge?", "--fade-in", "0", "--hold", "30s", "--action", "merge=Merge",
-                                    "--action", "close=Close the request")
-        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the second popup").box()
-        click_at(pointer, button_centres(box, 2)[1])
-        output, _ = waiting.communicate(timeout=10)
-        assert (waiting.returncode, output.strip()) == (0, "close")
-    finally:
-        pointer.close()
-
-
-def test_the_pointer_over_a_card_holds_it_past_three_of_its_holds_and_once_it_leaves_the_card_finishes(session):
-    sway, make_daemon = session
-    daemon = make_daemon()
-    pointer = VirtualPointer(str(sway.directory), sway.display)
-    pointer.move_to(*PARKED, *OUTPUT)
-    hold = 2.0
-    try:
-        # A card beside it with a longer hold: seen to finish while the other one holds on.
-        beside = daemon.show("Beside", "--fade-in", "0", "--hold", f"{2 * hold:g}s", "--fade-out", "0")
-        wait_for(lambda: sway.screenshot().box(), what="the first card")
-        hovered = daemon.show("Hovered", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
-        shown_at = time.monotonic()
-        # The newest card is at the top: the pointer goes over it.
-        pointer.move_to(OUTPUT[0] - MARGIN - WIDTH // 2, MARGIN + 10, *OUTPUT)
-        assert time.monotonic() - shown_at < hold / 2, "the pointer came too late to tell"
-        assert daemon.notifyctl("wait", str(beside), timeout=20).returncode == 0
-        remaining = shown_at + 3 * hold - time.monotonic()
-        if remaining > 0:
-            time.sleep(remaining)
-        assert daemon.get(hovered)["phase"] == "holding"
-        left_at = time.monotonic()
-        pointer.move_to(*PARKED, *OUTPUT)
-        assert daemon.notifyctl("wait", str(hovered), timeout=20).returncode == 0
-        # What was left of its hold when the pointer came (most of it), at least a second.
-        assert time.monotonic() - left_at >= 1.0
-        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to go")
-    finally:
-        pointer.close()
-
-
-def binding_config(**keys):
-    return display_config(**keys) + "[Rule:keeper]\nMatchApp=keeper\nRightClick=none\nMiddleClick=dismiss\n"
-
-
-def test_each_binding_does_what_it_says_and_a_rule_overrides_it(session):
-    sway, make_daemon = session
-    daemon = make_daemon(binding_config(LeftClick="none", MiddleClick="dismiss-all", RightClick="default"))
-    pointer = VirtualPointer(str(sway.directory), sway.display)
-    pointer.move_to(*PARKED, *OUTPUT)
-    try:
-        other = daemon.show("Other", "--fade-in", "0", "--hold", "60s", "--app", "other")
-        first = daemon.show("First", "--fade-in", "0", "--hold", "60s", "--action", "default=Open")
-        wait_for(lambda: len(sway.screenshot().runs_down(OUTPUT[0] - MARGIN - 5)) == 2, what="two cards")
-        top = (OUTPUT[0] - MARGIN - WIDTH // 2, MARGIN + 10)
-        # Left: none; right: default, which invokes Open. Events come in order: once the right click
-        # has been handled, so has the left.
-        click_at(pointer, top)
-        click_at(pointer, top, VirtualPointer.BTN_RIGHT)
-        assert daemon.notifyctl("wait", str(first), timeout=10).returncode == 0
-        assert daemon.get(first)["invoked"] == "default"
-        wait_for(lambda: len(sway.screenshot().runs_down(OUTPUT[0] - MARGIN - 5)) == 1, what="one card left")
-        # The rule's app: right click does nothing, middle click dismisses only it.
-        keeper = daemon.show("Keeper", "--fade-in", "0", "--hold", "60s", "--app", "keeper", "--action",
-                             "default=Open")
-        wait_for(lambda: len(sway.screenshot().runs_down(OUTPUT[0] - MARGIN - 5)) == 2, what="two cards again")
-        click_at(pointer, top, VirtualPointer.BTN_RIGHT)
-        click_at(pointer, top, VirtualPointer.BTN_MIDDLE)
-        assert daemon.notifyctl("wait", str(keeper), timeout=10).returncode == 6  # dismissed, not invoked
-        assert daemon.get(keeper).get("invoked") is None
-        assert daemon.get(other)["phase"] == "holding"
-        # Middle on any other card: dismiss-all.
-        third = daemon.show("Third", "--fade-in", "0", "--hold", "60s")
-        wait_for(lambda: len(sway.screenshot().runs_down(OUTPUT[0] - MARGIN - 5)) == 2, what="two cards once more")
-        click_at(pointer, top, VirtualPointer.BTN_MIDDLE)
-        for notice in (other, third):
-            assert daemon.notifyctl("wait", str(notice), timeout=10).returncode == 6
-        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="every card to go")
-    finally:
-        pointer.close()
-
-
-def test_more_and_a_middle_click_hand_the_actions_to_the_picker_and_invoke_the_one_chosen(session):
-    sway, make_daemon = session
-    # A picker that always takes the third line it is given: the labels, one a line, in order.
-    daemon = make_daemon(display_config(MaxButtons="1", Picker="sed -n 3p"))
-    pointer = VirtualPointer(str(sway.directory), sway.display)
-    pointer.move_to(*PARKED, *OUTPUT)
-    actions = ["--action", "open=Open", "--action", "archive=Archive", "--action", "spam=Mark as spam"]
-    try:
-        waiting = notifyctl_waiting(daemon, "Mail", "--fade-in", "0", "--hold", "30s", *actions)
-        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card").box()
-        sway.save(SCREENSHOTS / "notifyd-more.png")
-        # MaxButtons=1: "Open", then "…".
-        click_at(pointer, button_centres(box, 2)[1])
-        output, _ = waiting.communicate(timeout=15)
-        assert (waiting.returncode, output.strip()) == (0, "spam")
-        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to go")
-
-        waiting = notifyctl_waiting(daemon, "Mail again", "--fade-in", "0", "--hold", "30s", *actions)
-        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the second card").box()
-        click_at(pointer, ((box[0] + box[2]) // 2, box[1] + 10), VirtualPointer.BTN_MIDDLE)
-        output, _ = waiting.communicate(timeout=15)
-        assert (waiting.returncode, output.strip()) == (0, "spam")
-    finally:
-        pointer.close()
-
-
-def test_a_middle_click_opens_fuzzel_with_the_actions_and_the_one_typed_is_invoked(session):
-    sway, make_daemon = session
-    if shutil.which("fuzzel") is None:
-        pytest.skip("fuzzel is not installed (scripts/deps.sh installs it)")
-    daemon = make_daemon()  # Picker= unset: fuzzel --dmenu is the first found for WAYLAND_DISPLAY
-    pointer = VirtualPointer(str(sway.directory), sway.display)
-    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
-    pointer.move_to(*PARKED, *OUTPUT)
-    try:
-        waiting = notifyctl_waiting(daemon, "Mail from Ada", "--fade-in", "0", "--hold", "60s", "--action",
-                                    "open=Open", "--action", "archive=Archive", "--action", "spam=Mark as spam")
-        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card").box()
-        click_at(pointer, ((box[0] + box[2]) // 2, box[1] + 10), VirtualPointer.BTN_MIDDLE)
-        # fuzzel is a layer surface in the middle of the output that takes the keyboard.
-        middle = (OUTPUT[0] // 2 - 20, OUTPUT[1] // 2 - 20, OUTPUT[0] // 2 + 20, OUTPUT[1] // 2 + 20)
-        wait_for(lambda: sway.screenshot(region=middle).box(), timeout=15, what="fuzzel to open")
-        sway.save(SCREENSHOTS / "notifyd-fuzzel.png")
-        keyboard.type("spam")
-        keyboard.press("Return")
-        output, _ = waiting.communicate(timeout=15)
-        assert (waiting.returncode, output.strip()) == (0, "spam")
-    finally:
-        keyboard.close()
-        pointer.close()
-
-
-def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(session, bus):
-    sway, make_daemon = session
-    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
-    try:
-        # Over Varlink: show --wait --reply prints what was typed. Its hold (2 s) stands still
-        # while the field has the keyboard.
-        waiting = notifyctl_waiting(daemon, "Ada", "Lunch at noon?", "--fade-in", "0", "--hold", "2s", "--reply",
-                                    "Type a reply")
-        box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with a reply field").box()
-        sway.save(SCREENSHOTS / "notifyd-reply-field.png")
-        unfocused = sway.screenshot(region=box)
-        click_at(pointer, ((box[0] + box[2]) // 2, box[3] - 12 - 8))
-        # The field takes the keyboard (its border lit, a caret) before anything is typed.
-        empty = wait_for(lambda: (lambda i: i if i.pixels != unfocused.pixels else None)(sway.screenshot(region=box)),
-                         what="the field to take the keyboard")
-        keyboard.type("on my way")
-        # What is typed shows in the field.
-        wait_for(lambda: sway.screenshot(region=box).pixels != empty.pixels, what="the typed text to show")
-        sway.save(SCREENSHOTS / "notifyd-reply-typed.png")
-        keyboard.press("Return")
-        output, _ = waiting.communicate(timeout=10)
-        assert (waiting.returncode, output.strip()) == (0, "on my way")
-        wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to go")
-
-        # Over D-Bus, as KDE's and swaync's clients ask: an inline-reply action.
-        with notification_signals(bus, sway.directory) as closed:
-            sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "inline-reply=Reply",
-                                                              "Bob", "Are you coming?"], env=environment,
-                                      stdout=subprocess.PIPE, text=True)
-            box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the second card").box()
-            unfocused = sway.screenshot(region=box)
-            click_at(pointer, ((box[0] + box[2]) // 2, box[3] - 12 - 8))
-            wait_for(lambda: sway.screenshot(region=box).pixels != unfocused.pixels,
-                     what="the second field to take the keyboard")
-            keyboard.type("yes")
-            keyboard.press("Return")
-            output, _ = sender.communicate(timeout=15)
-            bus_id = int(output.split()[0])
-            wait_for(lambda: re.search(r'member=NotificationReplied\n\s+uint32 %d\n\s+string "yes"' % bus_id,
-                                       closed.log.read_text()), what="NotificationReplied")
-            closed(bus_id, 2)
-    finally:
-        keyboard.close()
-        pointer.close()
-
-
-def test_with_the_action_icons_hint_the_buttons_show_the_icons_their_keys_name(session, bus):
-    sway, make_daemon = session
-    daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
-    try:
-        with notification_signals(bus, sway.directory) as closed:
-            sender = subprocess.Popen(
-                as_user(daemon.user) + ["notify-send", "--print-id", "-h", "boolean:action-icons:true", "-A",
-                                        "edit-delete=Delete", "-A", "mail-send=Send", "Draft", "Send it?"],
-                env=environment, stdout=subprocess.PIPE, text=True)
-            image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with icon buttons")
-            box = image.box()
-            sway.save(SCREENSHOTS / "notifyd-action-icons.png")
-            # An icon is drawn in each button: Adwaita's greys, far from the card's colours and the
-            # white of a label.
-            for centre in button_centres(box, 2):
-                colours = {image.pixel(centre[0] + dx, centre[1] - 2 + dy) for dx in range(-8, 9) for dy in range(-6, 7)}
-                assert any(max(c) - min(c) < 40 and max(c) < 200 for c in colours), colours
-            click_at(pointer, button_centres(box, 2)[0])
-            output, _ = sender.communicate(timeout=15)
-            bus_id, key = output.split()
-            assert key == "edit-delete"
-            closed(int(bus_id), 2)
-    finally:
-        pointer.close()

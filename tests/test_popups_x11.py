@@ -6,7 +6,6 @@ last client leaves); picom, which has no wallpaper to draw, paints its
 own grey, so a suite with picom reads the background from the screen before it starts.
 """
 
-import json
 import os
 import re
 import shutil
@@ -17,178 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Daemon, cpu_used_over, wait_for
-from popup_helpers import (Image, blend, button_centres, button_fill_at, close_to, daemon_status, fully_drawn,
-                           held_while_away_then_goes_once_back, notification_signals, private_bus, send_shows,
-                           settled_rss_kib)
+from conftest import cpu_used_over, wait_for
+from display import (BACKGROUND, BORDER, CARD, GAP, MARGIN, OUTPUT, WIDTH, held_while_away_then_goes_once_back,
+                     needs_x11, send_shows, settled_rss_kib, x11_config, x11_session)  # noqa: F401 (a fixture)
+from pixels import blend, button_centres, button_fill_at, close_to, fully_drawn
+from session_bus import notification_signals, private_bus
 
-SCREEN = (1280, 720)
-BACKGROUND = (0x20, 0x40, 0x60)
-CARD = (0xF0, 0xE0, 0x30)
-BORDER = (0xE0, 0x20, 0x20)
-WIDTH, MARGIN, GAP = 300, 20, 10
-TOOLS = ("Xvfb", "picom", "import", "xdotool", "xsetroot", "xrandr", "xprop", "xwininfo")
-
-pytestmark = pytest.mark.skipif(any(shutil.which(tool) is None for tool in TOOLS),
-                                reason="Xvfb, picom, ImageMagick, xdotool or the X utilities are not installed "
-                                       "(scripts/deps.sh installs them)")
-
-
-class X:
-    """An Xvfb of SCREEN's size on a free display number, its root painted BACKGROUND; and picom on
-    it when asked."""
-
-    def __init__(self, directory):
-        self.directory = directory
-        self.number = None
-        self.process = None
-        self.picom = None
-        self.background = BACKGROUND
-        self.kills = 0
-
-    @property
-    def display(self):
-        return f":{self.number}"
-
-    def env(self):
-        return {**os.environ, "DISPLAY": self.display}
-
-    def start(self):
-        log = open(self.directory / "xvfb.log", "ab")
-        size = f"{SCREEN[0]}x{SCREEN[1]}x24"
-        if self.number is None:
-            # -displayfd: Xvfb picks a free number and writes it once it accepts clients.
-            read, write = os.pipe()
-            self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp",
-                                             "-noreset"],
-                                            stdout=log, stderr=log, pass_fds=(write,))
-            os.close(write)
-            with os.fdopen(read) as pipe:
-                self.number = int(pipe.readline())
-        else:
-            # The same number again: a killed server leaves its lock and socket behind.
-            for stale in (Path(f"/tmp/.X{self.number}-lock"), Path(f"/tmp/.X11-unix/X{self.number}")):
-                stale.unlink(missing_ok=True)
-            self.process = subprocess.Popen(["Xvfb", self.display, "-screen", "0", size, "-nolisten", "tcp",
-                                             "-noreset"],
-                                            stdout=log, stderr=log)
-            wait_for(lambda: Path(f"/tmp/.X11-unix/X{self.number}").exists(), what="Xvfb to listen again")
-        log.close()
-        self.run("xsetroot", "-solid", "#%02x%02x%02x" % BACKGROUND)
-        self.background = BACKGROUND
-        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) == BACKGROUND, what="the root background")
-        return self
-
-    def run(self, *command, check=True):
-        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, timeout=30)
-        if check:
-            assert result.returncode == 0, f"{command}: {result.stdout}{result.stderr}"
-        return result
-
-    def start_picom(self):
-        log = open(self.directory / "picom.log", "ab")
-        self.picom = subprocess.Popen(["picom", "--backend", "xrender", "--config", "/dev/null"], env=self.env(),
-                                      stdout=log, stderr=log)
-        log.close()
-        # picom paints the root itself (no wallpaper is set: its grey); from then on it composites.
-        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) != BACKGROUND, what="picom to paint")
-        self.background = self.screenshot((0, 0, 4, 4)).pixel(2, 2)
-
-    def stop_picom(self):
-        if self.picom and self.picom.poll() is None:
-            self.picom.terminate()
-            self.picom.wait(timeout=10)
-        self.picom = None
-        wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) == BACKGROUND, what="picom to go")
-        self.background = BACKGROUND
-
-    def screenshot(self, region=(SCREEN[0] // 2, 0, SCREEN[0], SCREEN[1])):
-        """The pixels of `region` (x0, y0, x1, y1) of the root window, by default its right half."""
-        x0, y0, x1, y1 = region
-        result = subprocess.run(["import", "-window", "root", "-crop", f"{x1 - x0}x{y1 - y0}+{x0}+{y0}",
-                                 "-depth", "8", "ppm:-"], env=self.env(), capture_output=True, timeout=20)
-        assert result.returncode == 0, result.stderr.decode(errors="replace")
-        return Image(result.stdout, origin=(x0, y0), background=self.background)
-
-    def save(self, path):
-        subprocess.run(["import", "-window", "root", str(path)], env=self.env(), check=True, timeout=20)
-
-    def click(self, x, y, button=1):
-        self.run("xdotool", "mousemove", str(x), str(y), "click", str(button))
-        self.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))  # parked, off the popups
-
-    def kill(self):
-        self.kills += 1
-        for process in (self.picom, self.process):
-            if process and process.poll() is None:
-                process.kill()
-                process.wait()
-        self.picom = None
-
-    def stop(self):
-        for process in (self.picom, self.process):
-            if process and process.poll() is None:
-                process.terminate()
-                process.wait(timeout=10)
-
-
-def x11_config(**keys):
-    lines = ["[DBus]", "Mode=off", "[Queue]", "MaxVisible=5", "[Display]", "Mode=x11", "Anchor=top-right",
-             f"Margin={MARGIN}", f"Width={WIDTH}", f"Gap={GAP}", "Font=DejaVu Sans 11"]
-    lines += [f"{key}={value}" for key, value in keys.items()]
-    lines += ["[Display:normal]", "Background=#%02x%02x%02x" % CARD, "Border=#%02x%02x%02x" % BORDER]
-    # Nobody gives input to the test display: idleness would stop the holds of a long test.
-    lines += ["[Idle]", "After=off"]
-    return "\n".join(lines) + "\n"
-
-
-class X11Daemon(Daemon):
-    def __init__(self, runtime_dir, x, config, env=None):
-        config_dir = runtime_dir / "config" / "notifyd"
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / "notifyd.conf").write_text(config)
-        super().__init__(runtime_dir, env={"DISPLAY": x.display, "WAYLAND_DISPLAY": "", **(env or {})})
-
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options, check=True).stdout)
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]
-
-
-@pytest.fixture
-def session():
-    """A fresh Xvfb and a way to start notifyd daemons drawing on it."""
-    directory = Path(tempfile.mkdtemp(prefix="notifyd-x11-"))
-    x = X(directory)
-    started = []
-    try:
-        x.start()
-    except BaseException:
-        x.stop()
-        raise
-
-    def make_daemon(config=None, env=None):
-        runtime = directory / f"daemon{len(started)}"
-        runtime.mkdir(mode=0o700)
-        daemon = X11Daemon(runtime, x, config or x11_config(), env)
-        started.append(daemon)
-        return daemon.start()
-
-    yield x, make_daemon
-    try:
-        for daemon in started:
-            status = daemon.stop()
-            assert status == 0, f"notifyd exited with {status}: {daemon.stderr()}"
-            if x.kills == 0:
-                assert "connection to the display server was lost" not in daemon.stderr(), daemon.stderr()
-    finally:
-        for daemon in started:
-            if daemon.process and daemon.process.poll() is None:
-                daemon.process.kill()
-                daemon.process.wait()
-        x.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+pytestmark = needs_x11
 
 
 def shown_image(x, region=None):
@@ -209,13 +43,13 @@ def popup_windows(x):
     return result.stdout.split()
 
 
-def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully_opaque(session):
-    x, make_daemon = session
+def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully_opaque(x11_session):
+    x, make_daemon = x11_session
     daemon = make_daemon()
     first = daemon.show("Build finished", "all 240 tests passed", "--fade-in", "0", "--hold", "30s")
     image = shown_image(x)
     x0, y0, x1, y1 = image.box()
-    assert (x0, y0, x1) == (SCREEN[0] - MARGIN - WIDTH, MARGIN, SCREEN[0] - MARGIN), image.box()
+    assert (x0, y0, x1) == (OUTPUT[0] - MARGIN - WIDTH, MARGIN, OUTPUT[0] - MARGIN), image.box()
     assert 40 <= y1 - y0 <= 200, image.box()
     assert close_to(image.pixel(x0 + 6, (y0 + y1) // 2), CARD), image.pixel(x0 + 6, (y0 + y1) // 2)
     assert close_to(image.pixel(x0 + WIDTH // 2, y0), BORDER, 40), image.pixel(x0 + WIDTH // 2, y0)
@@ -227,7 +61,7 @@ def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully
     assert "Override Redirect State: yes" in x.run("xwininfo", "-id", window).stdout
     # A second one stacks below the anchor's newest, GAP pixels apart.
     daemon.show("Second", "--fade-in", "0", "--hold", "30s")
-    column = SCREEN[0] - MARGIN - WIDTH // 2
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
     runs = wait_for(lambda: (lambda r: r if len(r) == 2 else None)(x.screenshot().runs_down(column)),
                     what="two popups")
     assert runs[0][0] == MARGIN and runs[1][0] - runs[0][1] == GAP, runs
@@ -236,8 +70,8 @@ def test_a_popup_is_an_override_redirect_notification_window_at_its_anchor_fully
 
 
 @pytest.mark.alone
-def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes_after_its_fade_out(session):
-    x, make_daemon = session
+def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes_after_its_fade_out(x11_session):
+    x, make_daemon = x11_session
     x.start_picom()
     daemon = make_daemon()
     wait_for(lambda: "a compositing manager runs, popups fade" in daemon.stderr(), what="the daemon to see picom")
@@ -245,7 +79,7 @@ def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes
     notice = daemon.show("Fading", "--fade-in", f"{fade}s", "--ease-in", "linear", "--hold", "1s",
                          "--fade-out", "0.5s")
     shown = wait_for(lambda: daemon.get(notice).get("shown"), what="the notice to be shown")
-    px, py = SCREEN[0] - MARGIN - WIDTH + 6, MARGIN + 20
+    px, py = OUTPUT[0] - MARGIN - WIDTH + 6, MARGIN + 20
     region = (px, py, px + 1, py + 1)
     time.sleep(max(0.0, shown + fade / 2 - 0.05 - time.time()))
     before = time.time()
@@ -266,13 +100,13 @@ def test_with_picom_the_middle_of_a_linear_fade_in_is_half_way_and_the_card_goes
 
 
 @pytest.mark.alone
-def test_without_a_compositor_a_card_shows_fully_from_the_end_of_its_fade_in_to_the_start_of_its_fade_out(session):
-    x, make_daemon = session
+def test_without_a_compositor_a_card_shows_fully_from_the_end_of_its_fade_in_to_the_start_of_its_fade_out(x11_session):
+    x, make_daemon = x11_session
     daemon = make_daemon()
     fade_in, hold, fade_out = 1.5, 1.5, 1.5
     notice = daemon.show("Boundaries", "--fade-in", f"{fade_in}s", "--hold", f"{hold}s", "--fade-out",
                          f"{fade_out}s", "--ease-in", "linear", "--ease-out", "linear")
-    px, py = SCREEN[0] - MARGIN - WIDTH + 6, MARGIN + 20
+    px, py = OUTPUT[0] - MARGIN - WIDTH + 6, MARGIN + 20
     region = (px, py, px + 1, py + 1)
     samples = []
     while daemon.get(notice)["phase"] != "finished":
@@ -297,8 +131,8 @@ def test_without_a_compositor_a_card_shows_fully_from_the_end_of_its_fade_in_to_
     assert all(close_to(rgb, CARD) for rgb in spans["holding"]), spans["holding"]
 
 
-def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_dismisses(session):
-    x, make_daemon = session
+def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_dismisses(x11_session):
+    x, make_daemon = x11_session
     daemon = make_daemon()
     notice = daemon.show("Click me", "--fade-in", "0", "--hold", "30s")
     x0, y0, x1, y1 = shown_image(x).box()
@@ -325,8 +159,8 @@ def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_
 
 
 @pytest.mark.alone
-def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(session):
-    x, make_daemon = session
+def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(x11_session):
+    x, make_daemon = x11_session
     daemon = make_daemon()
     notice = daemon.show("Mid-fade", "--fade-in", "3s", "--hold", "60s")
     wait_for(lambda: daemon.get(notice).get("phase") == "fadingIn", what="the fade-in")
@@ -337,33 +171,33 @@ def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(ses
     # Reconnected (the backoff starts at 0.25 s): the holding notice is drawn again, and new ones too.
     wait_for(lambda: x.screenshot().box(), timeout=15, what="the popup on the new X server")
     second = daemon.show("After", "--fade-in", "0", "--hold", "30s")
-    column = SCREEN[0] - MARGIN - WIDTH // 2
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
     wait_for(lambda: len(x.screenshot().runs_down(column)) == 2, timeout=10, what="both popups")
     assert daemon.get(second)["phase"] == "holding"
     assert "connection to the display server was lost" in daemon.stderr()
     assert daemon.answers()
 
 
-def test_away_from_x11_a_popup_outlasts_its_hold_and_once_the_mouse_moves_holds_it_again_and_goes(session):
-    x, make_daemon = session
+def test_away_from_x11_a_popup_outlasts_its_hold_and_once_the_mouse_moves_holds_it_again_and_goes(x11_session):
+    x, make_daemon = x11_session
     after, hold = 1.0, 2.0
     daemon = make_daemon(x11_config() + f"[Idle]\nAfter={after:g}s\n")
-    wait_for(lambda: daemon_status(daemon).get("display", {}).get("drawing"), what="the popups to connect")
-    assert daemon_status(daemon)["display"]["backend"] == "x11"
-    assert daemon_status(daemon)["idle"] == {"idle": False, "source": "X11 screensaver"}
+    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
+    assert daemon.status()["display"]["backend"] == "x11"
+    assert daemon.status()["idle"] == {"idle": False, "source": "X11 screensaver"}
     # Nobody touches Xvfb, but the screensaver extension is asked only while a popup shows: a first
     # one makes the daemon look, and its idle time passes After=. The notice under test is then
     # shown while away, with all of its hold left (one shown before would keep only what was left
     # when the person went, which the end of the test could not tell from a hold cut short).
     daemon.show("Keeps the daemon looking", "--fade-in", "0", "--hold", "60s")
     shown_image(x)
-    wait_for(lambda: daemon_status(daemon)["idle"]["idle"], timeout=10, what="the X server's idle time to pass After=")
+    wait_for(lambda: daemon.status()["idle"]["idle"], timeout=10, what="the X server's idle time to pass After=")
     notice = daemon.show("While you were away", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
-    column = SCREEN[0] - MARGIN - WIDTH // 2
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
     wait_for(lambda: len(x.screenshot().runs_down(column)) == 2, timeout=10, what="both popups")
     held_while_away_then_goes_once_back(
         daemon, notice, hold, drawn=lambda: len(x.screenshot().runs_down(column)) == 2,
-        give_input=lambda step: x.run("xdotool", "mousemove", str(2 + step % 2), str(SCREEN[1] - 2)))
+        give_input=lambda step: x.run("xdotool", "mousemove", str(2 + step % 2), str(OUTPUT[1] - 2)))
     assert "display: you are away (X11 screensaver); holds stand still" in daemon.stderr()
 
 
@@ -379,14 +213,14 @@ def card_left_edges(image):
     return edges
 
 
-def test_popups_go_to_the_named_output_the_one_under_the_pointer_or_the_primary_one_and_move_when_it_goes(session):
-    x, make_daemon = session
-    full = (0, 0, SCREEN[0], SCREEN[1])
-    half = SCREEN[0] // 2
-    on_left, on_right = [half - MARGIN - WIDTH], [SCREEN[0] - MARGIN - WIDTH]
+def test_popups_go_to_the_named_output_the_one_under_the_pointer_or_the_primary_one_and_move_when_it_goes(x11_session):
+    x, make_daemon = x11_session
+    full = (0, 0, OUTPUT[0], OUTPUT[1])
+    half = OUTPUT[0] // 2
+    on_left, on_right = [half - MARGIN - WIDTH], [OUTPUT[0] - MARGIN - WIDTH]
     # Two monitors side by side (RandR 1.5), the left one primary; Xvfb's own spans both.
-    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{SCREEN[1]}/190+0+0", "none")
-    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{SCREEN[1]}/190+{half}+0", "none")
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{OUTPUT[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{OUTPUT[1]}/190+{half}+0", "none")
 
     named = make_daemon(x11_config(Output="right"))
     named.show("On the right", "--fade-in", "0", "--hold", "30s")
@@ -411,13 +245,13 @@ def test_popups_go_to_the_named_output_the_one_under_the_pointer_or_the_primary_
     x.run("xrandr", "--delmonitor", "left")
     daemon.show("After the monitor went", "--fade-in", "0", "--hold", "30s")
     wait_for(lambda: card_left_edges(x.screenshot(full)) == on_right, what="the stack on the monitors left")
-    column = SCREEN[0] - MARGIN - WIDTH // 2
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
     assert len(x.screenshot().runs_down(column)) == 2
     assert "display: monitors now" in daemon.stderr()
 
 
-def test_mode_auto_draws_on_x11_when_no_layer_shell_compositor_answers_and_check_config_says_why(session, tmp_path):
-    x, make_daemon = session
+def test_mode_auto_draws_on_x11_when_no_layer_shell_compositor_answers_and_check_config_says_why(x11_session, tmp_path):
+    x, make_daemon = x11_session
     daemon = make_daemon(x11_config(Mode="auto"), env={"WAYLAND_DISPLAY": str(tmp_path / "no-compositor")})
     daemon.show("Automatic", "--fade-in", "0", "--hold", "30s")
     shown_image(x)
@@ -433,8 +267,8 @@ def test_mode_auto_draws_on_x11_when_no_layer_shell_compositor_answers_and_check
 
 
 @pytest.mark.alone
-def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_cpu(session):
-    x, make_daemon = session
+def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_cpu(x11_session):
+    x, make_daemon = x11_session
     x.start_picom()
     daemon = make_daemon(x11_config().replace("MaxVisible=5", "MaxVisible=5\nHistorySize=100"))
     holding = daemon.show("Holding on", "--fade-in", "0", "--hold", "300s")
@@ -460,19 +294,19 @@ def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_c
     settled_rss_kib(daemon)  # past the trim that follows a notice's end
     holding_cpu = cpu_used_over(daemon.process.pid, 2.0)
     assert holding_cpu < drawing / 2, f"holding used {holding_cpu:.2f} s of CPU in 2 s, a fade {drawing:.2f} s"
-    column = SCREEN[0] - MARGIN - WIDTH // 2
+    column = OUTPUT[0] - MARGIN - WIDTH // 2
     assert len(x.screenshot().runs_down(column)) == 1
 
 
 @pytest.fixture
-def bus(session):
-    x, _ = session
+def bus(x11_session):
+    x, _ = x11_session
     with private_bus(x.directory) as address:
         yield address
 
 
-def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes_it_with_reason_2(session, bus):
-    x, make_daemon = session
+def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes_it_with_reason_2(x11_session, bus):
+    x, make_daemon = x11_session
     # [DBus] and [Display] both auto, as users run it: no other server, so notifyd serves for its popups.
     config = x11_config().replace("[DBus]\nMode=off\n", "").replace("Mode=x11", "Mode=auto")
     daemon = make_daemon(config, env={"DBUS_SESSION_BUS_ADDRESS": bus})
@@ -488,7 +322,7 @@ def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes
     assert (waiting.returncode, output.strip()) == (0, "default"), errors
     wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the invoked popup to go")
 
-    with notification_signals(bus, x.directory) as closed:
+    with notification_signals(bus, x.directory) as signals:
         sent = subprocess.run(["notify-send", "--print-id", "Dismiss me"], env=client_env, capture_output=True,
                               text=True, timeout=30)
         assert sent.returncode == 0, sent.stderr
@@ -496,7 +330,7 @@ def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes
         image = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the second popup")
         x0, y0, x1, y1 = image.box()
         x.click((x0 + x1) // 2, (y0 + y1) // 2, button=3)
-        closed(bus_id, 2)
+        signals.closed(bus_id, 2)
 
 
 # Acting on a notice where it shows (issue 32): buttons, the pointer over a card, the picker.
@@ -504,19 +338,12 @@ def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes
 SCREENSHOTS = Path(os.environ.get("NOTIFYD_SCREENSHOTS", tempfile.gettempdir()))
 
 
-def notifyctl_waiting(daemon, *arguments):
-    """`notifyctl show … --wait`, running: it prints the key of the action chosen."""
-    return subprocess.Popen([str(daemon.program.parent / "notifyctl"), "show", *arguments, "--wait"],
-                            env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE,
-                            text=True)
-
-
-def test_a_click_on_each_button_chooses_its_action_and_the_one_under_the_pointer_is_lit(session):
-    x, make_daemon = session
+def test_a_click_on_each_button_chooses_its_action_and_the_one_under_the_pointer_is_lit(x11_session):
+    x, make_daemon = x11_session
     x.start_picom()
     daemon = make_daemon()
     for index, key in enumerate(["approve", "reject", "later"]):
-        waiting = notifyctl_waiting(daemon, "Deploy 42?", "to production", "--fade-in", "0", "--hold", "30s",
+        waiting = daemon.notifyctl_waiting("Deploy 42?", "to production", "--fade-in", "0", "--hold", "30s",
                                     "--action", "approve=Approve", "--action", "reject=Reject", "--action",
                                     "later=Remind me later, after lunch")
         image = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card with buttons")
@@ -528,21 +355,21 @@ def test_a_click_on_each_button_chooses_its_action_and_the_one_under_the_pointer
         if index == 0:
             x.save(SCREENSHOTS / "notifyd-x11-buttons.png")
         x.run("xdotool", "click", "1")
-        x.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))
+        x.run("xdotool", "mousemove", "2", str(OUTPUT[1] - 2))
         output, _ = waiting.communicate(timeout=10)
         assert (waiting.returncode, output.strip()) == (0, key)
         wait_for(lambda: x.screenshot().box() is None, timeout=5, what="the card to go")
 
 
-def test_the_mouse_over_a_card_holds_it_past_three_of_its_holds_and_once_it_leaves_the_card_finishes(session):
-    x, make_daemon = session
+def test_the_mouse_over_a_card_holds_it_past_three_of_its_holds_and_once_it_leaves_the_card_finishes(x11_session):
+    x, make_daemon = x11_session
     daemon = make_daemon()
     hold = 2.0
     beside = daemon.show("Beside", "--fade-in", "0", "--hold", f"{2 * hold:g}s", "--fade-out", "0")
     shown_image(x)
     hovered = daemon.show("Hovered", "--fade-in", "0", "--hold", f"{hold:g}s", "--fade-out", "0")
     shown_at = time.monotonic()
-    x.run("xdotool", "mousemove", str(SCREEN[0] - MARGIN - WIDTH // 2), str(MARGIN + 10))
+    x.run("xdotool", "mousemove", str(OUTPUT[0] - MARGIN - WIDTH // 2), str(MARGIN + 10))
     assert time.monotonic() - shown_at < hold / 2, "the pointer came too late to tell"
     assert daemon.notifyctl("wait", str(beside), timeout=20).returncode == 0
     remaining = shown_at + 3 * hold - time.monotonic()
@@ -550,17 +377,17 @@ def test_the_mouse_over_a_card_holds_it_past_three_of_its_holds_and_once_it_leav
         time.sleep(remaining)
     assert daemon.get(hovered)["phase"] == "holding"
     left_at = time.monotonic()
-    x.run("xdotool", "mousemove", "2", str(SCREEN[1] - 2))
+    x.run("xdotool", "mousemove", "2", str(OUTPUT[1] - 2))
     assert daemon.notifyctl("wait", str(hovered), timeout=20).returncode == 0
     assert time.monotonic() - left_at >= 1.0
 
 
-def test_a_middle_click_opens_rofi_with_the_actions_and_the_one_typed_is_invoked(session):
-    x, make_daemon = session
+def test_a_middle_click_opens_rofi_with_the_actions_and_the_one_typed_is_invoked(x11_session):
+    x, make_daemon = x11_session
     if shutil.which("rofi") is None:
         pytest.skip("rofi is not installed (scripts/deps.sh installs it)")
     daemon = make_daemon()  # Picker= unset: rofi -dmenu is the first found for DISPLAY
-    waiting = notifyctl_waiting(daemon, "Mail from Ada", "--fade-in", "0", "--hold", "60s", "--action",
+    waiting = daemon.notifyctl_waiting("Mail from Ada", "--fade-in", "0", "--hold", "60s", "--action",
                                 "open=Open", "--action", "archive=Archive", "--action", "spam=Mark as spam")
     box = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card").box()
     x.click((box[0] + box[2]) // 2, box[1] + 10, button=2)
@@ -574,11 +401,11 @@ def test_a_middle_click_opens_rofi_with_the_actions_and_the_one_typed_is_invoked
     assert (waiting.returncode, output.strip()) == (0, "spam")
 
 
-def test_a_reply_typed_into_the_card_reaches_show_wait(session):
-    x, make_daemon = session
+def test_a_reply_typed_into_the_card_reaches_show_wait(x11_session):
+    x, make_daemon = x11_session
     x.start_picom()
     daemon = make_daemon()
-    waiting = notifyctl_waiting(daemon, "Ada", "Lunch at noon?", "--fade-in", "0", "--hold", "2s", "--reply",
+    waiting = daemon.notifyctl_waiting("Ada", "Lunch at noon?", "--fade-in", "0", "--hold", "2s", "--reply",
                                 "Type a reply")
     box = wait_for(lambda: fully_drawn(x.screenshot(), CARD), what="the card with a reply field").box()
     unfocused = x.screenshot(region=box)

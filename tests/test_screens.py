@@ -12,25 +12,16 @@ import os
 import subprocess
 
 from conftest import wait_for
-from popup_helpers import Image as Screenshot, button_centres, close_to
+from display import (BACKGROUND, BORDER, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, display_config, needs_wayland,
+                     needs_x11, session, user, x11_config, x11_session)  # noqa: F401 (fixtures)
+from pixels import button_centres, close_to, hex_colour
+from test_popups_x11 import card_left_edges
 from wayland_pointer import VirtualKeyboard, VirtualPointer
-from test_popups_wayland import (BACKGROUND, CARD, MARGIN, OUTPUT, SCREENSHOTS, WIDTH, as_user,
-                                 display_config, notifyctl_waiting, session, swaymsg, user)
-from test_popups_x11 import (BORDER, MARGIN as X11_MARGIN, SCREEN as X11_SCREEN, WIDTH as X11_WIDTH, card_left_edges,
-                             session as x11_session, x11_config)
 
-__all__ = ["session", "user", "x11_session"]
+pytestmark = [needs_wayland, needs_x11]
 
 TITLE = "Sharp at every scale"
 BODY = "The quick brown fox jumps over the lazy dog, 0123456789"
-
-
-def output_shot(sway, output="HEADLESS-1"):
-    """All of `output` at its own scale: device pixels."""
-    result = subprocess.run(["grim", "-o", output, "-t", "ppm", "-"], capture_output=True, timeout=20,
-                            env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
-    assert result.returncode == 0, result.stderr.decode(errors="replace")
-    return Screenshot(result.stdout, background=BACKGROUND)
 
 
 def card_box(image):
@@ -78,29 +69,22 @@ def between_pairs(steps, contrast):
     return sum(1 for x in large if x % 2 == 0) / len(large)
 
 
-def save_output(sway, name, output="HEADLESS-1"):
-    """A PNG of `output` at its scale among the screenshots kept, to look at."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["grim", "-o", output, str(SCREENSHOTS / name)], check=False,
-                   env={"XDG_RUNTIME_DIR": str(sway.directory), "WAYLAND_DISPLAY": sway.display})
-
-
 def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_scale_1_and_redrawn_as_the_scale_changes(
         session):
     sway, make_daemon = session
     daemon = make_daemon()
     daemon.show(TITLE, BODY, "--fade-in", "0", "--hold", "120s")
-    one = wait_for(lambda: (lambda image: image if card_box(image) else None)(output_shot(sway)), timeout=10,
+    one = wait_for(lambda: (lambda image: image if card_box(image) else None)(sway.output_shot()), timeout=10,
                    what="the card at scale 1")
     box_one = card_box(one)
     contrast = max(change for _, change in text_steps(one, box_one, 1))
     assert box_one[2] - box_one[0] >= WIDTH - 6, box_one
     sharp_one = sharpness(text_steps(one, box_one, 1), contrast)
 
-    swaymsg(sway, "output", "HEADLESS-1", "scale", "2")
+    sway.swaymsg("output", "HEADLESS-1", "scale", "2")
 
     def drawn_at_scale_2():
-        image = output_shot(sway)
+        image = sway.output_shot()
         box = card_box(image)
         # The output is 640×360 logical now: the card is MARGIN logical pixels from its top right.
         if image.width != OUTPUT[0] or not box or box[2] - box[0] < 2 * WIDTH - 12:
@@ -109,7 +93,7 @@ def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_s
         return (image, box, steps) if between_pairs(steps, contrast) > 0.2 else None
 
     two, box_two, steps_two = wait_for(drawn_at_scale_2, timeout=10, what="the card redrawn at scale 2")
-    save_output(sway, "scale-2-card.png")
+    sway.save_output("scale-2-card.png")
     # Twice its logical size, where scale 1 put it (its right edge MARGIN from the output's, in
     # device pixels twice that).
     assert abs((box_two[2] - box_two[0]) - 2 * (box_one[2] - box_one[0])) <= 4, (box_one, box_two)
@@ -121,9 +105,9 @@ def test_at_scale_2_a_card_is_twice_its_logical_size_with_edges_as_sharp_as_at_s
     assert 0.3 <= between_pairs(steps_two, contrast) <= 0.7
 
     # Back to scale 1: drawn again at 1, as large and as sharp as before.
-    swaymsg(sway, "output", "HEADLESS-1", "scale", "1")
+    sway.swaymsg("output", "HEADLESS-1", "scale", "1")
     def drawn_at_scale_1():
-        image = output_shot(sway)
+        image = sway.output_shot()
         box = card_box(image)
         return (image, box) if box and box[2] - box[0] <= WIDTH + 4 else None
 
@@ -136,17 +120,17 @@ def test_on_two_outputs_a_card_the_compositor_puts_on_the_scale_2_one_is_drawn_a
     sway, make_daemon = session
     # A second output at scale 2 beside the first, focused: with no Output= the compositor puts
     # new cards there, on an output other than the one they were laid out for first.
-    swaymsg(sway, "create_output")
+    sway.swaymsg("create_output")
     colour = "#%02x%02x%02x" % BACKGROUND
-    swaymsg(sway, "output", "HEADLESS-2", "mode", f"{OUTPUT[0]}x{OUTPUT[1]}", "position", f"{OUTPUT[0]}", "0",
+    sway.swaymsg("output", "HEADLESS-2", "mode", f"{OUTPUT[0]}x{OUTPUT[1]}", "position", f"{OUTPUT[0]}", "0",
             "scale", "2", "bg", colour, "solid_color")
-    swaymsg(sway, "focus", "output", "HEADLESS-2")
-    wait_for(lambda: output_shot(sway, "HEADLESS-2").pixel(4, 4) == BACKGROUND, what="the second output's background")
+    sway.swaymsg("focus", "output", "HEADLESS-2")
+    wait_for(lambda: sway.output_shot("HEADLESS-2").pixel(4, 4) == BACKGROUND, what="the second output's background")
     daemon = make_daemon()
     daemon.show(TITLE, BODY, "--fade-in", "0", "--hold", "60s")
 
     def sharp_on_the_second():
-        image = output_shot(sway, "HEADLESS-2")
+        image = sway.output_shot("HEADLESS-2")
         box = card_box(image)
         if image.width != OUTPUT[0] or not box:
             return None
@@ -157,12 +141,12 @@ def test_on_two_outputs_a_card_the_compositor_puts_on_the_scale_2_one_is_drawn_a
     image, box = wait_for(sharp_on_the_second, timeout=10, what="the card at scale 2 on HEADLESS-2")
     assert abs((box[2] - box[0]) - 2 * WIDTH) <= 8, box
     # Nothing on the first.
-    assert card_box(output_shot(sway, "HEADLESS-1")) is None
+    assert card_box(sway.output_shot("HEADLESS-1")) is None
 
 
 def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp_text(session):
     sway, make_daemon = session
-    swaymsg(sway, "output", "HEADLESS-1", "scale", "2")
+    sway.swaymsg("output", "HEADLESS-1", "scale", "2")
     config = display_config().replace("[Idle]", "[Center]\nWidth=400\n[Idle]")
     daemon = make_daemon(config)
     for index in range(3):
@@ -171,7 +155,7 @@ def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp
     assert daemon.notifyctl("center", "open").returncode == 0
 
     def panel():
-        image = output_shot(sway)
+        image = sway.output_shot()
         # The panel's own colour (the cards' background) down its whole height, 800 device pixels
         # from the right edge, and the background beside it.
         edge = OUTPUT[0] - 800
@@ -181,7 +165,7 @@ def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp
         return image if image.pixel(edge - 4, 10) == BACKGROUND else None
 
     image = wait_for(panel, timeout=10, what="the center 800 device pixels wide")
-    save_output(sway, "scale-2-center.png")
+    sway.save_output("scale-2-center.png")
     steps = device_steps(image, (OUTPUT[0] - 800 + 8, 0, OUTPUT[0], OUTPUT[1] // 2))
     contrast = max(change for _, change in steps)
     assert between_pairs(steps, contrast) > 0.3
@@ -189,10 +173,6 @@ def test_the_center_at_scale_2_fills_twice_its_width_in_device_pixels_with_sharp
 
 
 # X11: the scale from Xft.dpi, or [Display] Scale=.
-
-def x11_shot(x):
-    return x.screenshot(region=(0, 0, *X11_SCREEN))
-
 
 def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_xrdb_changes_follow(x11_session):
     x, make_daemon = x11_session
@@ -204,14 +184,14 @@ def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_
         env={**daemon.env, "NOTIFYD_SOCKET": daemon.socket_path}, stdout=subprocess.PIPE, text=True)
     try:
         def drawn():
-            image = x11_shot(x)
+            image = x.screenshot(region=(0, 0, *OUTPUT))
             box = card_box(image)
             return (image, box) if box and box[2] - box[0] >= 2 * WIDTH - 12 else None
 
         image, box = wait_for(drawn, timeout=10, what="the card at scale 2")
         x.save(SCREENSHOTS / "x11-scale-2-card.png")
         # 600 device pixels wide, 2 × MARGIN from the top right.
-        assert abs(box[2] - (X11_SCREEN[0] - 2 * MARGIN)) <= 4 and abs(box[1] - 2 * MARGIN) <= 4, box
+        assert abs(box[2] - (OUTPUT[0] - 2 * MARGIN)) <= 4 and abs(box[1] - 2 * MARGIN) <= 4, box
         steps = text_steps(image, box, 2)
         contrast = max(change for _, change in steps)
         assert 0.3 <= between_pairs(steps, contrast) <= 0.7
@@ -226,31 +206,25 @@ def test_on_x11_xft_dpi_192_draws_cards_at_scale_2_a_click_finds_its_button_and_
     # xrdb changes the resources: the next card is drawn at the new scale, and Scale= wins over both.
     subprocess.run(["xrdb", "-merge"], input="Xft.dpi: 96\n", text=True, env=x.env(), check=True, timeout=10)
     daemon.show(TITLE, BODY, "--fade-in", "0", "--hold", "60s")
-    box = wait_for(lambda: (lambda b: b if b and b[2] - b[0] <= WIDTH + 4 else None)(card_box(x11_shot(x))),
+    box = wait_for(lambda: (lambda b: b if b and b[2] - b[0] <= WIDTH + 4 else None)(card_box(x.screenshot(region=(0, 0, *OUTPUT)))),
                    timeout=10, what="the card at scale 1 after xrdb")
     assert abs((box[2] - box[0]) - (WIDTH - 4)) <= 4, box
 
 
 def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_window_with_the_keyboard(x11_session):
     x, make_daemon = x11_session
-    half = X11_SCREEN[0] // 2
-    on_left, on_right = [half - X11_MARGIN - X11_WIDTH], [X11_SCREEN[0] - X11_MARGIN - X11_WIDTH]
-    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{X11_SCREEN[1]}/190+0+0", "none")
-    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
+    half = OUTPUT[0] // 2
+    on_left, on_right = [half - MARGIN - WIDTH], [OUTPUT[0] - MARGIN - WIDTH]
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{OUTPUT[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{OUTPUT[1]}/190+{half}+0", "none")
     # A real window manager, which names the window with the keyboard in _NET_ACTIVE_WINDOW, and a
     # window on each monitor, low, away from the cards.
-    log = open(x.directory / "openbox.log", "ab")
-    processes = [subprocess.Popen(["openbox", "--sm-disable"], env=x.env(), stdout=log, stderr=log)]
+    processes = [x.window_manager()]
     try:
-        wait_for(lambda: x.run("wmctrl", "-m", check=False).returncode == 0, what="openbox to manage the screen")
         windows = {}
         for name, left in [("left", 100), ("right", half + 100)]:
-            processes.append(subprocess.Popen(
-                ["xmessage", "-title", f"notifyd-{name}", "-geometry", f"300x100+{left}+500", f"the {name} window"],
-                env=x.env(), stdout=log, stderr=log))
-            windows[name] = wait_for(
-                lambda: x.run("xdotool", "search", "--name", f"^notifyd-{name}$", check=False).stdout.split(),
-                what=f"the {name} window")[0]
+            window, windows[name] = x.xmessage(f"notifyd-{name}", f"300x100+{left}+500", f"the {name} window")
+            processes.append(window)
 
         def activate(name):
             x.run("xdotool", "windowactivate", "--sync", windows[name])
@@ -258,7 +232,7 @@ def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_windo
                      == int(windows[name]), what=f"the {name} window to have the keyboard")
 
         def stack_edges():
-            return card_left_edges(x.screenshot((0, 0, *X11_SCREEN)))
+            return card_left_edges(x.screenshot((0, 0, *OUTPUT)))
 
         daemon = make_daemon(x11_config(FollowFocus="keyboard"))
         # The pointer on the left monitor: it is not what decides.
@@ -282,7 +256,6 @@ def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_windo
         for process in reversed(processes):
             process.terminate()
             process.wait(timeout=10)
-        log.close()
 
 
 # Icons by name (the freedesktop icon theme lookup), SVG and symbolic, at the output's scale.
@@ -313,13 +286,13 @@ def off_the_blend(rgb, a, b):
 
 def test_adwaitas_symbolic_svg_by_name_is_drawn_in_the_text_colour_at_the_devices_resolution(session):
     sway, make_daemon = session
-    swaymsg(sway, "output", "HEADLESS-1", "scale", "2")
+    sway.swaymsg("output", "HEADLESS-1", "scale", "2")
     colour = "#%02x%02x%02x" % FOREGROUND
     daemon = make_daemon(display_config().replace("[Idle]", f"[Display:normal]\nForeground={colour}\n[Idle]"))
     daemon.show(TITLE, BODY, "--icon", "dialog-information-symbolic", "--fade-in", "0", "--hold", "60s")
 
     def icon_drawn():
-        image = output_shot(sway)
+        image = sway.output_shot()
         box = card_box(image)
         if not box or box[2] - box[0] < 2 * WIDTH - 12:
             return None
@@ -327,7 +300,7 @@ def test_adwaitas_symbolic_svg_by_name_is_drawn_in_the_text_colour_at_the_device
         return (image, box, pixels) if sum(close_to(p, FOREGROUND, 12) for p in pixels) > 500 else None
 
     image, box, pixels = wait_for(icon_drawn, timeout=10, what="the symbolic icon in the text's colour")
-    save_output(sway, "scale-2-symbolic-icon.png")
+    sway.save_output("scale-2-symbolic-icon.png")
     # Every pixel of the square is the card, the text's colour, or a mix of the two: Adwaita's own
     # grey is gone (it is far from that line).
     assert off_the_blend((0x2E, 0x34, 0x36), CARD, FOREGROUND) > 60
@@ -359,7 +332,7 @@ def test_a_theme_of_ones_own_draws_its_full_colour_svg_and_inherits_adwaitas_ico
 
     def icon_in(colours, count):
         def drawn():
-            image = output_shot(sway)
+            image = sway.output_shot()
             if not card_box(image):
                 return None
             pixels = region_pixels(image, icon_region(image, 1))
@@ -368,12 +341,12 @@ def test_a_theme_of_ones_own_draws_its_full_colour_svg_and_inherits_adwaitas_ico
 
     # Its own colours, not tinted: half magenta, half green, filling the square.
     pixels = wait_for(icon_in([MAGENTA, GREEN], 48 * 24 - 48), timeout=10, what="the theme's own SVG")
-    save_output(sway, "own-theme-icon.png")
+    sway.save_output("own-theme-icon.png")
     assert sum(close_to(p, MAGENTA, 6) or close_to(p, GREEN, 6) for p in pixels) >= 48 * 48 - 96
 
     # A name the theme lacks is Adwaita's, through Inherits= (hicolor has no symbolic icons).
     assert daemon.notifyctl("cancel", "--all", "--now").returncode == 0
-    wait_for(lambda: card_box(output_shot(sway)) is None, timeout=10, what="the first card gone")
+    wait_for(lambda: card_box(sway.output_shot()) is None, timeout=10, what="the first card gone")
     daemon.show(TITLE, BODY, "--icon", "dialog-information-symbolic", "--fade-in", "0", "--hold", "60s")
     wait_for(icon_in([(0xE8, 0xEB, 0xF0)], 300), timeout=10, what="Adwaita's symbolic icon in the default text colour")
 
@@ -381,10 +354,6 @@ def test_a_theme_of_ones_own_draws_its_full_colour_svg_and_inherits_adwaitas_ico
 # Looks by rule
 
 CI_CARD, CI_BORDER, PAGER_CARD = (0x20, 0x30, 0x80), (0xFF, 0x00, 0xFF), (0x10, 0x90, 0x40)
-
-
-def hex_colour(rgb):
-    return "#%02x%02x%02x" % rgb
 
 
 def rule_config(*rules):
@@ -410,7 +379,7 @@ def test_a_rule_gives_the_cards_it_matches_its_own_width_colours_border_corners_
         return (image, mail, ci) if mail and ci and ci[2] - ci[0] >= 470 else None
 
     image, mail, ci = wait_for(both_drawn, timeout=10, what="a card in the rule's look beside one in the default")
-    save_output(sway, "rule-look.png")
+    sway.save_output("rule-look.png")
     right = OUTPUT[0] - MARGIN
     # Each at its own width, both against the anchor's side.
     assert (ci[2], ci[2] - ci[0]) == (right, 480), ci
@@ -431,28 +400,11 @@ def test_a_rule_gives_the_cards_it_matches_its_own_width_colours_border_corners_
     assert ci[3] - ci[1] < mail[3] - mail[1], (ci, mail)
 
 
-def gtk_window(sway, title="notifyd-test"):
-    """A GTK window (zenity) titled `title` on sway's focused workspace: returns its process once
-    sway has mapped it."""
-    environment = {"PATH": os.environ["PATH"], "HOME": str(sway.directory), "XDG_RUNTIME_DIR": str(sway.directory),
-                   "WAYLAND_DISPLAY": sway.display, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"}
-    window = subprocess.Popen(as_user(sway.user) + ["zenity", "--info", "--title", title, "--text", title],
-                              env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(lambda: f'"name": "{title}"' in sway_tree(sway), timeout=15, what=f"the window {title} mapped")
-    return window
-
-
-def sway_tree(sway):
-    ipc = next(sway.directory.glob("sway-ipc.*.sock"))
-    return subprocess.run(as_user(sway.user) + ["swaymsg", "-s", str(ipc), "-t", "get_tree"], capture_output=True,
-                          text=True, timeout=20).stdout
-
-
 def test_a_rules_layer_overlay_shows_its_card_over_a_fullscreen_window_where_top_cards_go_under_it(session):
     sway, make_daemon = session
     daemon = make_daemon(rule_config(("pager", {"MatchApp": "pager", "Layer": "overlay",
                                                 "Background": hex_colour(PAGER_CARD)})))
-    window = gtk_window(sway)
+    window = sway.gtk_window()
 
     def shown(colour):
         return lambda: sway.screenshot().box_near(colour, tolerance=8)
@@ -464,13 +416,13 @@ def test_a_rules_layer_overlay_shows_its_card_over_a_fullscreen_window_where_top
         daemon.show("Disk failing", "sda: 12 reallocated sectors", "--app", "pager", "--fade-in", "0",
                     "--hold", "60s")
         pager = wait_for(shown(PAGER_CARD), timeout=10, what="the overlay card")
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "enable")
-        assert '"fullscreen_mode": 1' in sway_tree(sway)
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "enable")
+        assert '"fullscreen_mode": 1' in sway.tree()
         # The fullscreen window covers the top layer's card, not the overlay's.
         wait_for(lambda: shown(CARD)() is None, timeout=10, what="the top card under the fullscreen window")
-        save_output(sway, "fullscreen-overlay.png")
+        sway.save_output("fullscreen-overlay.png")
         assert shown(PAGER_CARD)() == pager
-        swaymsg(sway, "[app_id=zenity]", "fullscreen", "disable")
+        sway.swaymsg("[app_id=zenity]", "fullscreen", "disable")
         mail = wait_for(shown(CARD), timeout=10, what="the top card once the window is no longer fullscreen")
         assert mail[1] > pager[3], (pager, mail)
     finally:
@@ -483,41 +435,33 @@ def test_on_x11_a_notice_updated_into_a_rule_takes_its_look_the_window_resized_a
     config = x11_config() + f"[Rule:failed]\nMatchTitle=*failed*\nWidth=480\nCornerRadius=0\nBackground={hex_colour(CI_CARD)}\n"
     daemon = make_daemon(config)
     notice = daemon.show("Build 42", BODY, "--app", "ci", "--fade-in", "0", "--hold", "60s")
-    right = X11_SCREEN[0] - X11_MARGIN
+    right = OUTPUT[0] - MARGIN
 
     def card(colour, width):
         def drawn():
-            image = x11_shot(x)
+            image = x.screenshot(region=(0, 0, *OUTPUT))
             box = image.box_near(colour, tolerance=8)
             return (image, box) if box and abs((box[2] - box[0]) - (width - 4)) <= 2 else None
         return drawn
 
-    image, box = wait_for(card(CARD, X11_WIDTH), timeout=10, what="the card in the default look")
+    image, box = wait_for(card(CARD, WIDTH), timeout=10, what="the card in the default look")
     # Nothing composites: the window is cut round at its corners (the root shows there).
     assert box[2] == right - 2, box
-    assert image.pixel(right - 1, X11_MARGIN) == x.background
+    assert image.pixel(right - 1, MARGIN) == x.background
     assert daemon.notifyctl("update", str(notice), "--title", "Build 42 failed").returncode == 0
     image, box = wait_for(card(CI_CARD, 480), timeout=10, what="the card in the rule's look, 480 wide")
     x.save(SCREENSHOTS / "x11-rule-look.png")
     # The same right edge; square corners: the corner pixel is the border's.
     assert box[2] == right - 2, box
-    assert close_to(image.pixel(right - 1, X11_MARGIN), BORDER, 8), image.pixel(right - 1, X11_MARGIN)
-    assert close_to(image.pixel(right - 480, X11_MARGIN), BORDER, 8)
+    assert close_to(image.pixel(right - 1, MARGIN), BORDER, 8), image.pixel(right - 1, MARGIN)
+    assert close_to(image.pixel(right - 480, MARGIN), BORDER, 8)
 
 
 # Outputs: a card on the focused output, on every one, or on one by name; unplugged and plugged.
 
-def second_output(sway):
-    """HEADLESS-2, as large as the first, to its right, at scale 1."""
-    swaymsg(sway, "create_output")
-    swaymsg(sway, "output", "HEADLESS-2", "mode", f"{OUTPUT[0]}x{OUTPUT[1]}", "position", f"{OUTPUT[0]}", "0",
-            "bg", hex_colour(BACKGROUND), "solid_color")
-    wait_for(lambda: output_shot(sway, "HEADLESS-2").pixel(4, 4) == BACKGROUND, what="the second output's background")
-
-
 def boxes(sway, colour):
     """The box of the pixels near `colour` on each output, by name (None: none there)."""
-    return {name: output_shot(sway, name).box_near(colour, tolerance=8)
+    return {name: sway.output_shot(name).box_near(colour, tolerance=8)
             for name in ("HEADLESS-1", "HEADLESS-2")}
 
 
@@ -533,7 +477,7 @@ def test_output_all_puts_a_card_on_every_output_and_a_named_one_moves_to_its_out
 
     # No HEADLESS-2 yet: its card is on the focused output, stacked with the critical one.
     def stacked_on_the_first():
-        image = output_shot(sway, "HEADLESS-1")
+        image = sway.output_shot("HEADLESS-1")
         named = image.box_near(CI_CARD, tolerance=8)
         critical = image.box_near(PAGER_CARD, tolerance=8)
         return named if named and critical and named[3] < critical[1] else None
@@ -542,13 +486,13 @@ def test_output_all_puts_a_card_on_every_output_and_a_named_one_moves_to_its_out
     assert first[2] == OUTPUT[0] - MARGIN - 2, first  # the background ends inside the 2-pixel border
 
     # HEADLESS-2 plugged in: the named card moves to it, and the critical card is on both.
-    second_output(sway)
+    sway.second_output()
     placed = wait_for(lambda: (lambda b: b if b["HEADLESS-2"] and not b["HEADLESS-1"] else None)(boxes(sway, CI_CARD)),
                       timeout=10, what="the named card moved to its output")
     critical = wait_for(lambda: (lambda b: b if all(b.values()) else None)(boxes(sway, PAGER_CARD)), timeout=10,
                         what="the critical card on both outputs")
-    save_output(sway, "output-all-1.png")
-    save_output(sway, "output-all-2.png", "HEADLESS-2")
+    sway.save_output("output-all-1.png")
+    sway.save_output("output-all-2.png", "HEADLESS-2")
     # On HEADLESS-2 the two stack, the newer at the top; on HEADLESS-1 the critical card moved up.
     assert critical["HEADLESS-2"][1] > placed["HEADLESS-2"][3], (critical, placed)
     assert critical["HEADLESS-1"][1] < first[3], (critical, first)
@@ -559,17 +503,17 @@ def test_output_all_puts_a_card_on_every_output_and_a_named_one_moves_to_its_out
 
 def test_output_focused_follows_the_window_with_the_keyboard_and_the_stack_moves_with_a_new_card(session):
     sway, make_daemon = session
-    second_output(sway)
+    sway.second_output()
     windows = []
     try:
         for name, output in (("left", "HEADLESS-1"), ("right", "HEADLESS-2")):
-            swaymsg(sway, "focus", "output", output)
-            windows.append(gtk_window(sway, f"notifyd-{name}"))
+            sway.swaymsg("focus", "output", output)
+            windows.append(sway.gtk_window(f"notifyd-{name}"))
         daemon = make_daemon()
 
         def focus(name):
-            swaymsg(sway, f'[title="^notifyd-{name}$"]', "focus")
-            wait_for(lambda: f'"name": "notifyd-{name}"' in focused_node(sway), what=f"the {name} window focused")
+            sway.swaymsg(f'[title="^notifyd-{name}$"]', "focus")
+            wait_for(lambda: f'"name": "notifyd-{name}"' in sway.focused_node(), what=f"the {name} window focused")
 
         focus("right")
         daemon.show("Where you type", "--fade-in", "0", "--hold", "60s")
@@ -587,28 +531,12 @@ def test_output_focused_follows_the_window_with_the_keyboard_and_the_stack_moves
             window.wait()
 
 
-def focused_node(sway):
-    """The focused node of sway's tree, as swaymsg prints it (its JSON)."""
-    import json
-
-    def find(node):
-        if node.get("focused"):
-            return node
-        for child in node.get("nodes", []) + node.get("floating_nodes", []):
-            found = find(child)
-            if found:
-                return found
-        return None
-    found = find(json.loads(sway_tree(sway) or "{}"))
-    return json.dumps(found) if found else ""
-
-
 def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x11_session):
     x, make_daemon = x11_session
-    half = X11_SCREEN[0] // 2
-    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{X11_SCREEN[1]}/190+0+0", "none")
-    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
-    on_left, on_right = half - X11_MARGIN - X11_WIDTH, X11_SCREEN[0] - X11_MARGIN - X11_WIDTH
+    half = OUTPUT[0] // 2
+    x.run("xrandr", "--setmonitor", "*left", f"{half}/169x{OUTPUT[1]}/190+0+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{OUTPUT[1]}/190+{half}+0", "none")
+    on_left, on_right = half - MARGIN - WIDTH, OUTPUT[0] - MARGIN - WIDTH
     config = x11_config() + (
         f"[Rule:everywhere]\nMatchUrgency=critical\nOutput=all\nBackground={hex_colour(PAGER_CARD)}\n"
         f"[Rule:side]\nMatchApp=side\nOutput=right\nBackground={hex_colour(CI_CARD)}\n")
@@ -617,7 +545,7 @@ def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x
     def lefts(colour):
         """The left edge of the card of `colour` on each monitor (None: none there)."""
         found = []
-        for region in ((0, 0, half, X11_SCREEN[1]), (half, 0, *X11_SCREEN)):
+        for region in ((0, 0, half, OUTPUT[1]), (half, 0, *OUTPUT)):
             box = x.screenshot(region).box_near(colour, tolerance=8)
             found.append(box and box[0] - 2)  # the border is 2 pixels outside the background
         return found
@@ -634,7 +562,7 @@ def test_on_x11_output_all_shows_a_card_on_every_monitor_and_a_name_on_its_own(x
     daemon.show("A third", "--fade-in", "0", "--hold", "60s")
     wait_for(lambda: lefts(CI_CARD) == [on_left, None], timeout=10, what="the named card on the primary monitor")
     # Back: the named card returns to its monitor, the critical card is on both again.
-    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{X11_SCREEN[1]}/190+{half}+0", "none")
+    x.run("xrandr", "--setmonitor", "right", f"{half}/169x{OUTPUT[1]}/190+{half}+0", "none")
     daemon.show("A fourth", "--fade-in", "0", "--hold", "60s")
     wait_for(lambda: lefts(CI_CARD) == [None, on_right] and lefts(PAGER_CARD) == [on_left, on_right], timeout=10,
              what="the named card back on its monitor")
@@ -645,24 +573,24 @@ def test_a_reply_typed_into_the_copy_on_the_second_output_of_a_card_on_every_out
     # surface that asks for the keyboard all of it whichever copy asked, so this passes either way
     # there; with layer-shell's on_demand it is the copy clicked that gets the keys.
     sway, make_daemon = session
-    second_output(sway)
+    sway.second_output()
     daemon = make_daemon(rule_config(("everywhere", {"MatchApp": "chat", "Output": "all"})))
     layout = (2 * OUTPUT[0], OUTPUT[1])
     pointer = VirtualPointer(str(sway.directory), sway.display)
     keyboard = VirtualKeyboard(str(sway.directory), sway.display)
     try:
         pointer.move_to(5, OUTPUT[1] - 5, *layout)
-        waiting = notifyctl_waiting(daemon, "Ada", "Lunch?", "--app", "chat", "--fade-in", "0", "--hold", "60s",
+        waiting = daemon.notifyctl_waiting("Ada", "Lunch?", "--app", "chat", "--fade-in", "0", "--hold", "60s",
                                     "--reply", "Type a reply")
         boxes_now = wait_for(lambda: (lambda b: b if all(b.values()) else None)(boxes(sway, CARD)), timeout=10,
                              what="the card on both outputs")
         # The field of the copy on HEADLESS-2 (laid out right of HEADLESS-1), above the card's foot.
         box = boxes_now["HEADLESS-2"]
-        unfocused = output_shot(sway, "HEADLESS-2").pixels
+        unfocused = sway.output_shot("HEADLESS-2").pixels
         pointer.move_to(OUTPUT[0] + (box[0] + box[2]) // 2, box[3] - 12 - 8, *layout)
         pointer.click()
         pointer.move_to(5, OUTPUT[1] - 5, *layout)
-        wait_for(lambda: output_shot(sway, "HEADLESS-2").pixels != unfocused, what="the field to take the keyboard")
+        wait_for(lambda: sway.output_shot("HEADLESS-2").pixels != unfocused, what="the field to take the keyboard")
         keyboard.type("on my way")
         keyboard.press("Return")
         output, _ = waiting.communicate(timeout=10)

@@ -114,12 +114,6 @@ def call(daemon, method, **parameters):
     return reply
 
 
-def queue_call(daemon, method, **parameters):
-    reply = call(daemon, "io.notifyd.Queue." + method, **parameters)
-    assert "error" not in reply, f"{method} failed: {reply}"
-    return reply.get("parameters", {})
-
-
 @pytest.fixture
 def notify(runtime_dir):
     endpoint = NotifySocket(runtime_dir)
@@ -174,7 +168,7 @@ def test_ready_is_sent_once_the_socket_answers_with_the_first_status(start, noti
 
 def test_nothing_is_sent_without_notify_socket(start, notify):
     daemon = start(env={"NOTIFY_SOCKET": ""})
-    queue_call(daemon, "Show", title="quiet")
+    daemon.call("Show", title="quiet")
     assert notify.drain(0.5) == []
     assert daemon.stop() == 0
 
@@ -185,13 +179,13 @@ def test_nothing_is_sent_without_notify_socket(start, notify):
 def test_status_follows_the_queue_through_suspend_show_and_resume(start, notify):
     daemon = start()
     ready(daemon, notify)
-    queue_call(daemon, "Suspend")
+    daemon.call("Suspend")
     notify.next(status_is("suspended, 0 queued, 0 visible"), what="STATUS after Suspend")
-    queue_call(daemon, "Show", title="held back", fadeIn=0.1, hold=60)
+    daemon.call("Show", title="held back", fadeIn=0.1, hold=60)
     notify.next(status_is("suspended, 1 queued, 0 visible"), what="STATUS=… 1 queued")
-    queue_call(daemon, "Resume")
+    daemon.call("Resume")
     notify.next(status_is("0 queued, 1 visible"), what="STATUS after Resume")
-    queue_call(daemon, "Cancel", all=True, now=True)
+    daemon.call("Cancel", all=True, now=True)
     notify.next(status_is("0 queued, 0 visible"), what="STATUS after Cancel")
     assert daemon.stop() == 0
 
@@ -200,9 +194,9 @@ def test_status_counts_what_nobody_saw_until_it_is_read(start, notify):
     # This daemon draws nowhere: a notice that runs its course goes unread.
     daemon = start()
     ready(daemon, notify)
-    shown = queue_call(daemon, "Show", title="unseen", fadeIn=0, hold=0.1, fadeOut=0)["id"]
+    shown = daemon.call("Show", title="unseen", fadeIn=0, hold=0.1, fadeOut=0)["id"]
     notify.next(status_is("0 queued, 0 visible, 1 unread"), what="STATUS=… 1 unread")
-    assert queue_call(daemon, "Read", all=True)["read"] == [shown]
+    assert daemon.call("Read", all=True)["read"] == [shown]
     notify.next(status_is("0 queued, 0 visible"), what="STATUS once read")
     assert daemon.stop() == 0
 
@@ -213,7 +207,7 @@ def test_status_names_the_local_time_a_timed_suspend_ends(start, notify):
     daemon = start(env={"TZ": zone})
     ready(daemon, notify)
     before = time.time()
-    queue_call(daemon, "Suspend", duration=3600)
+    daemon.call("Suspend", duration=3600)
     after = time.time()
     expected = {
         datetime.fromtimestamp(moment + 3600, ZoneInfo(zone)).strftime("suspended until %H:%M, 0 queued, 0 visible")
@@ -299,7 +293,7 @@ def test_sighup_sends_reloading_then_ready(start, notify):
 def test_reload_method_replies_after_ready(start, notify):
     daemon = start()
     ready(daemon, notify)
-    assert queue_call(daemon, "Reload") == {}
+    assert daemon.call("Reload") == {}
     # Datagrams are queued when sd_notify returns, and READY=1 went out before the reply: both
     # must be waiting already, so no time is allowed.
     reloading_then_ready(notify, "Reload method", timeout=0)

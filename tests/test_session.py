@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import XDisplayReservation, unprivileged_user, wait_for
-from popup_helpers import Image
+from conftest import NotifyctlQueries, XDisplayReservation, unprivileged_user, wait_for
+from pixels import Image
 from test_logind import Container, Session
-from test_popups_wayland import as_user, user_binaries
+from display import as_user, user_binaries
 
 pytestmark = [pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("systemd-nspawn") is None or shutil.which("sway") is None
@@ -90,22 +90,6 @@ class Login:
         self.box.run("loginctl", "terminate-user", self.user.pw_name, check=False)
         wait_for(lambda: self.box.run("loginctl", "show-user", self.user.pw_name, check=False).returncode != 0,
                  timeout=30, interval=0.1, what="logind to forget the test user")
-
-
-class NotifyctlQueries:
-    """What the tests ask of notifyd, through `self.notifyctl(*arguments)` (a completed notifyctl)."""
-
-    def status(self):
-        return json.loads(self.notifyctl("status", "--json").stdout)
-
-    def drawing(self):
-        return self.status()["display"].get("drawing") is True
-
-    def show(self, title, *options):
-        return int(self.notifyctl("show", title, *options).stdout)
-
-    def get(self, notice_id):
-        return json.loads(self.notifyctl("get", str(notice_id), "--json").stdout)["notice"]
 
 
 class FollowingDaemon(NotifyctlQueries):

@@ -15,27 +15,6 @@ def store(daemon):
     return Path(daemon.env["XDG_STATE_HOME"]) / "notifyd" / "notifyd.db"
 
 
-def status(daemon):
-    return json.loads(daemon.notifyctl("status", "--json", check=True).stdout)
-
-
-def history(daemon, *args):
-    return json.loads(daemon.notifyctl("history", *args, "--json", check=True).stdout)["notices"]
-
-
-def get(daemon, notice):
-    return json.loads(daemon.notifyctl("get", str(notice), "--json", check=True).stdout)["notice"]
-
-
-def show(daemon, title, *args):
-    return int(daemon.notifyctl("show", title, *args, check=True).stdout)
-
-
-def finished(daemon, notice):
-    wait_for(lambda: get(daemon, notice).get("outcome") is not None, what=f"notice {notice} to finish")
-    return get(daemon, notice)
-
-
 def ids(result):
     return [int(line) for line in result.stdout.split()]
 
@@ -49,69 +28,69 @@ def configured(make_daemon, runtime_dir, text):
 def test_drawn_nowhere_a_notice_is_unread_counted_everywhere_and_kept_through_a_restart(make_daemon, runtime_dir):
     # No display and no other server: nobody saw what ran its course.
     daemon = configured(make_daemon, runtime_dir, "[Display]\nMode=off\n[DBus]\nMode=off\n")
-    first = show(daemon, "Backup done", "--app", "backup", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
-    second = show(daemon, "Disk 91%", "--app", "df", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
-    cancelled = show(daemon, "Taken back", "--hold", "60")
+    first = daemon.show("Backup done", "--app", "backup", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
+    second = daemon.show("Disk 91%", "--app", "df", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
+    cancelled = daemon.show("Taken back", "--hold", "60")
     daemon.notifyctl("cancel", str(cancelled), "--now", check=True)
-    assert finished(daemon, first)["unread"] is True
-    assert finished(daemon, second)["unread"] is True
-    assert "unread" not in finished(daemon, cancelled)  # its sender took it back
-    assert status(daemon)["unread"] == 2
+    assert daemon.finished(first)["unread"] is True
+    assert daemon.finished(second)["unread"] is True
+    assert "unread" not in daemon.finished(cancelled)  # its sender took it back
+    assert daemon.status()["unread"] == 2
     text = daemon.notifyctl("status", check=True).stdout
     assert "(2 unread)" in text, text
-    assert [n["id"] for n in history(daemon, "--unread")] == [second, first]
+    assert [n["id"] for n in daemon.notices("history", "--unread")] == [second, first]
     assert f"#{second}*" in daemon.notifyctl("history", check=True).stdout
     # Kept in the store: a restart counts them again.
     daemon.stop()
     with sqlite3.connect(store(daemon)) as db:
         assert sorted(r[0] for r in db.execute("SELECT id FROM notices WHERE unread = 1")) == [first, second]
     daemon.start()
-    assert status(daemon)["unread"] == 2
+    assert daemon.status()["unread"] == 2
     assert ids(daemon.notifyctl("read", str(first), check=True)) == [first]
-    assert status(daemon)["unread"] == 1
+    assert daemon.status()["unread"] == 1
     assert ids(daemon.notifyctl("read", check=True)) == [second]  # no id: all of them
-    assert status(daemon)["unread"] == 0
+    assert daemon.status()["unread"] == 0
     daemon.stop()
     daemon.start()
-    assert status(daemon)["unread"] == 0 and "unread" not in get(daemon, first)
+    assert daemon.status()["unread"] == 0 and "unread" not in daemon.get(first)
 
 
 def test_folded_notices_are_unread_and_restore_brings_back_what_was_missed(make_daemon, runtime_dir):
     daemon = configured(make_daemon, runtime_dir,
                         "[Display]\nMode=off\n[DBus]\nMode=off\n[DoNotDisturb]\nSummary=yes\n")
     daemon.notifyctl("suspend", "--allow", "none", check=True)
-    held = [show(daemon, f"Mail {n}", "--app", "mail", "--hold", "0.2", "--fade-in", "0", "--fade-out", "0")
+    held = [daemon.show(f"Mail {n}", "--app", "mail", "--hold", "0.2", "--fade-in", "0", "--fade-out", "0")
             for n in range(3)]
     daemon.notifyctl("resume", check=True)
     for notice in held:
-        assert finished(daemon, notice)["outcome"] == "folded"
-        assert get(daemon, notice)["unread"] is True
+        assert daemon.finished(notice)["outcome"] == "folded"
+        assert daemon.get(notice)["unread"] is True
     # restore with no id: the last notice to finish; --last N, ids: newest first.
     restored = ids(daemon.notifyctl("restore", str(held[0]), check=True))
-    copy = get(daemon, restored[0])
+    copy = daemon.get(restored[0])
     assert copy["restoredFrom"] == held[0] and copy["title"] == "Mail 0" and copy["app"] == "mail"
     assert copy["id"] not in held and "outcome" not in copy
-    assert "unread" not in get(daemon, held[0])  # restoring it read it
+    assert "unread" not in daemon.get(held[0])  # restoring it read it
     assert copy["phase"] in ("waiting", "queued", "fadingIn", "holding", "fadingOut")
     more = ids(daemon.notifyctl("restore", "--last", "2", check=True))
     assert len(more) == 2 and len(set(more) | set(restored)) == 3
-    assert all(get(daemon, n)["restoredFrom"] for n in more)
+    assert all(daemon.get(n)["restoredFrom"] for n in more)
     # Under do-not-disturb a restore still shows, as a critical notice does: a person asked for it.
     daemon.notifyctl("suspend", check=True)
     again = ids(daemon.notifyctl("restore", str(held[2]), check=True))[0]
-    wait_for(lambda: get(daemon, again)["phase"] in ("fadingIn", "holding", "fadingOut", "finished"),
+    wait_for(lambda: daemon.get(again)["phase"] in ("fadingIn", "holding", "fadingOut", "finished"),
              what="the restored notice shown under do-not-disturb")
 
 
 def test_forget_removes_from_history_and_the_store_by_id_app_or_all(make_daemon, runtime_dir):
     daemon = configured(make_daemon, runtime_dir, "[Display]\nMode=off\n[DBus]\nMode=off\n")
     quick = ["--fade-in", "0", "--hold", "0.1", "--fade-out", "0"]
-    secret = show(daemon, "Your code is 428913", "--app", "bank", *quick)
-    chats = [show(daemon, f"Chat {n}", "--app", f"chat-{n}", *quick) for n in range(2)]
-    kept = show(daemon, "Build passed", "--app", "ci", *quick)
-    running = show(daemon, "Still running", "--hold", "60")
+    secret = daemon.show("Your code is 428913", "--app", "bank", *quick)
+    chats = [daemon.show(f"Chat {n}", "--app", f"chat-{n}", *quick) for n in range(2)]
+    kept = daemon.show("Build passed", "--app", "ci", *quick)
+    running = daemon.show("Still running", "--hold", "60")
     for notice in [secret, *chats, kept]:
-        finished(daemon, notice)
+        daemon.finished(notice)
     assert ids(daemon.notifyctl("forget", str(secret), check=True)) == [secret]
     missing = daemon.notifyctl("get", str(secret))
     assert missing.returncode != 0
@@ -125,10 +104,10 @@ def test_forget_removes_from_history_and_the_store_by_id_app_or_all(make_daemon,
     assert unknown.returncode != 0
     usage = daemon.notifyctl("forget")
     assert usage.returncode != 0 and "say which notices" in usage.stderr
-    assert [n["id"] for n in history(daemon)] == [kept]
+    assert [n["id"] for n in daemon.notices("history")] == [kept]
     assert ids(daemon.notifyctl("forget", "--all", check=True)) == [kept]
-    assert history(daemon) == [] and status(daemon)["unread"] == 0
-    assert get(daemon, running)["phase"] in ("fadingIn", "holding")  # unfinished ones are not history
+    assert daemon.notices("history") == [] and daemon.status()["unread"] == 0
+    assert daemon.get(running)["phase"] in ("fadingIn", "holding")  # unfinished ones are not history
 
 
 def test_the_bar_lines_carry_the_unread_count_and_classes(make_daemon, runtime_dir):
@@ -142,7 +121,7 @@ def test_the_bar_lines_carry_the_unread_count_and_classes(make_daemon, runtime_d
         bar, status_line = LineReader(waybar), LineReader(i3bar)
         first = json.loads(bar.next_line())
         assert first["text"] == "" and first["alt"] == "none" and "unread" not in first["class"]
-        notice = show(daemon, "Backup done", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
+        notice = daemon.show("Backup done", "--fade-in", "0", "--hold", "0.2", "--fade-out", "0")
         line = json.loads(bar.until(lambda l: json.loads(l)["text"] == "1", "the unread count on the bar"))
         assert line["alt"] == "unread" and "unread" in line["class"] and "idle" in line["class"]
         assert "1 unread notice" in line["tooltip"]
