@@ -73,8 +73,8 @@ INSTALLED := $(PREFIX)/bin/notifyd $(PREFIX)/bin/notifyctl \
 .PHONY: release man install uninstall
 
 release: deps
-	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyd
-	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyctl
+	scripts/swiftpm.sh $(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyd
+	scripts/swiftpm.sh $(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product notifyctl
 
 # man/*.scd → .build/man/*.1/.5/.8 (scdoc, Debian package `scdoc`).
 man: $(MAN_PAGES)
@@ -143,7 +143,7 @@ deb: deps
 # a container with a real login and the package's size beside Debian's mako and dunst
 # (bench/session.py); not part of `test`.
 bench: deps
-	$(SWIFT) build -c release
+	scripts/swiftpm.sh $(SWIFT) build -c release
 	bench/with-peer.sh .build/release/notifyd-bench
 	$(PYTHON) bench/popups.py --bin .build/release
 	$(MAKE) deb NO_DEPS=1

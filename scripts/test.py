@@ -4,20 +4,26 @@
 On two cores most of a serial run is spent waiting (on compositors, fades, timeouts), so the
 suites are jobs with what they need, run as soon as that is done:
 
-- builds and CPU-bound suites (the unit tests, fuzzing) take the machine's cores one at a time;
+- builds and CPU-bound suites (the unit tests) take the machine's cores: two at once only when one
+  of them keeps a single core busy (the release build's whole-module optimisation goes a module at
+  a time), the one earlier in the table first (the other runs at nice 10);
 - the end-to-end suites run on several pytest-xdist workers each, beside a build and each other;
-- what cannot share the machine (tests marked `alone`: floods, capacity, CPU and tight timing;
-  the soak) runs last, one at a time, with nothing else running.
+- what cannot share the machine with other tests (tests marked `alone`: floods, capacity, CPU and
+  tight timing; the soak) runs last, one at a time, with no other test running;
+- what no test waits for and nothing times (the fuzzers' build and run, lint) runs at the idle
+  scheduling class (SCHED_IDLE) whenever it is ready: it only ever takes a core nobody else wants,
+  so it fills the gaps, mostly beside the `alone` tests, which leave a core free.
 
 Each job's output goes to .build/test-logs/JOB.log; a failing job's end is printed when it fails,
 and the run goes on with everything that does not need it. At the end, one line per job: its wall
-time, what it counted, and whether it passed. `scripts/test.py JOB…` runs those jobs and what they
-need (`make unit-test` and the other targets do that); `--list` shows the jobs.
+time, its CPU time, what it counted, and whether it passed. `scripts/test.py JOB…` runs those jobs
+and what they need (`make unit-test` and the other targets do that); `--list` shows the jobs.
 """
 
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -30,10 +36,14 @@ PYTHON = os.environ.get("PYTHON", "python3")
 SWIFT = os.environ.get("SWIFT", "swift")
 SWIFTPM = ["scripts/swiftpm.sh", SWIFT]
 
-# What runs at once: one job that keeps both cores busy (a build, the unit tests, fuzzing), never
-# held up by the suites, since the builds are the run's critical path; beside it up to SUITES
-# end-to-end suites, whose processes mostly wait.
+# What runs at once: CPU jobs (builds, the unit tests) keeping at most CORES + 1 cores busy between
+# them (so one that keeps a single core busy can run beside one that keeps two), never held up by the
+# suites, since the builds are the run's critical path; beside them up to SUITES end-to-end suites,
+# whose processes mostly wait; and one idle-class job.
+CORES = os.cpu_count() or 2
 SUITES = 2
+# The nice value of a CPU job running beside one earlier in the table.
+BEHIND = 10
 # pytest-xdist workers of an end-to-end suite (`-n`); NOTIFYD_TEST_WORKERS changes it.
 WORKERS = os.environ.get("NOTIFYD_TEST_WORKERS", "3")
 
@@ -69,8 +79,12 @@ class Job:
     name: str
     command: list
     needs: tuple = ()
-    kind: str = "suite"  # "cpu": keeps the cores busy; "suite": mostly waits; "alone": by itself, last
+    # "cpu": keeps `cores` cores busy; "suite": mostly waits; "alone": with no other test, last;
+    # "idle": nothing waits for it or times it: at the idle scheduling class, whenever it is ready.
+    kind: str = "suite"
     env: dict = field(default_factory=dict)
+    cores: int = 2  # of a "cpu" job: how many cores it keeps busy on its own (measured: PERFORMANCE.md)
+    timed: bool = False  # a "cpu" job whose tests time things: never niced behind another
     # Filled in as it runs.
     process: subprocess.Popen = None
     started: float = 0.0
@@ -78,6 +92,7 @@ class Job:
     status: str = "waiting"  # waiting, running, passed, failed, not run
     cgroup: Path = None
     cpu: float = None  # seconds of CPU its processes used, when counted
+    nice: int = 0
 
     @property
     def log(self):
@@ -96,7 +111,7 @@ def jobs():
         Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu"),
         Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
             ("build",), env={"NOTIFYD_BIN": debug}),
-        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu"),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu", cores=1),
         Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
             env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
         Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
@@ -106,15 +121,15 @@ def jobs():
         Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
-        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu"),
+        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu", cores=1, timed=True),
         # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
-                          "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu",
+                          "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu", cores=1, timed=True,
             env={"NOTIFYD_SIMULATION_SCHEDULES": "200"}),
-        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="cpu"),
-        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="cpu"),
-        Job("lint", ["make", "--no-print-directory", "lint"], kind="cpu"),
+        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="idle"),
+        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="idle"),
+        Job("lint", ["make", "--no-print-directory", "lint"], kind="idle"),
         # Last, one at a time, with nothing else running.
         Job("integration-alone", pytest("-m", "alone", "tests", parallel=False), ("build",), kind="alone",
             env={"NOTIFYD_BIN": debug}),
@@ -170,17 +185,22 @@ def counted_cgroup(name):
     return path
 
 
-def joining(cgroup):
-    """For the job's child, between fork and exec: move itself into `cgroup` (opens and writes only)."""
-    procs = str(cgroup / "cgroup.procs")
+def starting(job):
+    """For the job's child, between fork and exec: into the job's cgroup (opens and writes only), and
+    an idle-class job to SCHED_IDLE, which its processes inherit."""
+    procs = str(job.cgroup / "cgroup.procs") if job.cgroup else None
+    idle = job.kind == "idle"
 
-    def join():
-        descriptor = os.open(procs, os.O_WRONLY)
-        try:
-            os.write(descriptor, b"0")
-        finally:
-            os.close(descriptor)
-    return join
+    def start():
+        if procs:
+            descriptor = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(descriptor, b"0")
+            finally:
+                os.close(descriptor)
+        if idle:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return start
 
 
 def minutes(seconds):
@@ -205,9 +225,10 @@ class Run:
         job.status = "running"
         job.cgroup = counted_cgroup(job.name)
         with open(job.log, "wb") as log:
+            # A process group of its own, which `prioritise` renices as a whole.
             job.process = subprocess.Popen(job.command, cwd=REPO, env={**os.environ, **job.env},
                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                           preexec_fn=joining(job.cgroup) if job.cgroup else None)
+                                           preexec_fn=starting(job), start_new_session=True)
         self.say(f"{job.name}: started")
 
     def finish(self, job):
@@ -237,38 +258,59 @@ class Run:
                     other.status = "not run"
                     changed = True
 
+    def room_for(self, job, running):
+        """Whether CPU job `job` may start beside the CPU jobs `running`."""
+        busy = [other.cores for other in running if other.kind == "cpu"]
+        return not busy or (sum(busy) + job.cores <= CORES + 1 and min(busy + [job.cores]) == 1)
+
+    def prioritise(self, running):
+        """The CPU job earliest in the table at nice 0, any other at BEHIND unless its tests time
+        things (renicing up needs CAP_SYS_NICE: without it a job stays behind once it was)."""
+        cpu = [job for job in self.jobs.values() if job in running and job.kind == "cpu"]
+        for rank, job in enumerate(cpu):
+            wanted = 0 if rank == 0 or job.timed else BEHIND
+            if job.nice != wanted:
+                try:
+                    os.setpriority(os.PRIO_PGRP, job.process.pid, wanted)
+                    job.nice = wanted
+                except OSError:
+                    pass
+
     def loop(self):
         while True:
-            running = [job for job in self.jobs.values() if job.status == "running"]
-            for job in running:
+            for job in [job for job in self.jobs.values() if job.status == "running"]:
                 if job.process.poll() is not None:
                     self.finish(job)
             running = [job for job in self.jobs.values() if job.status == "running"]
             waiting = [job for job in self.jobs.values() if job.status == "waiting"]
             if not running and not waiting:
                 return
-            if not any(job.kind == "alone" for job in running):
-                busy = any(job.kind == "cpu" for job in running)
-                suites = sum(job.kind == "suite" for job in running)
-                for job in waiting:
-                    if not self.ready(job) or job.kind == "alone":
-                        continue
-                    if job.kind == "cpu" and not busy:
-                        busy = True
-                    elif job.kind == "suite" and suites < SUITES:
-                        suites += 1
-                    else:
-                        continue
+            alone = any(job.kind == "alone" for job in running)
+            for job in waiting:
+                if not self.ready(job):
+                    continue
+                if job.kind == "idle":
+                    startable = not any(other.kind == "idle" for other in running)
+                elif job.kind == "cpu":
+                    startable = not alone and self.room_for(job, running)
+                elif job.kind == "suite":
+                    startable = not alone and sum(other.kind == "suite" for other in running) < SUITES
+                else:
+                    startable = False
+                if startable:
                     self.start(job)
                     running.append(job)
-                # The alone ones once nothing else runs or can start: one at a time, by themselves.
-                if not running:
-                    alone = [job for job in waiting if job.kind == "alone" and self.ready(job)]
-                    if alone:
-                        self.start(alone[0])
-                    elif not any(self.ready(job) for job in waiting):
-                        for job in waiting:
-                            job.status = "not run"
+            # The alone ones once no other test or build runs or can start: one at a time.
+            if all(job.kind == "idle" for job in running):
+                ready = [job for job in waiting if job.status == "waiting" and self.ready(job)]
+                alone_ready = [job for job in ready if job.kind == "alone"]
+                if alone_ready:
+                    self.start(alone_ready[0])
+                    running.append(alone_ready[0])
+                elif not running and not ready:
+                    for job in waiting:
+                        job.status = "not run"
+            self.prioritise(running)
             time.sleep(0.2)
 
     def report(self):
@@ -317,7 +359,10 @@ def main():
     except KeyboardInterrupt:
         for job in run.jobs.values():
             if job.status == "running":
-                job.process.terminate()
+                try:
+                    os.killpg(job.process.pid, signal.SIGTERM)
+                except OSError:
+                    pass
         raise
     return 0 if run.report() else 1
 
