@@ -210,3 +210,11 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// NOTIFYD_TEST_TARGETS (names, comma-separated) keeps only those test targets: `make test`'s Thread
+// Sanitizer build runs the engine's suites alone, and compiling the other eleven under TSan cost
+// half its CPU (scripts/test.py).
+if let wanted = Context.environment["NOTIFYD_TEST_TARGETS"] {
+  let names = Set(wanted.split(separator: ",").map(String.init))
+  package.targets.removeAll { $0.type == .test && !names.contains($0.name) }
+}

@@ -8,14 +8,18 @@
 # compile error makes `swift build` exit 1, while a SwiftPM process killed by a signal ends with
 # 128 + the signal. Only that is retried, once, saying so; anything else is returned as it was.
 #
-# A build runs in an environment of its own, the same every time (PATH, HOME and TMPDIR only):
-# SwiftPM relinks the WireTypes plugin's tool whenever the environment it builds in changes, any
-# variable (MAKEFLAGS alone does it), and so regenerates the Varlink records and recompiles
-# NotifyProtocol and what follows: `make install PREFIX=…` after `make deb` rebuilt for half a
-# minute of CPU, and twice more in test_install, each `make` with other variables.
+# A build runs in an environment of its own, the same every time: PATH, TMPDIR, NOTIFYD_TEST_TARGETS
+# (which Package.swift reads), and a HOME of its own in .build. SwiftPM relinks the WireTypes
+# plugin's tool whenever the environment it builds in changes, any variable, and so regenerates the
+# Varlink records and recompiles NotifyProtocol and what follows: `make install PREFIX=…` after
+# `make deb` rebuilt for half a minute of CPU (MAKEFLAGS differs, and debhelper gives a package
+# build a HOME of its own), and twice more in test_install, each `make` with other variables.
 set -uo pipefail
 if [ "${2:-}" = build ]; then
-    set -- env -i PATH="$PATH" HOME="$HOME" ${TMPDIR:+TMPDIR="$TMPDIR"} "$@"
+    home="$(cd "$(dirname "$0")/.." && pwd)/.build/swiftpm-home"
+    mkdir -p "$home"
+    set -- env -i PATH="$PATH" HOME="$home" ${TMPDIR:+TMPDIR="$TMPDIR"} \
+        ${NOTIFYD_TEST_TARGETS:+NOTIFYD_TEST_TARGETS="$NOTIFYD_TEST_TARGETS"} "$@"
 fi
 "$@"
 status=$?

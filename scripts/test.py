@@ -10,9 +10,6 @@ suites are jobs with what they need, run as soon as that is done:
 - the end-to-end suites run on several pytest-xdist workers each, beside a build and each other;
 - what cannot share the machine with other tests (tests marked `alone`: floods, capacity, CPU and
   tight timing; the soak) runs last, one at a time, with no other test running;
-- what no test waits for and nothing times (the fuzzers' build and run, lint) runs at the idle
-  scheduling class (SCHED_IDLE) whenever it is ready: it only ever takes a core nobody else wants,
-  so it fills the gaps, mostly beside the `alone` tests, which leave a core free.
 
 Each job's output goes to .build/test-logs/JOB.log; a failing job's end is printed when it fails,
 and the run goes on with everything that does not need it. At the end, one line per job: its wall
@@ -39,7 +36,7 @@ SWIFTPM = ["scripts/swiftpm.sh", SWIFT]
 # What runs at once: CPU jobs (builds, the unit tests) keeping at most CORES + 1 cores busy between
 # them (so one that keeps a single core busy can run beside one that keeps two), never held up by the
 # suites, since the builds are the run's critical path; beside them up to SUITES end-to-end suites,
-# whose processes mostly wait; and one idle-class job.
+# whose processes mostly wait.
 CORES = os.cpu_count() or 2
 SUITES = 2
 # The nice value of a CPU job running beside one earlier in the table.
@@ -57,6 +54,8 @@ SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_sto
 # The Debian package and `make install` need the release build that `deb` makes.
 PACKAGE = ["tests/test_package.py", "tests/test_install.py"]
 SOAK_SECONDS = os.environ.get("SECONDS_OF_SOAK", "180")
+# The TSan build's test targets: the queue engine's suites are the ones run under TSan.
+TSAN_TESTS = {"NOTIFYD_TEST_TARGETS": "NotifyCoreTests"}
 # Each job's processes are counted in a cpuacct cgroup of their own, where the machine has that
 # hierarchy and lets us make one (as root): the report gives each job's CPU time beside its wall time.
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -79,8 +78,7 @@ class Job:
     name: str
     command: list
     needs: tuple = ()
-    # "cpu": keeps `cores` cores busy; "suite": mostly waits; "alone": with no other test, last;
-    # "idle": nothing waits for it or times it: at the idle scheduling class, whenever it is ready.
+    # "cpu": keeps `cores` cores busy; "suite": mostly waits; "alone": with nothing else, last.
     kind: str = "suite"
     env: dict = field(default_factory=dict)
     cores: int = 2  # of a "cpu" job: how many cores it keeps busy on its own (measured: PERFORMANCE.md)
@@ -114,8 +112,9 @@ def jobs():
         Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu", cores=1),
         Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
             env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
+        # With the engine's test target alone (Package.swift, NOTIFYD_TEST_TARGETS): TSan runs no other.
         Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
-            kind="cpu"),
+            kind="cpu", env=TSAN_TESTS),
         Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
             ("tsan-build",)),
         Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
@@ -126,10 +125,10 @@ def jobs():
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
                           "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu", cores=1, timed=True,
-            env={"NOTIFYD_SIMULATION_SCHEDULES": "200"}),
-        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="idle"),
-        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="idle"),
-        Job("lint", ["make", "--no-print-directory", "lint"], kind="idle"),
+            env={**TSAN_TESTS, "NOTIFYD_SIMULATION_SCHEDULES": "200"}),
+        Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="cpu"),
+        Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="cpu"),
+        Job("lint", ["make", "--no-print-directory", "lint"], kind="cpu", cores=1),
         # Last, one at a time, with nothing else running.
         Job("integration-alone", pytest("-m", "alone", "tests", parallel=False), ("build",), kind="alone",
             env={"NOTIFYD_BIN": debug}),
@@ -186,10 +185,8 @@ def counted_cgroup(name):
 
 
 def starting(job):
-    """For the job's child, between fork and exec: into the job's cgroup (opens and writes only), and
-    an idle-class job to SCHED_IDLE, which its processes inherit."""
+    """For the job's child, between fork and exec: into the job's cgroup (opens and writes only)."""
     procs = str(job.cgroup / "cgroup.procs") if job.cgroup else None
-    idle = job.kind == "idle"
 
     def start():
         if procs:
@@ -198,8 +195,6 @@ def starting(job):
                 os.write(descriptor, b"0")
             finally:
                 os.close(descriptor)
-        if idle:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     return start
 
 
@@ -265,11 +260,25 @@ class Run:
 
     def prioritise(self, running):
         """The CPU job earliest in the table at nice 0, any other at BEHIND unless its tests time
-        things (renicing up needs CAP_SYS_NICE: without it a job stays behind once it was)."""
+        things. Every thread of the job's cgroup, as each loop finds them (SwiftPM's build starts
+        its compilers in process groups of their own, and they do not keep swift-build's nice);
+        without a cgroup, the job's process group. Renicing up needs CAP_SYS_NICE: without it a job
+        stays behind once it was."""
         cpu = [job for job in self.jobs.values() if job in running and job.kind == "cpu"]
         for rank, job in enumerate(cpu):
             wanted = 0 if rank == 0 or job.timed else BEHIND
-            if job.nice != wanted:
+            if job.cgroup:
+                try:
+                    threads = [int(tid) for tid in (job.cgroup / "tasks").read_text().split()]
+                except OSError:
+                    threads = []
+                for tid in threads:
+                    try:
+                        if os.getpriority(os.PRIO_PROCESS, tid) != wanted:
+                            os.setpriority(os.PRIO_PROCESS, tid, wanted)
+                    except OSError:
+                        pass  # gone meanwhile, or not ours to raise
+            elif job.nice != wanted:
                 try:
                     os.setpriority(os.PRIO_PGRP, job.process.pid, wanted)
                     job.nice = wanted
@@ -285,31 +294,28 @@ class Run:
             waiting = [job for job in self.jobs.values() if job.status == "waiting"]
             if not running and not waiting:
                 return
-            alone = any(job.kind == "alone" for job in running)
-            for job in waiting:
-                if not self.ready(job):
-                    continue
-                if job.kind == "idle":
-                    startable = not any(other.kind == "idle" for other in running)
-                elif job.kind == "cpu":
-                    startable = not alone and self.room_for(job, running)
-                elif job.kind == "suite":
-                    startable = not alone and sum(other.kind == "suite" for other in running) < SUITES
-                else:
-                    startable = False
-                if startable:
-                    self.start(job)
-                    running.append(job)
-            # The alone ones once no other test or build runs or can start: one at a time.
-            if all(job.kind == "idle" for job in running):
-                ready = [job for job in waiting if job.status == "waiting" and self.ready(job)]
-                alone_ready = [job for job in ready if job.kind == "alone"]
-                if alone_ready:
-                    self.start(alone_ready[0])
-                    running.append(alone_ready[0])
-                elif not running and not ready:
-                    for job in waiting:
-                        job.status = "not run"
+            if not any(job.kind == "alone" for job in running):
+                for job in waiting:
+                    if not self.ready(job):
+                        continue
+                    if job.kind == "cpu":
+                        startable = self.room_for(job, running)
+                    elif job.kind == "suite":
+                        startable = sum(other.kind == "suite" for other in running) < SUITES
+                    else:
+                        startable = False
+                    if startable:
+                        self.start(job)
+                        running.append(job)
+                # The alone ones once nothing else runs or can start: one at a time, by themselves.
+                if not running:
+                    alone = [job for job in waiting if job.kind == "alone" and self.ready(job)]
+                    if alone:
+                        self.start(alone[0])
+                        running.append(alone[0])
+                    elif not any(self.ready(job) for job in waiting):
+                        for job in waiting:
+                            job.status = "not run"
             self.prioritise(running)
             time.sleep(0.2)
 

@@ -347,12 +347,21 @@ def click_at(pointer, point, button=VirtualPointer.BTN_LEFT):
     pointer.move_to(*PARKED, *OUTPUT)
 
 
+def bus_client_environment(daemon, bus_address):
+    return {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus_address,
+            "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
+
+
 def as_user_with_bus(daemon, bus_address, *command, **options):
     """`command` as the daemon's user, a client of `bus_address`, to its end."""
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus_address,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
-    return subprocess.run(as_user(daemon.user) + list(command), env=environment, capture_output=True, text=True,
-                          timeout=30, **options)
+    return subprocess.run(as_user(daemon.user) + list(command), env=bus_client_environment(daemon, bus_address),
+                          capture_output=True, text=True, timeout=30, **options)
+
+
+def spawn_as_user_with_bus(daemon, bus_address, *command):
+    """`command` as the daemon's user, a client of `bus_address`, running; what it prints, piped."""
+    return subprocess.Popen(as_user(daemon.user) + list(command), env=bus_client_environment(daemon, bus_address),
+                            stdout=subprocess.PIPE, text=True)
 
 
 # MARK: - X11: Xvfb, picom, openbox
@@ -572,7 +581,8 @@ def held_while_away_then_goes_once_back(daemon, notice, hold, drawn, give_input)
     back_at = time.monotonic()
     mover.start()
     try:
-        wait_for(lambda: daemon.status()["idle"]["idle"] is False, timeout=10, what="the source to say the person is back")
+        wait_for(lambda: daemon.status()["idle"]["idle"] is False, timeout=10,
+                 what="the source to say the person is back")
         result = daemon.notifyctl("wait", str(notice), timeout=30)
         gone_at = time.monotonic()
     finally:

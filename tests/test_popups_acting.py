@@ -3,17 +3,15 @@ a card, the bindings, the picker (fuzzel and a command of one's own), and a repl
 card; what was chosen reaches the bus (ActionInvoked, NotificationReplied) and `show --wait`.
 """
 
-import os
 import re
 import shutil
-import subprocess
 import time
 
 import pytest
 
 from conftest import wait_for
-from display import (BORDER, CARD, MARGIN, OUTPUT, PARKED, SCREENSHOTS, WIDTH, as_user, bus, click_at, display_config,
-                     needs_wayland, serving_with_pointer, session, user)  # noqa: F401 (fixtures)
+from display import (BORDER, CARD, MARGIN, OUTPUT, PARKED, SCREENSHOTS, WIDTH, bus, click_at, display_config,
+                     needs_wayland, serving_with_pointer, session, spawn_as_user_with_bus, user)  # noqa: F401 (fixtures)
 from pixels import blend, button_centres, button_fill_at, close_to, fully_drawn
 from session_bus import notification_signals
 from wayland_pointer import VirtualKeyboard, VirtualPointer
@@ -24,16 +22,13 @@ pytestmark = needs_wayland
 def test_each_button_on_a_card_chooses_its_action_on_the_bus_and_for_show_wait(session, bus):
     sway, make_daemon = session
     daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
     try:
         with notification_signals(bus, sway.directory) as signals:
             for index, key in enumerate(["approve", "reject", "later"]):
                 # notify-send -A waits for the action: it prints the id, then the key chosen.
-                sender = subprocess.Popen(
-                    as_user(daemon.user) + ["notify-send", "--print-id", "-A", "approve=Approve", "-A", "reject=Reject",
-                                            "-A", "later=Remind me later, after lunch", "Deploy 42?",
-                                            "to production"], env=environment, stdout=subprocess.PIPE, text=True)
+                sender = spawn_as_user_with_bus(daemon, bus, "notify-send", "--print-id", "-A", "approve=Approve",
+                                                "-A", "reject=Reject", "-A", "later=Remind me later, after lunch",
+                                                "Deploy 42?", "to production")
                 image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the popup with buttons")
                 box = image.box()
                 centre = button_centres(box, 3)[index]
@@ -197,8 +192,6 @@ def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(
     sway, make_daemon = session
     daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
     keyboard = VirtualKeyboard(str(sway.directory), sway.display)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
     try:
         # Over Varlink: show --wait --reply prints what was typed. Its hold (2 s) stands still
         # while the field has the keyboard.
@@ -222,9 +215,8 @@ def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(
 
         # Over D-Bus, as KDE's and swaync's clients ask: an inline-reply action.
         with notification_signals(bus, sway.directory) as signals:
-            sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "inline-reply=Reply",
-                                                              "Bob", "Are you coming?"], env=environment,
-                                      stdout=subprocess.PIPE, text=True)
+            sender = spawn_as_user_with_bus(daemon, bus, "notify-send", "--print-id", "-A", "inline-reply=Reply",
+                                            "Bob", "Are you coming?")
             box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the second card").box()
             unfocused = sway.screenshot(region=box)
             click_at(pointer, ((box[0] + box[2]) // 2, box[3] - 12 - 8))
@@ -245,14 +237,10 @@ def test_a_reply_typed_into_the_card_reaches_show_wait_and_notification_replied(
 def test_with_the_action_icons_hint_the_buttons_show_the_icons_their_keys_name(session, bus):
     sway, make_daemon = session
     daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
     try:
         with notification_signals(bus, sway.directory) as signals:
-            sender = subprocess.Popen(
-                as_user(daemon.user) + ["notify-send", "--print-id", "-h", "boolean:action-icons:true", "-A",
-                                        "edit-delete=Delete", "-A", "mail-send=Send", "Draft", "Send it?"],
-                env=environment, stdout=subprocess.PIPE, text=True)
+            sender = spawn_as_user_with_bus(daemon, bus, "notify-send", "--print-id", "-h", "boolean:action-icons:true",
+                                            "-A", "edit-delete=Delete", "-A", "mail-send=Send", "Draft", "Send it?")
             image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with icon buttons")
             box = image.box()
             sway.save(SCREENSHOTS / "notifyd-action-icons.png")

@@ -20,7 +20,7 @@ import pytest
 from conftest import cpu_used_over, wait_for
 from display import (BACKGROUND, BORDER, CARD, GAP, MARGIN, OUTPUT, PARKED, WIDTH, as_user, as_user_with_bus, bus,
                      bus_config, display_config, held_while_away_then_goes_once_back, needs_wayland, send_many,
-                     serving_with_pointer, session, settled_rss_kib, user)  # noqa: F401 (fixtures)
+                     serving_with_pointer, session, settled_rss_kib, spawn_as_user_with_bus, user)  # noqa: F401
 from pixels import Image, close_to, fully_drawn
 from session_bus import notification_signals
 from wayland_pointer import VirtualPointer
@@ -392,14 +392,10 @@ def test_notify_send_shows_a_popup_when_no_other_server_runs_and_a_click_closes_
 def test_a_click_that_chooses_an_action_sends_an_activation_token_before_action_invoked(session, bus):
     sway, make_daemon = session
     daemon, pointer = serving_with_pointer(sway, make_daemon, bus)
-    environment = {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": bus,
-                   "XDG_RUNTIME_DIR": str(daemon.runtime_dir)}
     try:
         with notification_signals(bus, sway.directory) as signals:
             # -A waits for the action: notify-send prints the id, then the action's name.
-            sender = subprocess.Popen(as_user(daemon.user) + ["notify-send", "--print-id", "-A", "default=Open",
-                                                              "Deploy?"], env=environment, stdout=subprocess.PIPE,
-                                      text=True)
+            sender = spawn_as_user_with_bus(daemon, bus, "notify-send", "--print-id", "-A", "default=Open", "Deploy?")
             image = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the popup")
             x0, y0, x1, y1 = image.box()
             pointer.move_to((x0 + x1) // 2, (y0 + y1) // 2, *OUTPUT)

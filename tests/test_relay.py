@@ -270,8 +270,8 @@ def test_a_key_replaces_across_hosts(nats_server, desk_and_server, subject):
                 hold=600, fadeOut=0.3, actions=[{"key": "open", "label": "Open log"}])
     # Both held back on both hosts: on the server "built" takes the queued "building"'s place, and
     # on the desk likewise, deterministically (nothing is visible yet on either).
-    server.call("Suspend", **{"allow": "none"})
-    desk.call("Suspend", **{"allow": "none"})
+    server.call("Suspend", allow="none")
+    desk.call("Suspend", allow="none")
     building = server.call("Show", title="building", **kept)["id"]
     built = server.call("Show", title="built", **kept)["id"]
     assert built != building
@@ -291,9 +291,10 @@ def test_a_key_replaces_across_hosts(nats_server, desk_and_server, subject):
     # in place (DESIGN §2).
     server.call("Resume")
     desk.call("Resume")
-    wait_for(lambda: desk.call("Get", **{"id": shown["id"]})["notice"]["phase"] == "holding", what="'built' visible on the desk")
+    wait_for(lambda: desk.call("Get", id=shown["id"])["notice"]["phase"] == "holding",
+             what="'built' visible on the desk")
     deployed = server.call("Show", title="deployed", **kept)["id"]
-    assert server.call("Get", **{"id": built})["notice"].get("outcome") == "replaced"
+    assert server.call("Get", id=built)["notice"].get("outcome") == "replaced"
     assert deployed != built
 
     def follows():
@@ -311,9 +312,10 @@ def test_a_key_replaces_across_hosts(nats_server, desk_and_server, subject):
 
 
 def assert_serves_locally(daemon):
-    local = daemon.call("Show", title=f"local while the relay is down {uuid.uuid4().hex[:6]}", fadeIn=0, hold=600, fadeOut=0)["id"]
+    local = daemon.call("Show", title=f"local while the relay is down {uuid.uuid4().hex[:6]}", fadeIn=0, hold=600,
+                        fadeOut=0)["id"]
     assert local in [n["id"] for n in daemon.listed()]
-    assert daemon.call("Get", **{"id": local})["notice"]["phase"] != "finished"
+    assert daemon.call("Get", id=local)["notice"]["phase"] != "finished"
     assert daemon.process.poll() is None
 
 
@@ -378,7 +380,7 @@ def test_a_publish_permission_denied_says_so_in_one_line_and_local_service_goes_
     server = relay_daemon("server", [nats.url], publish=True, subscribe=False,
                           extra=f"User=server\nPasswordFile={password}\n")
     wait_connected(server)  # signing in and the stream are allowed
-    server.call("Show", title="denied on the way out", **FAST)["id"]
+    server.call("Show", title="denied on the way out", **FAST)
     relay = wait_relay(server, lambda r: "permission" in r["detail"].lower() and "violation" in r["detail"].lower(),
                        "the relay to report the permissions violation")
     assert one_line(relay["detail"]), relay

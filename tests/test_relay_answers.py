@@ -28,6 +28,14 @@ def _show_and_wait(server, *args):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def answer_on_the_desk(desk, shown, answer):
+    """What a person at the desk does with `shown`: its action "ok" chosen, or dismissed."""
+    if answer == "invoked":
+        desk.call("Invoke", id=shown["id"], action="ok")
+    else:
+        desk.call("Dismiss", id=shown["id"])
+
+
 def _on_the_desk(desk, title):
     def visible():
         found = [n for n in desk.listed() if n.get("origin") and n["title"] == title]
@@ -47,11 +55,8 @@ def test_show_wait_on_the_server_returns_what_the_desk_did(nats_server, desk_and
         # The server draws no popups: its notice waits for the desk's answer, it has not finished.
         assert waiting.poll() is None, waiting.communicate()
         origin = shown["origin"]["id"]
-        assert server.call("Get", **{"id": origin})["notice"].get("outcome") is None
-        if answer == "invoked":
-            desk.call("Invoke", **{"id": shown["id"], "action": "ok"})
-        else:
-            desk.call("Dismiss", **{"id": shown["id"]})
+        assert server.call("Get", id=origin)["notice"].get("outcome") is None
+        answer_on_the_desk(desk, shown, answer)
         stdout, stderr = waiting.communicate(timeout=30)
     finally:
         if waiting.poll() is None:
@@ -59,11 +64,11 @@ def test_show_wait_on_the_server_returns_what_the_desk_did(nats_server, desk_and
     if answer == "invoked":
         assert waiting.returncode == 0, stderr
         assert stdout.strip().splitlines()[-1] == "ok", stdout
-        notice = server.call("Get", **{"id": origin})["notice"]
+        notice = server.call("Get", id=origin)["notice"]
         assert (notice["outcome"], notice["invoked"]) == ("completed", "ok"), notice
     else:
         assert waiting.returncode == 6, (stdout, stderr)
-        assert server.call("Get", **{"id": origin})["notice"]["outcome"] == "dismissed"
+        assert server.call("Get", id=origin)["notice"]["outcome"] == "dismissed"
     assert "on desk" in server.stderr()
 
 
@@ -158,10 +163,7 @@ def test_notifyctl_relay_show_wait_returns_what_the_desk_did(nats_server, relay_
         shown = _on_the_desk(desk, title)
         assert shown["app"] == "cron" and shown["origin"]["host"] == "cron", shown
         assert waiting.poll() is None, waiting.communicate()
-        if answer == "invoked":
-            desk.call("Invoke", **{"id": shown["id"], "action": "ok"})
-        else:
-            desk.call("Dismiss", **{"id": shown["id"]})
+        answer_on_the_desk(desk, shown, answer)
         stdout, stderr = waiting.communicate(timeout=30)
     finally:
         if waiting.poll() is None:

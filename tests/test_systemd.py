@@ -62,6 +62,15 @@ def call(socket_path, method, timeout=TIMEOUT, **parameters):
     return reply.get("parameters", {})
 
 
+def answers(socket_path):
+    """Whether a notifyd answers Status on `socket_path` now."""
+    try:
+        call(socket_path, "io.notifyd.Queue.Status", timeout=5)
+        return True
+    except OSError:
+        return False
+
+
 def hold_of_a_new_notice(socket_path):
     """The hold the config gives a notice shown without one."""
     # A title of its own: an equal visible notice would merge it ([Queue] StackDuplicates=).
@@ -560,8 +569,8 @@ def test_log_auto_follows_journal_stream(manager, tmp_path, matches):
             [*manager.in_namespace(), BIN / "notifyd"], env=environment, stdout=subprocess.DEVNULL, stderr=stderr
         )
     try:
-        wait_for(lambda: (runtime / "notifyd.sock").exists(), timeout=TIMEOUT, what="notifyd's socket")
-        call(runtime / "notifyd.sock", "io.notifyd.Queue.Status")
+        # Its socket is there once bound, and refuses until notifyd listens: wait for an answer.
+        wait_for(lambda: answers(runtime / "notifyd.sock"), timeout=TIMEOUT, what="notifyd to answer on its socket")
         if matches:
             manager.wait_journal(
                 lambda e: str(runtime) in e.get("MESSAGE", ""), "the 'listening on' entry", "SYSLOG_IDENTIFIER=notifyd"

@@ -144,8 +144,9 @@ extension PopupDisplay {
     guard let session = center, !session.reloadScheduled else { return }
     switch event.kind {
     case .frame: return
-    // A phase matters only as a notice starts to show; its finishing comes as `finished`.
-    case .phase where event.phase != .fadingIn: return
+    // A phase matters only as a notice starts to show: fading in, or holding (a notice without a
+    // fade-in may say only that); its finishing comes as `finished`.
+    case .phase where event.phase != .fadingIn && event.phase != .holding: return
     // An indicator moving, or a live notice's text changing: its entry alone.
     case .updated where event.notice.map({ session.model.update($0) }) == true:
       redrawCenter()
