@@ -83,6 +83,10 @@ class Job:
     env: dict = field(default_factory=dict)
     cores: int = 2  # of a "cpu" job: how many cores it keeps busy on its own (measured: PERFORMANCE.md)
     timed: bool = False  # a "cpu" job whose tests time things: never niced behind another
+    # The SwiftPM scratch folder it runs SwiftPM on: SwiftPM locks it for as long as it runs (`swift
+    # test --skip-build` too), so two jobs on one never run at once (make install waited out the
+    # unit tests: 5 minutes of test_install's setup).
+    scratch: str = None
     # Filled in as it runs.
     process: subprocess.Popen = None
     started: float = 0.0
@@ -106,12 +110,13 @@ def jobs():
     # In order of priority: each build as early as it can, in the order of the suites that wait for
     # them: the package's (its suite is long, and needs the release build), then TSan's, ASan's.
     return [
-        Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu"),
+        Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu", scratch=".build"),
         Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
             ("build",), env={"NOTIFYD_BIN": debug}),
-        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu", cores=1),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu", cores=1,
+            scratch=".build"),
         Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
-            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}),
+            env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}, scratch=".build"),
         # With the engine's test target alone (Package.swift, NOTIFYD_TEST_TARGETS): TSan runs no other.
         Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
             kind="cpu", env=TSAN_TESTS),
@@ -120,7 +125,8 @@ def jobs():
         Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
-        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu", cores=1, timed=True),
+        Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu", cores=1, timed=True,
+            scratch=".build"),
         # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
@@ -173,9 +179,17 @@ def counts(job):
 
 
 def counted_cgroup(name):
-    """A new cpuacct cgroup for a job, or None where one cannot be made."""
+    """A new cpuacct cgroup for a job, or None where one cannot be made. An earlier run's that its
+    processes have left go first (a job whose processes outlived it could not remove its own)."""
     if not (CPUACCT / "cgroup.procs").exists():
         return None
+    for stale in CPUACCT.glob("notifyd-make-test-*"):
+        if stale.name.startswith(f"notifyd-make-test-{os.getpid()}-"):
+            continue  # this run's
+        try:
+            stale.rmdir()  # only an empty one goes
+        except OSError:
+            pass
     path = CPUACCT / f"notifyd-make-test-{os.getpid()}-{name}"
     try:
         path.mkdir(exist_ok=True)
@@ -211,8 +225,10 @@ class Run:
         print(f"[{minutes(time.monotonic() - self.started)}] {text}", flush=True)
 
     def ready(self, job):
-        return job.status == "waiting" and all(self.jobs[need].status == "passed" for need in job.needs
-                                               if need in self.jobs)
+        return (job.status == "waiting"
+                and all(self.jobs[need].status == "passed" for need in job.needs if need in self.jobs)
+                and not (job.scratch and any(other.status == "running" and other.scratch == job.scratch
+                                             for other in self.jobs.values())))
 
     def start(self, job):
         LOGS.mkdir(parents=True, exist_ok=True)

@@ -63,6 +63,9 @@ def test_list_history_and_the_snapshot_longer_than_16_mib_reach_the_client(make_
     daemon = make_daemon()
     body = "\x01" * 16384  # six bytes each in JSON: 96 KiB a notice, 19 MiB for 200
     with daemon.raw() as connection:
+        # A guard against a hang, not a measure: under TSan beside the other suites the daemon once
+        # took more than raw()'s 10 s to make room for the next part of the 19 MiB.
+        connection.settimeout(120)
         assert call_raw(connection, b'{"method": "io.notifyd.Queue.Suspend"}')["parameters"]["suspended"]
         replies = pipelined(connection, show_calls(200, body=body))
         assert all("error" not in reply for reply in replies)
