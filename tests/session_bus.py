@@ -225,6 +225,11 @@ def start_daemon(runtime_dir, bus):
         (config_dir / "notifyd.conf").write_text(f"[DBus]\nMode={mode}\n{extra}")
         instance = Daemon(directory, env=env if env is not None else bus.env()).start()
         started.append(instance)
+        if mode == "server" and env is None:
+            # Answering on its socket is not yet owning the name on the bus: a notify-send sent
+            # between the two found no server (ServiceUnknown, once).
+            wait_for(lambda: bus.name_owner_pid(NAME) == instance.process.pid or "is held by" in instance.stderr(),
+                     what="notifyd to own org.freedesktop.Notifications, or to say who does")
         return instance
 
     yield start
