@@ -3,6 +3,8 @@
 # reported anything. The daemons' stderr goes to files the tests delete, so each daemon writes its
 # reports to SCRATCH/reports/RUN/<kind>.PID instead (ASAN_OPTIONS / TSAN_OPTIONS log_path), RUN
 # being this script's PID: runs on one build may overlap, and each reads only its own reports.
+# Each test's start and end go to tests.log there (tests/conftest.py), and each report is printed
+# with the tests that were running when it was last written to.
 # Usage: bench/sanitized-tests.sh address|thread SCRATCH PYTEST-ARGUMENT...   (after
 #        swift build --sanitize=KIND --scratch-path SCRATCH)
 #        bench/sanitized-tests.sh address|thread SCRATCH -- COMMAND...   (the soak: a command, not pytest)
@@ -22,6 +24,7 @@ export SWIFT_BACKTRACE=enable=no
 # Tests that bound the daemon's resident set leave that bound out: ASan keeps freed memory in
 # quarantine, TSan shadows all of it.
 export NOTIFYD_SANITIZER="$kind"
+export NOTIFYD_SANITIZER_REPORTS="$reports"
 case "$kind" in
   address) export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1" \
     LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0" ;;
@@ -35,11 +38,22 @@ if [ "${1:-}" = "--" ]; then
 else
   NOTIFYD_BIN="$scratch/debug" "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider "$@" || status=$?
 fi
-found=$(find "$reports" -type f | wc -l)
+prefix=$([ "$kind" = address ] && echo asan || echo tsan)
+found=$(find "$reports" -type f -name "$prefix.*" | wc -l)
 if [ "$found" -gt 0 ]; then
   echo "sanitized-tests: $kind sanitizer reports in $reports:" >&2
-  for report in "$reports"/*; do
+  for report in "$reports/$prefix".*; do
     echo "---- $report" >&2
+    "${PYTHON:-python3}" - "$report" "$reports/tests.log" >&2 <<'EOF'
+import os, sys
+written = os.stat(sys.argv[1]).st_mtime
+try:
+    spans = [line.split(" ", 2) for line in open(sys.argv[2]).read().splitlines()]
+except OSError:
+    spans = []
+running = [test for start, end, test in spans if float(start) <= written <= float(end) + 5]
+print("written while these tests ran (or within 5 s of their end):", *running or ["(none recorded)"], sep="\n  ")
+EOF
     head -n 60 "$report" >&2
   done
   status=1

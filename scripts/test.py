@@ -178,18 +178,20 @@ def counts(job):
     return "; ".join(found)
 
 
-def counted_cgroup(name):
-    """A new cpuacct cgroup for a job, or None where one cannot be made. An earlier run's that its
-    processes have left go first (a job whose processes outlived it could not remove its own)."""
-    if not (CPUACCT / "cgroup.procs").exists():
-        return None
+def sweep_cgroups():
+    """An earlier run's cgroups that its processes have left go (a job whose processes outlived it
+    could not remove its own); a run still going keeps its own, which are not empty."""
     for stale in CPUACCT.glob("notifyd-make-test-*"):
-        if stale.name.startswith(f"notifyd-make-test-{os.getpid()}-"):
-            continue  # this run's
         try:
             stale.rmdir()  # only an empty one goes
         except OSError:
             pass
+
+
+def counted_cgroup(name):
+    """A new cpuacct cgroup for a job, or None where one cannot be made."""
+    if not (CPUACCT / "cgroup.procs").exists():
+        return None
     path = CPUACCT / f"notifyd-make-test-{os.getpid()}-{name}"
     try:
         path.mkdir(exist_ok=True)
@@ -220,6 +222,7 @@ class Run:
     def __init__(self, selected):
         self.started = time.monotonic()
         self.jobs = {job.name: job for job in selected}
+        sweep_cgroups()
 
     def say(self, text):
         print(f"[{minutes(time.monotonic() - self.started)}] {text}", flush=True)
@@ -236,7 +239,8 @@ class Run:
         job.status = "running"
         job.cgroup = counted_cgroup(job.name)
         with open(job.log, "wb") as log:
-            # A process group of its own, which `prioritise` renices as a whole.
+            # A session of its own: Ctrl-C stops the job's whole process group (`main`), and
+            # `prioritise` renices it as a group where there is no cgroup to find its threads in.
             job.process = subprocess.Popen(job.command, cwd=REPO, env={**os.environ, **job.env},
                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                            preexec_fn=starting(job), start_new_session=True)

@@ -21,14 +21,24 @@ import varlink
 BIN = Path(os.environ.get("NOTIFYD_BIN", Path(__file__).resolve().parent.parent / ".build" / "debug"))
 
 
+# How often a long wait asks at least: a condition that holds for POLL_CAP seconds is still seen.
+POLL_CAP = 0.05
+
+
 def wait_for(condition, timeout=10.0, interval=0.01, what="condition"):
-    """Polls `condition` until it is truthy; fails the test after `timeout` seconds."""
+    """Polls `condition` until it is truthy; fails the test after `timeout` seconds. It asks every
+    `interval` seconds at first, then a fifth less often each time down to every POLL_CAP seconds
+    (or `interval`, if longer): most conditions hold within a few polls, and a wait of seconds no
+    longer asks a hundred times a second (each asking is a notifyctl, a screenshot, and the daemon
+    answering it: under a sanitizer, a third of the suites' CPU was spent polling)."""
     deadline = time.monotonic() + timeout
+    pause = interval
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
-        time.sleep(interval)
+        time.sleep(pause)
+        pause = min(pause * 1.2, max(interval, POLL_CAP))
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
@@ -326,6 +336,19 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "alone: loads the machine or measures CPU, RSS or wall time tightly, so it runs with "
         "nothing else running (scripts/test.py runs `-m alone` by itself, after the rest)")
+
+
+# A sanitized run (bench/sanitized-tests.sh) names the tests running when a report was written: each
+# test's start and end go to NOTIFYD_SANITIZER_REPORTS/tests.log (a line each, appended whole, so
+# the workers' lines do not mix).
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    folder = os.environ.get("NOTIFYD_SANITIZER_REPORTS")
+    started = time.time()
+    yield
+    if folder:
+        with open(os.path.join(folder, "tests.log"), "a") as log:
+            log.write(f"{started:.3f} {time.time():.3f} {item.nodeid}\n")
 
 
 TEST_USER = "notifyd-popups"
