@@ -48,7 +48,7 @@ let package = Package(
     // libinih.
     .target(name: "NotifyConfig", dependencies: ["NotifyCore", "NotifyProtocol", "CInih"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
-    .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol"]),
+    .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport"]),
 
     // MARK: - Adapters
 
@@ -109,7 +109,8 @@ let package = Package(
     .target(
       name: "NotifyDisplay",
       dependencies: [
-        "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix", "NotifySupport",
+        "NotifyService", "NotifyCore", "NotifyConfig", "NotifyIcons", "NotifyProtocol", "NotifyPosix",
+        "NotifySupport",
         "CPangoCairo", "CXkbcommon", "CRsvg",
       ]),
     // libwayland-client and the glue wayland-scanner generates from protocols/*.xml.
@@ -202,9 +203,15 @@ let package = Package(
     .testTarget(
       name: "NotifyDisplayTests",
       dependencies: [
-        "NotifyDisplay", "NotifyConfig", "NotifyIcons", "NotifyCore", "NotifyProtocol", "CPangoCairo",
+        "NotifyDisplay", "NotifyConfig", "NotifyIcons", "NotifyCore", "NotifyProtocol", "NotifyService",
+        "NotifySupport", "CPangoCairo",
       ]),
-    .testTarget(name: "NotifyRelayTests", dependencies: ["NotifyRelay", "NotifyNATS", "NotifyProtocol"]),
+    .testTarget(
+      name: "NotifyRelayTests",
+      dependencies: [
+        "NotifyRelay", "NotifyNATS", "NotifyProtocol", "NotifyConfig", "NotifyCore", "NotifyService",
+        "NotifySupport",
+      ]),
     // The house itself: the module graph against the imports and docs/ARCHITECTURE.md.
     .testTarget(name: "ArchitectureTests"),
   ],

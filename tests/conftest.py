@@ -29,8 +29,8 @@ def wait_for(condition, timeout=10.0, interval=0.01, what="condition"):
     """Polls `condition` until it is truthy; fails the test after `timeout` seconds. It asks every
     `interval` seconds at first, then a fifth less often each time down to every POLL_CAP seconds
     (or `interval`, if longer): most conditions hold within a few polls, and a wait of seconds no
-    longer asks a hundred times a second (each asking is a notifyctl, a screenshot, and the daemon
-    answering it: under a sanitizer, a third of the suites' CPU was spent polling)."""
+    longer asks a hundred times a second (each asking is a notifyctl or a screenshot, and the
+    daemon answering it: the TSan suite's CPU went from 4:10 to 3:45 with this)."""
     deadline = time.monotonic() + timeout
     pause = interval
     while time.monotonic() < deadline:

@@ -319,7 +319,7 @@ public final class NoticeQueue: Sendable {
   }
 
   /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back.
-  public func list(held: Bool = false) -> [Notice] {
+  public func list(held: Bool) -> [Notice] {
     let now = scheduler.now
     return state.withLock { held ? $0.machine.heldNotices() : $0.machine.unfinishedNotices(at: now) }
   }
@@ -332,7 +332,7 @@ public final class NoticeQueue: Sendable {
   /// Hands `visit` the finished notices, newest first, the `limit` newest at most, under the
   /// engine's lock: a view of history keeps what it needs of each without an array of whole notices
   /// made on the way.
-  public func forEachFinished(limit: Int = .max, _ visit: (Notice) -> Void) {
+  public func forEachFinished(limit: Int, _ visit: (Notice) -> Void) {
     state.withLock { state in
       state.machine.history.forEachNewestFirst(limit: limit, visit)
     }
@@ -409,16 +409,10 @@ public final class NoticeQueue: Sendable {
   }
 
   /// Delivers a snapshot of every unfinished notice, then every event in order; with `frames`, also
-  /// a frame per fading notice `fps` times a second while anything fades.
-  public func watch(
-    frames: Bool = false, fps: Int? = nil, sink: @escaping @Sendable (Event) -> Void
-  ) throws(QueueError) -> Subscription {
-    try watch(frames: frames, fps: fps, numbered: { event, _ in sink(event) })
-  }
-
-  /// `watch(frames:fps:sink:)` whose sink also gets each event's number: every sink that is handed
-  /// one event gets the same number, so subscribers that encode events (the Varlink watchers) encode
-  /// each once however many of them there are. The snapshot's number is 0.
+  /// a frame per fading notice `fps` times a second while anything fades (`NoticeReading`'s
+  /// `watch(frames:fps:sink:)` leaves the numbers out). The sink gets each event's number: every
+  /// sink that is handed one event gets the same number, so subscribers that encode events (the
+  /// Varlink watchers) encode each once however many of them there are. The snapshot's number is 0.
   public func watch(
     frames: Bool = false, fps: Int? = nil, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
   ) throws(QueueError) -> Subscription {

@@ -7,3 +7,14 @@ public enum QueueError: Error, Sendable, Equatable {
   /// The queue already holds `capacity` unfinished notices.
   case queueFull(capacity: Int)
 }
+
+extension QueueError: CustomStringConvertible {
+  /// As a log line says it.
+  public var description: String {
+    switch self {
+    case .noSuchNotice(let id): "no notice \(id)"
+    case .invalidArgument(let field, let reason): "\(field): \(reason)"
+    case .queueFull(let capacity): "the queue holds \(capacity) unfinished notices already"
+    }
+  }
+}

@@ -52,7 +52,7 @@ public final class DBusBridge: @unchecked Sendable {
   /// What the server answers and ignores, as the config in force says: readable from any thread.
   private let settings: Locked<DBusServerSettings>
   private let service: NoticeService
-  private var queue: NoticeQueue { service.queue }
+  private var notices: any NoticeReading { service.notices }
   private let log: Logger
   private let environment: [String: String]
   /// Where the server keeps icons that come as pixels: the popups' cache, handed in by the daemon.
@@ -186,7 +186,7 @@ public final class DBusBridge: @unchecked Sendable {
     reconnecting = false
     retry.reset()
     if subscription == nil {
-      subscription = try? queue.watch { [weak self] event in
+      subscription = try? notices.watch { [weak self] event in
         guard let self else { return }
         busQueue.async { self.route(event) }
       }
@@ -246,7 +246,7 @@ public final class DBusBridge: @unchecked Sendable {
 
   private func startForwarder(on connection: DBusConnection, ownerPresent: Bool) throws(DBusError) {
     let forwarder = DBusForwarder(
-      connection: connection, queue: queue, log: log, activation: mode == .forward)
+      connection: connection, service: service, log: log, activation: mode == .forward)
     try forwarder.start()
     self.forwarder = forwarder
     forwardingChanged()

@@ -1,5 +1,6 @@
 import NotifyCore
 import NotifyProtocol
+import NotifyService
 import NotifySupport
 
 /// `[DBus] Mode=forward` (and `auto` while a server is on the bus): shows each notice on the
@@ -34,7 +35,7 @@ final class DBusForwarder: @unchecked Sendable {
   }
 
   private let connection: DBusConnection
-  private let queue: NoticeQueue
+  private let service: NoticeService
   private let log: Logger
   /// Whether a `Notify` may start a server through D-Bus activation.
   private let activation: Bool
@@ -43,9 +44,9 @@ final class DBusForwarder: @unchecked Sendable {
   private var popups: [Int: Popup] = [:]
   private var noticeIDs: [UInt32: Int] = [:]
 
-  init(connection: DBusConnection, queue: NoticeQueue, log: Logger, activation: Bool) {
+  init(connection: DBusConnection, service: NoticeService, log: Logger, activation: Bool) {
     self.connection = connection
-    self.queue = queue
+    self.service = service
     self.log = log
     self.activation = activation
   }
@@ -75,7 +76,7 @@ final class DBusForwarder: @unchecked Sendable {
     } catch {
       log.debug("dbus: GetCapabilities failed: \(error); sending bodies flattened to text")
     }
-    for notice in queue.list() where notice.phase.isVisible { show(notice) }
+    for notice in service.notices.list() where notice.phase.isVisible { show(notice) }
   }
 
   /// Stops listening and forgets every popup (the server's ids mean nothing to its successor).
@@ -96,7 +97,7 @@ final class DBusForwarder: @unchecked Sendable {
     case .phase:
       // A notice without a fade-in goes straight to holding.
       guard event.phase == .fadingIn || event.phase == .holding, let id = event.id, popups[id] == nil,
-        let notice = try? queue.get(id), notice.phase.isVisible
+        let notice = try? service.notices.get(id), notice.phase.isVisible
       else { return }
       show(notice)
     case .updated:
@@ -226,12 +227,17 @@ final class DBusForwarder: @unchecked Sendable {
     else { return }
     let popup = popups.removeValue(forKey: id)
     guard reason == DBusCloseReason.dismissed.rawValue, popup?.invokedOnServer != true else { return }
-    do {
-      guard try !queue.dismiss(DismissParameters(id: id)).isEmpty else { return }
-      log.info(
-        "notice \(id) dismissed on the desktop", fields: ["NOTICE_ID": "\(id)", "OUTCOME": "dismissed"])
-    } catch {
-      log.debug("dbus: notice \(id) closed on the desktop but not dismissed: \(error), ignoring")
+    service.dismiss(DismissParameters(id: id)) { [log] result in
+      switch result {
+      case .success(let dismissed):
+        guard !dismissed.isEmpty else { return }
+        log.info(
+          "notice \(id) dismissed on the desktop", fields: ["NOTICE_ID": "\(id)", "OUTCOME": "dismissed"])
+      case .failure(.queue(let error)):
+        log.debug("dbus: notice \(id) closed on the desktop but not dismissed: \(error), ignoring")
+      case .failure(let error):
+        log.warning("dbus: notice \(id) dismissed on the desktop: \(error)")
+      }
     }
   }
 
@@ -241,11 +247,15 @@ final class DBusForwarder: @unchecked Sendable {
       let id = noticeIDs[serverID]
     else { return }
     popups[id]?.invokedOnServer = true
-    do {
-      _ = try queue.invoke(InvokeParameters(id: id, action: key))
-      log.info("notice \(id): action '\(key)' chosen on the desktop", fields: ["NOTICE_ID": "\(id)"])
-    } catch {
-      log.debug("dbus: action '\(key)' of notice \(id) not invoked: \(error), ignoring")
+    service.invoke(InvokeParameters(id: id, action: key)) { [log] result in
+      switch result {
+      case .success:
+        log.info("notice \(id): action '\(key)' chosen on the desktop", fields: ["NOTICE_ID": "\(id)"])
+      case .failure(.queue(let error)):
+        log.debug("dbus: action '\(key)' of notice \(id) not invoked: \(error), ignoring")
+      case .failure(let error):
+        log.warning("dbus: action '\(key)' of notice \(id) chosen on the desktop: \(error)")
+      }
     }
   }
 }

@@ -22,7 +22,7 @@ final class DBusNotificationServer: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on the connection's queue.
   private let connection: DBusConnection
   private let service: NoticeService
-  private var queue: NoticeQueue { service.queue }
+  private var notices: any NoticeReading { service.notices }
   private let icons: (any IconStore)?
   private let log: Logger
   /// The config in force: `IgnoreClose=`, whether sounds play.
@@ -141,7 +141,7 @@ final class DBusNotificationServer: @unchecked Sendable {
       // 30 s an indicator waits for news.
       let timeout =
         request.hold
-        ?? queue.settings.resolve(
+        ?? notices.settings.resolve(
           app: app, tag: nil, title: request.summary, urgency: request.urgency, hints: hints,
           explicit: TimingOverrides()
         ).hold
@@ -171,10 +171,10 @@ final class DBusNotificationServer: @unchecked Sendable {
   /// within the last matching rule's `IgnoreClose=`, else `[DBus] IgnoreClose=`, of its creation.
   /// Asked only when a close comes, so a `Notify` pays nothing for it.
   private func ignoresClose(of notice: Notice) -> Bool {
-    let rules = queue.settings.matchingRules(
+    let rules = notices.settings.matchingRules(
       app: notice.app, tag: notice.tag, title: notice.title, urgency: notice.urgency, hints: notice.hints)
     let window = rules.compactMap(\.ignoreClose).last ?? settings().ignoreClose
-    let age = queue.wallTime - notice.created
+    let age = notices.wallTime - notice.created
     return window > 0 && (0..<window).contains(age)
   }
 
@@ -259,7 +259,7 @@ final class DBusNotificationServer: @unchecked Sendable {
     } catch {
       return DBusError.reply(failure, name: DBusNames.ErrorName.invalidArgs, message: "\(error)")
     }
-    if let notice = try? queue.get(id), notice.phase != .finished {
+    if let notice = try? notices.get(id), notice.phase != .finished {
       if fromBus.contains(id) && ignoresClose(of: notice) {
         // An app that closes its own notices at once (`IgnoreClose=`): the notice stays.
         log.debug("dbus: CloseNotification of notice \(id) right after its Notify, ignored (IgnoreClose=)")
@@ -268,7 +268,9 @@ final class DBusNotificationServer: @unchecked Sendable {
         // the person who chose (reason 2), not by this call.
         if notice.invoked == nil && notice.replied == nil {
           closedByCall.insert(id)
-          _ = try? queue.cancel(CancelParameters(id: id))
+          service.cancel(
+            CancelParameters(id: id), done: logFailure(of: "dbus: CloseNotification of notice \(id)", to: log)
+          )
         }
       }
     }

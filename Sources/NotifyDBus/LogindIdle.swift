@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifyService
 import NotifySupport
 
 /// logind's `IdleHint` for this user: the idle source while the display cannot tell (DESIGN §11),
@@ -19,7 +20,7 @@ import NotifySupport
 /// - Important: everything mutable, and the connection, belongs to one serial queue.
 public final class LogindIdle: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `busQueue`.
-  private let engine: NoticeQueue
+  private let service: NoticeService
   private let log: Logger
   private let environment: [String: String]
   private let userPath: String
@@ -44,10 +45,10 @@ public final class LogindIdle: @unchecked Sendable {
   static let source = "logind IdleHint"
 
   public init(
-    engine: NoticeQueue, log: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
+    service: NoticeService, log: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
     uid: UInt32 = getuid()
   ) {
-    self.engine = engine
+    self.service = service
     self.log = log
     self.environment = environment
     self.uid = uid
@@ -231,7 +232,7 @@ public final class LogindIdle: @unchecked Sendable {
     } else if let source = state.source {
       log.info("idle: \(source) tells whether you are away (\(displayReason))")
     }
-    engine.setIdle(state)
+    service.setIdle(state)
   }
 
   /// logind cannot tell, for `problem` (with `detail` for the log): nothing does.
@@ -243,6 +244,6 @@ public final class LogindIdle: @unchecked Sendable {
     }
     self.problem = problem
     told = state
-    engine.setIdle(state)
+    service.setIdle(state)
   }
 }

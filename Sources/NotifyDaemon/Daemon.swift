@@ -66,6 +66,8 @@ public final class Daemon: @unchecked Sendable {
   private var server: VarlinkServer?
   private var socket: ListeningSocket?
   private var queue: NoticeQueue?
+  /// The one door into `queue` that every adapter is handed (the composition alone holds the queue).
+  private var service: NoticeService?
   private var store: NoticeStore?
   /// The timer of the next commit attempt after a failed one.
   private var commitRetry: EventLoop.Timer?
@@ -159,6 +161,7 @@ public final class Daemon: @unchecked Sendable {
     queue.restore(saved)
     self.queue = queue
     let service = NoticeService(queue: queue, journal: store)
+    self.service = service
     let hooks = HookRunner(hooks: config.hooks, sound: config.sound, log: log) { id in try? queue.get(id) }
     self.hooks = hooks
     hookSubscription = try? queue.watch { event in hooks.handle(event) }
@@ -174,7 +177,7 @@ public final class Daemon: @unchecked Sendable {
       queue.setPresenter(.forwarded, forwarding)
       currentPopups.withLock { $0 }?.setSuppressed(forwarding)
     }
-    logindIdle = LogindIdle(engine: queue, log: log)
+    logindIdle = LogindIdle(service: service, log: log)
     followSession(environment: environment)
     startPopups(environment: environment)
     sessionFollower?.start()
@@ -350,7 +353,7 @@ public final class Daemon: @unchecked Sendable {
   /// a compositor with layer-shell answers at `WAYLAND_DISPLAY`, else on X11 when `DISPLAY` is set,
   /// unless notices are forwarded to another server.
   private func startPopups(environment: [String: String]) {
-    guard let queue else { return }
+    guard let queue, let service else { return }
     let backend: PopupBackend
     switch Self.popupChoice(config, environment: environment) {
     case .off:
@@ -378,7 +381,7 @@ public final class Daemon: @unchecked Sendable {
     }
     let log = self.log
     let popups = PopupDisplay(
-      settings: config.display, engine: queue, backend: backend,
+      settings: config.display, service: service, backend: backend,
       host: config.relay.host ?? RelaySubjects.localHost()
     ) { message in log.info(message) }
     // Until the display tells (or whenever it cannot), logind does.

@@ -4,6 +4,7 @@ import Glibc
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifyService
 
 /// The notification center while it is open: what it lists, how it looks, and the timers it keeps.
 /// Made on opening and let go on closing, so that a closed center holds nothing and wakes nothing.
@@ -59,7 +60,7 @@ extension PopupDisplay {
         return
       }
       guard connected else {
-        done(.failure(CenterFailure(reason: engine.status().display?.detail ?? "no display")))
+        done(.failure(CenterFailure(reason: notices.status().display?.detail ?? "no display")))
         return
       }
       guard !isSuppressed else {
@@ -111,7 +112,7 @@ extension PopupDisplay {
 
   /// `Status.display` says whether the center is open now.
   private func tellCenter() {
-    engine.setDisplay(
+    service.setDisplay(
       DisplayState(backend: backend.name, drawing: true, detail: drawingOn, center: center != nil))
   }
 
@@ -120,10 +121,10 @@ extension PopupDisplay {
   /// Loads what the engine has now: the live notices (shown, or indicators running) and history.
   private func reloadCenter() {
     guard let session = center else { return }
-    let live = engine.list().filter { $0.phase.isVisible || $0.kind == .progress }
-    let status = engine.status()
+    let live = notices.list().filter { $0.phase.isVisible || $0.kind == .progress }
+    let status = notices.status()
     session.model.load(live: live, finished: status.finished) { limit, add in
-      engine.forEachFinished(limit: limit, add)
+      notices.forEachFinished(limit: limit, add)
     }
     session.lastLoad = Posix.monotonicNow()
     // Marked unread: those unread when first listed, while the center stays open (and listed).
@@ -203,7 +204,7 @@ extension PopupDisplay {
     cairo_surface_set_device_scale(target, scale, scale)
     guard let session = center else { return }
     if session.size.map({ $0 != (width, height) }) ?? true { centerResized(width: width, height: height) }
-    session.look.now = engine.wallTime
+    session.look.now = notices.wallTime
     centerPainter.paint(session.model, look: session.look, into: target, width: width, height: height)
     markShownRead(session)
   }
@@ -217,9 +218,9 @@ extension PopupDisplay {
       if entry.unread && !entry.live && session.readAsked.insert(entry.id).inserted { ids.append(entry.id) }
     }
     guard !ids.isEmpty else { return }
-    if (try? engine.read(ReadParameters(ids: ids))) == nil {
+    if service.read(ReadParameters(ids: ids), done: asking("center: reading \(ids.count) notices")) == nil {
       // One went meanwhile (forgotten): the rest one by one.
-      for id in ids { _ = try? engine.read(ReadParameters(ids: [id])) }
+      for id in ids { service.read(ReadParameters(ids: [id]), done: asking("center: reading notice \(id)")) }
     }
   }
 
@@ -271,10 +272,14 @@ extension PopupDisplay {
     guard let session = center else { return }
     switch target {
     case .doNotDisturb:
-      if session.look.suspended { _ = engine.resume() } else { _ = try? engine.suspend() }
+      if session.look.suspended {
+        service.resume(done: asking("center: resuming"))
+      } else {
+        service.suspend(SuspendParameters(), done: asking("center: do-not-disturb"))
+      }
     case .clearAll:
-      _ = try? engine.dismiss(DismissParameters(all: true))
-      _ = try? engine.forget(ForgetParameters(all: true))
+      service.dismiss(DismissParameters(all: true), done: asking("center: dismissing every notice"))
+      service.forget(ForgetParameters(all: true), done: asking("center: forgetting every notice"))
     case .group(let group):
       session.model.toggle(group)
       redrawCenter()
@@ -282,12 +287,13 @@ extension PopupDisplay {
     case .forget(let id):
       guard let entry = session.model.entry(id) else { return }
       if entry.live {
-        _ = try? engine.dismiss(DismissParameters(id: id))
+        service.dismiss(DismissParameters(id: id), done: asking("center: dismissing notice \(id)"))
       } else {
-        _ = try? engine.forget(ForgetParameters(ids: [id]))
+        service.forget(ForgetParameters(ids: [id]), done: asking("center: forgetting notice \(id)"))
       }
     case .button(let id, let key):
-      _ = try? engine.invoke(InvokeParameters(id: id, action: key))
+      service.invoke(
+        InvokeParameters(id: id, action: key), done: asking("center: action '\(key)' of notice \(id)"))
       return
     case .entry(let id):
       guard let entry = session.model.entry(id) else { return }
@@ -295,9 +301,11 @@ extension PopupDisplay {
       // to it, and the center closes.
       if entry.live {
         guard entry.hasDefaultAction else { return }
-        _ = try? engine.invoke(InvokeParameters(id: id, action: Card.defaultActionKey))
+        service.invoke(
+          InvokeParameters(id: id, action: Card.defaultActionKey),
+          done: asking("center: opening notice \(id)"))
       } else {
-        _ = try? engine.restore(RestoreParameters(ids: [id]))
+        service.restore(RestoreParameters(ids: [id]), done: asking("center: restoring notice \(id)"))
       }
       closeCenter()
       return

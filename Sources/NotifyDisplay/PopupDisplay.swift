@@ -5,6 +5,7 @@ import NotifyConfig
 import NotifyCore
 import NotifyPosix
 import NotifyProtocol
+import NotifyService
 import NotifySupport
 
 /// What a popup display backend does: get cards to the screen and input back (DESIGN §9). The
@@ -204,7 +205,11 @@ public struct PopupStack: Sendable {
 public final class PopupDisplay: @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `queue`.
   public let settings: DisplaySettings
-  public let engine: NoticeQueue
+  /// The one door into the engine: every change a person makes on a card or in the center goes
+  /// through it, and what went wrong is logged (`asking`).
+  public let service: NoticeService
+  /// The engine, to read.
+  public var notices: any NoticeReading { service.notices }
   public let log: @Sendable (String) -> Void
   /// A thread of its own: painting a card takes a millisecond or more, which the request path
   /// should not wait behind.
@@ -248,15 +253,15 @@ public final class PopupDisplay: @unchecked Sendable {
 
   /// `host` is the name `Format=`'s `%h` gives notices not relayed from another host.
   public init(
-    settings: DisplaySettings, engine: NoticeQueue, backend: PopupBackend,
+    settings: DisplaySettings, service: NoticeService, backend: PopupBackend,
     host: String = RelaySubjects.localHost(), log: @escaping @Sendable (String) -> Void
   ) {
     self.settings = settings
-    self.engine = engine
+    self.service = service
     self.backend = backend
     self.log = log
     stack = PopupStack { notice in
-      Card(notice, look: Self.look(of: notice, settings: settings, engine: engine), host: host)
+      Card(notice, look: Self.look(of: notice, settings: settings, engine: service.notices), host: host)
     }
   }
 
@@ -264,7 +269,7 @@ public final class PopupDisplay: @unchecked Sendable {
   /// matched it: by the urgency its client asked for), in the file's order; what it does under a
   /// fullscreen window as the engine holds it to (resolved when it was accepted, or `show` for a
   /// notice restored by hand), so that the two never disagree.
-  static func look(of notice: Notice, settings: DisplaySettings, engine: NoticeQueue) -> CardLook {
+  static func look(of notice: Notice, settings: DisplaySettings, engine: any NoticeReading) -> CardLook {
     var look =
       settings.ruleLooks.isEmpty
       ? settings.look(for: notice.urgency)
@@ -278,7 +283,7 @@ public final class PopupDisplay: @unchecked Sendable {
     queue.async { [self] in
       painter = CardPainter(settings: settings)
       let queue = queue
-      subscription = try? engine.watch(frames: backend.pacedByEngineFrames) { [weak self] event in
+      subscription = try? notices.watch(frames: backend.pacedByEngineFrames) { [weak self] event in
         guard let self else { return }
         queue.async { self.handle(event) }
       }
@@ -314,7 +319,7 @@ public final class PopupDisplay: @unchecked Sendable {
         suppressed
           ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
       if connected {
-        engine.setPresenter(.popups, !suppressed)
+        service.setPresenter(.popups, !suppressed)
         backend.reconcile()
       }
     }
@@ -339,7 +344,7 @@ public final class PopupDisplay: @unchecked Sendable {
     let entered = pointer?.id != popup.id
     guard entered || pointer?.target != target else { return }
     pointer = (popup.id, target)
-    if entered && settings.hoverHolds { engine.pointer(over: popup.id) }
+    if entered && settings.hoverHolds { service.pointer(over: popup.id) }
     reconcileSoon()
   }
 
@@ -347,7 +352,7 @@ public final class PopupDisplay: @unchecked Sendable {
   public func pointerLeft() {
     guard pointer != nil else { return }
     pointer = nil
-    if settings.hoverHolds { engine.pointer(over: nil) }
+    if settings.hoverHolds { service.pointer(over: nil) }
     reconcileSoon()
   }
 
@@ -359,22 +364,33 @@ public final class PopupDisplay: @unchecked Sendable {
     return CardPress(button, on: target, of: popup.card, binding: binding(of: button, for: popup.id))
   }
 
+  /// A `done` for a change a person asked for here, through `service`: nobody waits on it, so what
+  /// went wrong is logged, never dropped (a notice that finished meanwhile refuses a click; a store
+  /// that could not commit the change).
+  func asking<Value>(_ what: String) -> @Sendable (Result<Value, ServiceError>) -> Void {
+    { [log] result in
+      if case .failure(let error) = result { log("\(what): \(error)") }
+    }
+  }
+
   /// Carries out `press` on the card of notice `id`.
   public func carryOut(_ press: CardPress, on id: Int, activationToken: String? = nil) {
     switch press {
     case .invoke(let key):
-      _ = try? engine.invoke(InvokeParameters(id: id, action: key, activationToken: activationToken))
+      service.invoke(
+        InvokeParameters(id: id, action: key, activationToken: activationToken),
+        done: asking("popups: action '\(key)' of notice \(id)"))
 
     case .dismiss:
-      _ = try? engine.dismiss(DismissParameters(id: id))
+      service.dismiss(DismissParameters(id: id), done: asking("popups: dismissing notice \(id)"))
     case .dismissAll:
-      _ = try? engine.dismiss(DismissParameters(all: true))
+      service.dismiss(DismissParameters(all: true), done: asking("popups: dismissing every notice"))
     case .menu:
       onMenu?(id)
     case .focusField:
       guard editing?.id != id else { return }
       editing = (id, "")
-      engine.typing(in: id)
+      service.typing(in: id)
       backend.setKeyboardFocus(on: id)
       reconcileSoon()
     case .nothing:
@@ -410,7 +426,7 @@ public final class PopupDisplay: @unchecked Sendable {
       guard !editing.text.isEmpty else { return }
       let request = ReplyParameters(id: editing.id, text: editing.text)
       stopEditing()
-      _ = try? engine.reply(request)
+      service.reply(request, done: asking("popups: the reply to notice \(request.id)"))
       return
     case .up, .down, .pageUp, .pageDown, .home, .end, .delete:
       return
@@ -431,7 +447,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func stopEditing() {
     editing = nil
-    engine.typing(in: nil)
+    service.typing(in: nil)
     if connected { backend.setKeyboardFocus(on: nil) }
     reconcileSoon()
   }
@@ -446,7 +462,7 @@ public final class PopupDisplay: @unchecked Sendable {
     case .middle: (path, fallback) = (\.middleClick, settings.middleClick)
     case .right: (path, fallback) = (\.rightClick, settings.rightClick)
     }
-    return engine.matchingRules(of: id).compactMap { $0[keyPath: path] }.last ?? fallback
+    return notices.matchingRules(of: id).compactMap { $0[keyPath: path] }.last ?? fallback
   }
 
   /// Whether a visible card that is drawn nowhere yet (none of `drawn`) is to be drawn: a card
@@ -467,7 +483,7 @@ public final class PopupDisplay: @unchecked Sendable {
   public func fullscreenChanged(_ on: Bool) {
     // Told to the engine even when this display thought so already: a display made anew (a
     // reload) starts from "not fullscreen" while the engine may still hold notices back.
-    engine.setFullscreen(on)
+    service.setFullscreen(on)
     guard on != fullscreen else { return }
     fullscreen = on
     reconcileSoon()
@@ -611,13 +627,13 @@ public final class PopupDisplay: @unchecked Sendable {
     guard connected, let source = idleWatch?.source, idle != away else { return }
     away = idle
     log(idle ? "display: you are away (\(source)); holds stand still" : "display: you are back (\(source))")
-    engine.setIdle(IdleState(idle: idle, source: source))
+    service.setIdle(IdleState(idle: idle, source: source))
   }
 
   private func startIdleWatch() {
     guard let after = settings.idleAfter else {
       idleFallback?.stop()
-      engine.setIdle(nil)
+      service.setIdle(nil)
       return
     }
     let watch = backend.watchIdle(after: after)
@@ -629,7 +645,7 @@ public final class PopupDisplay: @unchecked Sendable {
     idleFallback?.stop()
     idleWatch = watch
     away = false
-    engine.setIdle(IdleState(idle: false, source: watch.source!))
+    service.setIdle(IdleState(idle: false, source: watch.source!))
     if !stack.visible.isEmpty { pollIdle() }
   }
 
@@ -647,7 +663,7 @@ public final class PopupDisplay: @unchecked Sendable {
     if let idleFallback {
       idleFallback.start(because: reason)
     } else {
-      engine.setIdle(IdleState(noSourceBecause: reason))
+      service.setIdle(IdleState(noSourceBecause: reason))
     }
   }
 
@@ -732,8 +748,8 @@ public final class PopupDisplay: @unchecked Sendable {
     failureLogged = false
     log("display: drawing popups on \(description)")
     drawingOn = description
-    engine.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
-    engine.setPresenter(.popups, !isSuppressed)
+    service.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
+    service.setPresenter(.popups, !isSuppressed)
     onDrawable?(true)
     startIdleWatch()
     backend.reconcile()
@@ -752,7 +768,7 @@ public final class PopupDisplay: @unchecked Sendable {
     if editing != nil { stopEditing() }
     stopIdleWatch()
     connected = false
-    engine.setPresenter(.popups, false)
+    service.setPresenter(.popups, false)
     // The connection lost (the compositor restarting, the session ending), notices that wait for a
     // fullscreen window keep waiting: the next connection says whether one still is.
     // The descriptor closes with the connection: only once the read source has let go of it.
@@ -768,7 +784,7 @@ public final class PopupDisplay: @unchecked Sendable {
 
   private func retry(because reason: String) {
     guard !stopped else { return }
-    engine.setDisplay(DisplayState(backend: backend.name, drawing: false, detail: reason))
+    service.setDisplay(DisplayState(backend: backend.name, drawing: false, detail: reason))
     // Until it connects, the display cannot tell whether the person is away.
     if !failureLogged, settings.idleAfter != nil { noIdleSource(because: "the display is not connected") }
     if !failureLogged {

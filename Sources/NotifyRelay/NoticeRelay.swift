@@ -103,7 +103,6 @@ public final class NoticeRelay: @unchecked Sendable {
     outboxReady.lock()
     outbox.messages.append(contentsOf: notices)
     let givenUp = outbox.giveUp(beyond: Self.maximumOutbox)
-    let count = outbox.messages.count
     outboxReady.signal()
     outboxReady.unlock()
     if !givenUp.isEmpty {
@@ -112,7 +111,7 @@ public final class NoticeRelay: @unchecked Sendable {
       )
       for id in givenUp { onPublished(id) }
     }
-    change { $0.outbox = count }
+    change { $0.outbox = outboxCount }
   }
 
   // MARK: - Connecting
@@ -239,11 +238,10 @@ public final class NoticeRelay: @unchecked Sendable {
     while true {
       let published = outbox.takeAcknowledged()
       if !published.isEmpty {
-        let count = outbox.messages.count
         outboxReady.unlock()
         for id in published { onPublished(id) }
         change {
-          $0.outbox = count
+          $0.outbox = outboxCount
           if failing, connection.isConnected {
             $0.state = .connected
             $0.detail = Self.connectedDetail(connection, settings)
@@ -507,12 +505,22 @@ public final class NoticeRelay: @unchecked Sendable {
 
   // MARK: - State
 
+  /// Changes the state and tells `onChange`, under the state's lock: two threads' changes reach it
+  /// in the order they were made. (Told after the lock, the committer's "2 to publish" once came
+  /// after the publishing thread's "0", and `Status` said 2 for good.)
   private func change(_ update: (inout RelayState) -> Void) {
-    let (before, after) = status.withLock { state -> (RelayState, RelayState) in
+    status.withLock { state in
       let before = state
       update(&state)
-      return (before, state)
+      if state != before { onChange(state) }
     }
-    if before != after { onChange(after) }
+  }
+
+  /// What the outbox holds, read as the state is changed (so under `status`, then the outbox's
+  /// lock: never the other way round).
+  private var outboxCount: Int {
+    outboxReady.lock()
+    defer { outboxReady.unlock() }
+    return outbox.messages.count
   }
 }

@@ -20,7 +20,10 @@ struct Outbox {
   mutating func takeAcknowledged() -> [Int] {
     let front = messages.prefix { acknowledged.remove($0.messageID) != nil }
     messages.removeFirst(front.count)
-    sent -= front.count
+    // Those at the front may not all have been counted as sent: after a restart, the first is
+    // published again while the ones behind it, acknowledged before, are skipped only when
+    // `nextToSend` reaches them, and its answer can come first.
+    sent = max(0, sent - front.count)
     return front.map(\.id)
   }
 

@@ -1,5 +1,6 @@
 import NotifyCore
 import NotifyProtocol
+import NotifySupport
 
 /// Why a change was not acknowledged.
 public enum ServiceError: Error, Sendable, Equatable {
@@ -10,17 +11,31 @@ public enum ServiceError: Error, Sendable, Equatable {
   case storeFailed(reason: String)
 }
 
-/// The one path every front end (Varlink, D-Bus) takes into the engine: each change is carried out
-/// on the queue, and its caller hears of it only once the journal has committed it; a new notice
-/// the journal could not keep is withdrawn. Reads (`get`, `list`, `history`, `status`) answer from
-/// the engine, which also keeps the history: the store only mirrors it.
+extension ServiceError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .queue(let error): "\(error)"
+    case .storeFailed(let reason): "not kept: \(reason)"
+    }
+  }
+}
+
+/// The one path every front end (Varlink, D-Bus, the relay, the popups and the center) takes into
+/// the engine: each change is carried out on the queue, and its caller hears of it only once the
+/// journal has committed it; a new notice the journal could not keep is withdrawn. Reads (`notices`:
+/// `get`, `list`, `status`, events) answer from the engine, which also keeps the history: the store
+/// only mirrors it. What a person is doing (away, pointing at a card, typing in one, a fullscreen
+/// window) goes in here too, undurable: nothing waits on it.
 ///
 /// - Important: `done` runs on the thread that commits the journal (the server's event loop), in
 ///   the order the changes were made, or at once on the caller's thread when the engine refused the
 ///   change or there is no journal.
 public final class NoticeService: Sendable {
-  public let queue: NoticeQueue
+  private let queue: NoticeQueue
   private let journal: (any NoticeJournal)?
+
+  /// The engine, to read.
+  public var notices: any NoticeReading { queue }
 
   public init(queue: NoticeQueue, journal: (any NoticeJournal)?) {
     self.queue = queue
@@ -145,9 +160,12 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.dismiss(request) }, done: done)
   }
 
-  /// Marks finished notices read (`notifyctl read`).
-  public func read(_ request: ReadParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void)
-  {
+  /// Marks finished notices read (`notifyctl read`, the center); answers at once which (`nil` when
+  /// the engine refused, as `done` is told).
+  @discardableResult
+  public func read(
+    _ request: ReadParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void
+  ) -> [Int]? {
     commit({ () throws(QueueError) in try queue.read(request) }, done: done)
   }
 
@@ -177,6 +195,26 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in queue.resume() }, done: done)
   }
 
+  // MARK: - What the person is doing
+
+  /// An idle source's word (away or back), or `nil` once none tells (`NoticeQueue.setIdle`).
+  public func setIdle(_ state: IdleState?) { queue.setIdle(state) }
+
+  /// The pointer over the card of notice `id`, or over none: its hold stands still meanwhile.
+  public func pointer(over id: Int?) { queue.pointer(over: id) }
+
+  /// Typing in the reply field of notice `id`, or in none: its hold stands still meanwhile.
+  public func typing(in id: Int?) { queue.typing(in: id) }
+
+  /// A fullscreen window has the keyboard, or none has.
+  public func setFullscreen(_ on: Bool) { queue.setFullscreen(on) }
+
+  /// Whether `presenter` shows notices now (the popups drawing, the forwarder's server there).
+  public func setPresenter(_ presenter: Presenter, _ on: Bool) { queue.setPresenter(presenter, on) }
+
+  /// What `Status` says of the popups' display.
+  public func setDisplay(_ display: DisplayState?) { queue.setDisplay(display) }
+
   // MARK: - Reads
 
   /// Finished notices, newest first, from the one history there is: the engine's.
@@ -185,5 +223,17 @@ public final class NoticeService: Sendable {
       throw .invalidArgument(field: "limit", reason: "must not be negative")
     }
     return queue.history(request)
+  }
+}
+
+/// A `done` for a change nobody waits on (a click on a card, a key in the center, a signal from the
+/// bus): what went wrong is logged, never dropped — a store that could not commit as a warning, a
+/// change the engine refused (most often a notice that finished meanwhile) as a notice.
+public func logFailure<Value>(of what: String, to log: Logger)
+  -> @Sendable (Result<Value, ServiceError>) -> Void
+{
+  { result in
+    guard case .failure(let error) = result else { return }
+    if case .storeFailed = error { log.warning("\(what): \(error)") } else { log.notice("\(what): \(error)") }
   }
 }

@@ -22,7 +22,7 @@ public enum QueueMethods {
       vendor: "notifyd", product: "notifyd", version: Interface.version,
       url: "https://github.com/notifyd/notifyd")
     table.add(interface: Interface.name, description: Interface.description)
-    let queue = service.queue
+    let queue = service.notices
     let events = EncodedEvents()
 
     func bind<P: WireDecodable>(

@@ -252,7 +252,7 @@ public final class WaylandBackend: PopupBackend {
     guard popup.configured, !popup.frames.pending, let connection, let shm = connection.shm else {
       return
     }
-    guard let appearance = display.engine.appearances(of: [popup.id])[popup.id] else { return }
+    guard let appearance = display.notices.appearances(of: [popup.id])[popup.id] else { return }
     let width = CardPainter.devicePixels(popup.card.look.width, scale: popup.scale)
     let height = CardPainter.devicePixels(popup.height, scale: popup.scale)
     guard let buffer = popup.frames.freeBuffer(shm: shm, width: width, height: height) else {

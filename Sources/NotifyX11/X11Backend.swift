@@ -209,7 +209,7 @@ public final class X11Backend: PopupBackend {
       settings: display.settings,
       outputWidth: Int(Double(monitor.width) / scale),
       outputHeight: Int(Double(monitor.height) / scale))
-    let appearances = display.engine.appearances(of: shown.map(\.id))
+    let appearances = display.notices.appearances(of: shown.map(\.id))
     for (popup, placement) in zip(shown, placements) {
       guard let appearance = appearances[popup.id] else { continue }
       // A card that does not fit waits, unmapped, until there is room.
@@ -252,7 +252,7 @@ public final class X11Backend: PopupBackend {
   /// Draws each of `popups` at the engine's opacity for now.
   private func draw(_ popups: [X11Popup]) {
     guard !popups.isEmpty else { return }
-    let appearances = display.engine.appearances(of: popups.map(\.id))
+    let appearances = display.notices.appearances(of: popups.map(\.id))
     for popup in popups {
       guard let appearance = appearances[popup.id] else { continue }
       draw(popup, appearance)

@@ -173,6 +173,51 @@ struct ModuleGraphTests {
     #expect(client.isDisjoint(with: ["NotifyCore", "NotifySupport", "NotifyConfig", "NotifyDaemon"]))
   }
 
+  /// Whether `line` holds the engine itself: names `NoticeQueue` as a type or makes one (not one of
+  /// its nested names, `NoticeQueue.Subscription`, and not in a comment).
+  static func holdsTheEngine(_ line: Substring) -> Bool {
+    let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    return code.contains(try! Regex(#"\bNoticeQueue\b(?!\s*\.)"#))
+  }
+
+  @Test(arguments: [
+    ("  private let queue: NoticeQueue", true),
+    ("  init(engine: NoticeQueue?, log: Logger) {", true),
+    ("    let queue = NoticeQueue(scheduler: TimingThread())", true),
+    ("    if let queue = notices as? NoticeQueue { queue.dismiss(request) }", true),
+    ("  private var subscription: NoticeQueue.Subscription?", false),
+    ("    guard count <= NoticeQueue.maximumActions else { return }", false),
+    ("  /// draws at the opacity the engine gives (`NoticeQueue.appearances`); a NoticeQueue", false),
+  ])
+  func aLineHoldingTheEngine_isSeen(line: String, holds: Bool) {
+    #expect(Self.holdsTheEngine(line[...]) == holds)
+  }
+
+  /// Every change a person or a client makes goes through `NoticeService` (DESIGN §17): outside the
+  /// engine, the service and the daemon's composition, no source holds a `NoticeQueue`, so none can
+  /// call its changing methods; they read through `NoticeReading` and change through the service.
+  @Test func onlyTheServiceAndTheComposition_holdTheEngine() throws {
+    let allowed: Set<String> = ["NotifyCore", "NotifyService", "NotifyDaemon"]
+    var holders: [String] = []
+    for target in try Self.targets().values
+    where ["regular", "executable"].contains(target.kind) && !allowed.contains(target.name) {
+      let root = Self.repository.appendingPathComponent(target.folder)
+      guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+        continue
+      }
+      for case let file as URL in files where file.pathExtension == "swift" {
+        let lines = try String(contentsOf: file, encoding: .utf8).split(
+          separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() where Self.holdsTheEngine(line) {
+          holders.append("\(target.folder)/\(file.lastPathComponent):\(number + 1): \(line)")
+        }
+      }
+    }
+    #expect(
+      holders.isEmpty,
+      "hold the engine instead of going through NoticeService:\n\(holders.joined(separator: "\n"))")
+  }
+
   /// docs/ARCHITECTURE.md's table of parts: a row per Swift target that is not a test, whose "may
   /// use" column names (in backticks) exactly the targets it depends on.
   @Test func architectureDoc_mayUseColumn_matchesPackageSwift() throws {

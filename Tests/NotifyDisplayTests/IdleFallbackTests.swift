@@ -2,13 +2,14 @@ import Glibc
 import NotifyConfig
 import NotifyCore
 import NotifyProtocol
+import NotifyService
 import Synchronization
 import Testing
 
 @testable import NotifyDisplay
 
 /// A display backend that connects or fails as told, and whose idle source is `idle`.
-private final class StandInBackend: PopupBackend {
+final class StandInBackend: PopupBackend {
   let name = "stand-in"
   let pacedByEngineFrames = false
   let failure: String?
@@ -56,7 +57,9 @@ struct IdleFallbackTests {
     let engine = NoticeQueue(scheduler: ManualScheduler())
     var settings = DisplaySettings()
     settings.idleAfter = 60
-    let display = PopupDisplay(settings: settings, engine: engine, backend: backend) { _ in }
+    let display = PopupDisplay(
+      settings: settings, service: NoticeService(queue: engine, journal: nil), backend: backend
+    ) { _ in }
     display.idleFallback = fallback
     return (display, engine)
   }

@@ -63,6 +63,27 @@ struct OutboxTests {
     #expect(outbox.takeAcknowledged() == [2, 3, 4])
   }
 
+  /// After a restart the first goes again alone, and its answer can come before `nextToSend` skips
+  /// the acknowledged ones behind it: all three leave at once, and the outbox goes on (it counted
+  /// sent below zero, and the next `nextToSend` read `messages[-2]`).
+  @Test func afterARestart_anAnswerBeforeTheAcknowledgedOnesAreSkipped_takesThemAll() {
+    var outbox = Outbox(messages: messages(1...4))
+    _ = sendAll(&outbox, window: 10)
+    outbox.resolve("h/s/1", NATSError("timeout"))
+    outbox.resolve("h/s/2", nil)
+    outbox.resolve("h/s/3", nil)
+    outbox.resolve("h/s/4", NATSError("timeout"))
+    outbox.restart()
+    #expect(outbox.nextToSend(window: 10, now: 1)?.id == 1)
+    outbox.resolve("h/s/1", nil)
+    #expect(outbox.takeAcknowledged() == [1, 2, 3])
+    #expect(outbox.sent == 0)
+    #expect(sendAll(&outbox, window: 10) == [4])
+    outbox.resolve("h/s/4", nil)
+    #expect(outbox.takeAcknowledged() == [4])
+    #expect(outbox.messages.isEmpty && outbox.unresolved.isEmpty && outbox.acknowledged.isEmpty)
+  }
+
   @Test func anAnswerThatNeverComes_countsAsAFailureOnceItsWaitIsOver_andTheMessageGoesAgain() {
     var outbox = Outbox(messages: messages(1...3))
     #expect(sendAll(&outbox, window: 10, now: 100) == [1, 2, 3])

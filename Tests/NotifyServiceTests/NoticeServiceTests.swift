@@ -82,7 +82,7 @@ struct NoticeServiceTests {
     let id = try #require(service.show(ShowParameters(title: "t", delay: 5), done: outcome.record))
     journal.commit(failing: true)
     #expect(outcome.result == .failure(.storeFailed(reason: "database or disk is full")))
-    #expect(try service.queue.get(id).outcome == .cancelled)
+    #expect(try service.notices.get(id).outcome == .cancelled)
   }
 
   @Test func anExistingIndicator_isNotWithdrawn_whenTheCommitOfItsUpdateFails() throws {
@@ -94,7 +94,7 @@ struct NoticeServiceTests {
     service.progress(ProgressParameters(title: "p2", key: "k"), done: again.record)
     journal.commit(failing: true)
     #expect(again.result == .failure(.storeFailed(reason: "database or disk is full")))
-    #expect(try service.queue.get(created.id).outcome == nil, "the indicator goes on")
+    #expect(try service.notices.get(created.id).outcome == nil, "the indicator goes on")
   }
 
   @Test func aRefusedChange_isAnsweredAtOnce_withoutACommit() {
