@@ -74,19 +74,23 @@ def test_list_history_and_the_snapshot_longer_than_16_mib_reach_the_client(make_
     assert len(snapshot["parameters"]["event"]["notices"]) == 200
     assert snapshot["parameters"]["event"]["notices"][199]["body"] == body
 
-    listed = daemon.notifyctl("list", "--json", check=True)
+    # notifyctl reads 19 MiB of JSON: its hang guard is as long as the write's (under TSan beside
+    # another make test, one read took over notifyctl()'s usual 30 s).
+    big = 120
+    listed = daemon.notifyctl("list", "--json", check=True, timeout=big)
     assert len(listed.stdout) > 16 << 20
     notices = json.loads(listed.stdout)["notices"]
     assert [n["title"] for n in notices] == [f"n{i}" for i in range(200)]
     assert all(n["body"] == body for n in notices)
 
     daemon.notifyctl("cancel", "--all", check=True)
-    history = json.loads(daemon.notifyctl("history", "-n", "1000", "--json", check=True).stdout)["notices"]
+    history = json.loads(daemon.notifyctl("history", "-n", "1000", "--json", check=True, timeout=big).stdout)[
+        "notices"]
     assert len(history) == 200 and all(n["body"] == body for n in history)
     # The store keeps them: after a restart the long history is served again.
     assert daemon.stop() == 0
     restarted = make_daemon()
-    assert len(json.loads(restarted.notifyctl("history", "--json", check=True).stdout)["notices"]) == 200
+    assert len(json.loads(restarted.notifyctl("history", "--json", check=True, timeout=big).stdout)["notices"]) == 200
 
 
 @pytest.mark.alone

@@ -92,6 +92,8 @@
     (list, sub, batch, timeout, code))                                                               \
   F(natsStatus, natsSubscription_NextMsg, (natsMsg * *message, natsSubscription * sub, int64_t timeout), \
     (message, sub, timeout))                                                                         \
+  F(natsStatus, natsSubscription_GetPending, (natsSubscription * sub, int *msgs, int *bytes),         \
+    (sub, msgs, bytes))                                                                              \
   F(void, natsSubscription_Destroy, (natsSubscription * sub), (sub))                                 \
   F(void, natsMsgList_Destroy, (natsMsgList * list), (list))                                         \
   F(const char *, natsMsg_GetSubject, (const natsMsg *message), (message))                           \

@@ -489,10 +489,22 @@ public final class NATSSubscription: @unchecked Sendable {
   }
 
   /// Up to `batch` messages, waiting at most `timeout` seconds for the first; none on a timeout.
+  ///
+  /// While messages a past request brought are still waiting in the subscription (they came after
+  /// its fetch had timed out), one is fetched at a time. libnats 3.4 (Debian 12's) takes the
+  /// waiting ones first, then asks the server for `batch` less those and waits until it holds
+  /// that many: with more than half of `batch` waiting it never does, and writes past the end of
+  /// its list of `batch` until the fetch times out (nats.c #749, fixed in 3.8.2). An AddressSanitizer
+  /// run caught the relay reading the 257th of 256 while NATS was killed mid-stream. With `batch`
+  /// 1 the count reaches what it waits for at once.
   public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+    var waiting: Int32 = 0
+    var waitingBytes: Int32 = 0
+    let asked =
+      natsSubscription_GetPending(handle, &waiting, &waitingBytes) == NATS_OK && waiting > 0 ? 1 : batch
     var list = natsMsgList()
     var code = jsErrCode(0)
-    let status = natsSubscription_Fetch(&list, handle, Int32(batch), Int64(timeout * 1000), &code)
+    let status = natsSubscription_Fetch(&list, handle, Int32(asked), Int64(timeout * 1000), &code)
     if status == NATS_TIMEOUT { return [] }
     guard status == NATS_OK else { throw NATSError(status, "cannot fetch", code: code) }
     var messages: [NATSMessage] = []
