@@ -99,8 +99,11 @@ class NatsServer:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.name = name
-        self.port = port or free_port()
-        self.monitor_port = monitor_port or free_port()
+        # Chosen together: two free_port() calls were once handed the same port (the first closed
+        # before the second asked), and nats-server's monitor took the port its clients needed.
+        spare = [free for free in free_ports(3) if free not in (port, monitor_port)]
+        self.port = port or spare[0]
+        self.monitor_port = monitor_port or spare[1]
         self.store_dir = self.directory / "store"
         self.config = config
         self.standalone = standalone
