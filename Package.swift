@@ -36,6 +36,9 @@ let package = Package(
     // What the engine and the daemon's adapters share below them: the logger, the one lock, the
     // daemon's serial dispatch root, the reconnect backoff.
     .target(name: "NotifySupport"),
+    // What the unit tests share: the manual clock, a log sink that keeps its lines. No product
+    // depends on it.
+    .target(name: "NotifyTestSupport", dependencies: ["NotifyCore", "NotifySupport"]),
 
     // MARK: - The engine and its configuration
 
@@ -180,10 +183,14 @@ let package = Package(
     .testTarget(name: "NotifyPosixTests", dependencies: ["NotifyPosix"]),
     .testTarget(name: "NotifyProtocolTests", dependencies: ["NotifyProtocol"]),
     .testTarget(name: "NotifyWireGenTests", dependencies: ["notifyd-wiregen"]),
-    .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport"]),
+    .testTarget(
+      name: "NotifyCoreTests",
+      dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport", "NotifyTestSupport"]),
     .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig", "NotifyCore", "NotifyProtocol"]),
     .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI", "NotifyProtocol"]),
-    .testTarget(name: "NotifyServiceTests", dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol"]),
+    .testTarget(
+      name: "NotifyServiceTests",
+      dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifySupport", "NotifyTestSupport"]),
     .testTarget(
       name: "NotifyVarlinkTests",
       dependencies: [
@@ -204,13 +211,13 @@ let package = Package(
       name: "NotifyDisplayTests",
       dependencies: [
         "NotifyDisplay", "NotifyConfig", "NotifyIcons", "NotifyCore", "NotifyProtocol", "NotifyService",
-        "NotifySupport", "CPangoCairo",
+        "NotifySupport", "NotifyTestSupport", "CPangoCairo",
       ]),
     .testTarget(
       name: "NotifyRelayTests",
       dependencies: [
         "NotifyRelay", "NotifyNATS", "NotifyProtocol", "NotifyConfig", "NotifyCore", "NotifyService",
-        "NotifySupport",
+        "NotifySupport", "NotifyTestSupport",
       ]),
     // The house itself: the module graph against the imports and docs/ARCHITECTURE.md.
     .testTarget(name: "ArchitectureTests"),

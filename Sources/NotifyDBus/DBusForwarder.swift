@@ -227,18 +227,14 @@ final class DBusForwarder: @unchecked Sendable {
     else { return }
     let popup = popups.removeValue(forKey: id)
     guard reason == DBusCloseReason.dismissed.rawValue, popup?.invokedOnServer != true else { return }
-    service.dismiss(DismissParameters(id: id)) { [log] result in
-      switch result {
-      case .success(let dismissed):
+    service.dismiss(
+      DismissParameters(id: id),
+      done: logFailure(of: "dbus: notice \(id) closed on the desktop", to: log, refused: .debug) {
+        [log] dismissed in
         guard !dismissed.isEmpty else { return }
         log.info(
           "notice \(id) dismissed on the desktop", fields: ["NOTICE_ID": "\(id)", "OUTCOME": "dismissed"])
-      case .failure(.queue(let error)):
-        log.debug("dbus: notice \(id) closed on the desktop but not dismissed: \(error), ignoring")
-      case .failure(let error):
-        log.warning("dbus: notice \(id) dismissed on the desktop: \(error)")
-      }
-    }
+      })
   }
 
   /// `ActionInvoked(u id, s action_key)`: invokes the action on the notice.
@@ -247,15 +243,13 @@ final class DBusForwarder: @unchecked Sendable {
       let id = noticeIDs[serverID]
     else { return }
     popups[id]?.invokedOnServer = true
-    service.invoke(InvokeParameters(id: id, action: key)) { [log] result in
-      switch result {
-      case .success:
+    service.invoke(
+      InvokeParameters(id: id, action: key),
+      done: logFailure(
+        of: "dbus: action '\(key)' of notice \(id) chosen on the desktop", to: log, refused: .debug
+      ) {
+        [log] _ in
         log.info("notice \(id): action '\(key)' chosen on the desktop", fields: ["NOTICE_ID": "\(id)"])
-      case .failure(.queue(let error)):
-        log.debug("dbus: action '\(key)' of notice \(id) not invoked: \(error), ignoring")
-      case .failure(let error):
-        log.warning("dbus: action '\(key)' of notice \(id) chosen on the desktop: \(error)")
-      }
-    }
+      })
   }
 }

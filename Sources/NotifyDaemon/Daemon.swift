@@ -379,11 +379,9 @@ public final class Daemon: @unchecked Sendable {
       }
       backend = X11Backend(session: SessionDisplay(environment: environment))
     }
-    let log = self.log
     let popups = PopupDisplay(
       settings: config.display, service: service, backend: backend,
-      host: config.relay.host ?? RelaySubjects.localHost()
-    ) { message in log.info(message) }
+      host: config.relay.host ?? RelaySubjects.localHost(), log: log)
     // Until the display tells (or whenever it cannot), logind does.
     logindIdle?.stop()
     popups.idleFallback = logindIdle.map(LogindFallback.init)

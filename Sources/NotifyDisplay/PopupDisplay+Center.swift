@@ -91,7 +91,7 @@ extension PopupDisplay {
     clock.resume()
     session.clock = clock
     tellCenter()
-    log("display: the center is open")
+    log.info("display: the center is open")
     // The popups stand aside.
     backend.reconcile()
   }
@@ -107,7 +107,7 @@ extension PopupDisplay {
       tellCenter()
       backend.reconcile()
     }
-    log("display: the center is closed")
+    log.info("display: the center is closed")
   }
 
   /// `Status.display` says whether the center is open now.

@@ -8,190 +8,6 @@ import NotifyProtocol
 import NotifyService
 import NotifySupport
 
-/// What a popup display backend does: get cards to the screen and input back (DESIGN §9). The
-/// rest — following the engine, which cards are visible, standing aside, reconnecting — is the
-/// `PopupDisplay`'s, the same for Wayland and X11.
-///
-/// - Important: every method is called on the display's queue, and the backend touches its
-///   connection only there.
-public protocol PopupBackend: AnyObject {
-  /// What `Status` calls it: `wayland` or `x11`.
-  var name: String { get }
-  /// Whether the display draws fades on the engine's frames (`Watch` with frames): X11 has no frame
-  /// callbacks to pace by, Wayland has.
-  var pacedByEngineFrames: Bool { get }
-  /// Connects to the display server; returns what the log says of it ("Wayland (HEADLESS-1)").
-  func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String
-  /// The connection's descriptor, read when it becomes readable.
-  var fileDescriptor: Int32 { get }
-  /// Reads and handles what the server sent; false once the connection is broken.
-  func readable() -> Bool
-  /// Makes the popups match `display.stack` (none while `display.isSuppressed`).
-  func reconcile()
-  /// The notice's phase changed: its popup is drawn again.
-  func phaseChanged(of id: Int)
-  /// One of the engine's frames came (only with `pacedByEngineFrames`).
-  func frame()
-  /// Takes every popup down and closes the connection.
-  func disconnect()
-  /// Starts telling when the person has given no input for `seconds` (`[Idle] After=`), once
-  /// connected: by calling `PopupDisplay.idleChanged` as the server says, or by answering
-  /// `secondsSinceInput()` when asked.
-  func watchIdle(after seconds: Double) -> IdleWatch
-  /// Seconds since the person's last input, for a backend that is `polled`; `nil` if it cannot say.
-  func secondsSinceInput() -> Double?
-  /// Gives the keyboard to the popup of notice `id`, whose reply field a person clicked; `nil`
-  /// gives it back. Keys come to `PopupDisplay.keyPressed`.
-  func setKeyboardFocus(on id: Int?)
-  /// Opens the notification center's panel (`[Center]`) with the keyboard; answers why it cannot,
-  /// or nil. Its size comes to `PopupDisplay.centerResized`, its frames from `paintCenter`, and the
-  /// pointer and keys over it to the display's `center…` methods.
-  func openCenter() -> String?
-  /// Takes the center's panel down.
-  func closeCenter()
-  /// The center changed: its next frame is drawn as soon as the display server takes one.
-  func redrawCenter()
-}
-
-/// How a backend tells that the person is away (`[Idle] After=`).
-public enum IdleWatch: Equatable, Sendable {
-  /// The display server says when they go and come back; `source` names how.
-  case told(source: String)
-  /// The backend is asked how long it has been since the last input; `source` names how.
-  case polled(source: String)
-  /// The backend cannot tell, for the reason given.
-  case unavailable(String)
-}
-
-/// What tells whether the person is away while the display cannot (logind's `IdleHint`, DESIGN
-/// §11): started with the reason the display cannot tell, stopped once it can.
-public protocol FallbackIdleSource: AnyObject, Sendable {
-  /// Starts telling the engine whether the person is away; `reason` says why the display cannot.
-  func start(because reason: String)
-  /// Stops; once it returns, it tells the engine nothing more.
-  func stop()
-}
-
-extension IdleWatch {
-  /// What tells, for `Status`: nil when nothing can.
-  public var source: String? {
-    switch self {
-    case .told(let source), .polled(let source): source
-    case .unavailable: nil
-    }
-  }
-}
-
-/// What a backend keeps per card on the screen: the card, its height, whether it must be drawn
-/// again, and the card rendered while it is kept.
-public protocol PopupSurface: AnyObject {
-  /// The notice it shows.
-  var id: Int { get }
-  var card: Card { get set }
-  var height: Int { get set }
-  var dirty: Bool { get set }
-  /// The card at full opacity, rendered when first painted; `discardImages()` lets it go.
-  var image: OpaquePointer? { get set }
-  /// When the popup appeared (`Posix.monotonicNow()`), for the activity indicator's sweep.
-  var appeared: Double { get }
-  /// Device pixels per logical pixel where it shows: its image is rendered at that resolution.
-  var scale: Double { get }
-  /// Lets the card's rendered pixels go: it changed, and is rendered again when next drawn.
-  func discardImages()
-}
-
-extension PopupSurface {
-  /// A frame was drawn: a card that holds still lets its rendered pixels go (it is drawn again only
-  /// when it changes), but a card a person acts on keeps them, so that lighting a button or typing
-  /// paints that part alone (`CardPainter.redrawInput`).
-  public func drawn(moving: Bool) {
-    if !moving && !card.isActionable { discardImages() }
-  }
-}
-
-/// Why a backend could not connect: said once in the log, then retried with a backoff.
-public struct PopupDisplayFailure: Error, Sendable {
-  public var reason: String
-  public init(_ reason: String) { self.reason = reason }
-}
-
-/// The visible notices and what they show, as the engine's events tell them: newest first.
-public struct PopupStack: Sendable {
-  /// The card a notice shows (its look resolved).
-  private let card: @Sendable (Notice) -> Card
-  /// Every unfinished notice the engine told of.
-  public private(set) var cards: [Int: Card] = [:]
-  public private(set) var phases: [Int: Phase] = [:]
-  /// Visible notices (fading in, holding, fading out), newest first.
-  public private(set) var visible: [Int] = []
-
-  /// A stack whose notices show as `card` makes them (default: in their urgency's built-in look).
-  public init(card: @escaping @Sendable (Notice) -> Card = { Card($0) }) { self.card = card }
-
-  /// Applies `event`; answers whether anything changed, and the notice whose phase changed.
-  mutating func apply(_ event: Event) -> (changed: Bool, phaseOf: Int?) {
-    switch event.kind {
-    case .snapshot:
-      cards.removeAll()
-      phases.removeAll()
-      visible.removeAll()
-      let notices = (event.notices ?? []).sorted { ($0.shown ?? 0, $0.id) > ($1.shown ?? 0, $1.id) }
-      for notice in notices {
-        cards[notice.id] = card(notice)
-        phases[notice.id] = notice.phase
-        if notice.phase.isVisible { visible.append(notice.id) }
-      }
-      return (true, nil)
-    case .added, .updated:
-      guard let notice = event.notice else { return (false, nil) }
-      cards[notice.id] = card(notice)
-      setPhase(notice.phase, of: notice.id)
-      return (true, notice.id)
-    case .phase:
-      guard let id = event.id, let phase = event.phase else { return (false, nil) }
-      setPhase(phase, of: id)
-      return (true, id)
-    case .finished:
-      guard let id = event.id ?? event.notice?.id else { return (false, nil) }
-      cards[id] = nil
-      phases[id] = nil
-      visible.removeAll { $0 == id }
-      return (true, nil)
-    case .frame, .invoked, .replied, .suspended, .resumed, .read, .forgotten:
-      return (false, nil)
-    }
-  }
-
-  /// The visible cards each output shows (newest first), for `outputs` by name in their order, and
-  /// `nil` for "where the focus is" when `focused` names none of them (the compositor's choice).
-  /// A card goes where its look's `Output=` says: the focused output; every output (`all`); the
-  /// output of its name, else the focused one.
-  public func byOutput(_ outputs: [String], focused: String?) -> [(output: String?, ids: [Int])] {
-    let focused = focused.flatMap { outputs.contains($0) ? $0 : nil }
-    var groups: [String?: [Int]] = [:]
-    for id in visible {
-      guard let card = cards[id] else { continue }
-      let targets: [String?]
-      switch card.look.output {
-      case .focused: targets = [focused]
-      case .all: targets = outputs.isEmpty ? [focused] : outputs
-      case .named(let name): targets = outputs.contains(name) ? [name] : [focused]
-      }
-      for target in targets { groups[target, default: []].append(id) }
-    }
-    return (outputs.map { Optional($0) } + [nil]).compactMap { key in groups[key].map { (key, $0) } }
-  }
-
-  private mutating func setPhase(_ phase: Phase, of id: Int) {
-    phases[id] = phase
-    if phase.isVisible {
-      if !visible.contains(id) { visible.insert(id, at: 0) }
-    } else {
-      visible.removeAll { $0 == id }
-    }
-  }
-}
-
 /// notifyd's popups (DESIGN §9): follows the engine, keeps the stack of visible cards, and has a
 /// backend (Wayland or X11) get them to the screen.
 ///
@@ -210,7 +26,7 @@ public final class PopupDisplay: @unchecked Sendable {
   public let service: NoticeService
   /// The engine, to read.
   public var notices: any NoticeReading { service.notices }
-  public let log: @Sendable (String) -> Void
+  public let log: Logger
   /// A thread of its own: painting a card takes a millisecond or more, which the request path
   /// should not wait behind.
   public let queue = DispatchQueue(label: "notifyd.display", qos: .userInitiated)
@@ -254,7 +70,7 @@ public final class PopupDisplay: @unchecked Sendable {
   /// `host` is the name `Format=`'s `%h` gives notices not relayed from another host.
   public init(
     settings: DisplaySettings, service: NoticeService, backend: PopupBackend,
-    host: String = RelaySubjects.localHost(), log: @escaping @Sendable (String) -> Void
+    host: String = RelaySubjects.localHost(), log: Logger
   ) {
     self.settings = settings
     self.service = service
@@ -315,7 +131,7 @@ public final class PopupDisplay: @unchecked Sendable {
       guard suppressed != isSuppressed else { return }
       isSuppressed = suppressed
       if suppressed, center != nil { closeCenter() }
-      log(
+      log.info(
         suppressed
           ? "display: notices go to another server; no popups meanwhile" : "display: drawing popups again")
       if connected {
@@ -368,9 +184,7 @@ public final class PopupDisplay: @unchecked Sendable {
   /// went wrong is logged, never dropped (a notice that finished meanwhile refuses a click; a store
   /// that could not commit the change).
   func asking<Value>(_ what: String) -> @Sendable (Result<Value, ServiceError>) -> Void {
-    { [log] result in
-      if case .failure(let error) = result { log("\(what): \(error)") }
-    }
+    logFailure(of: what, to: log)
   }
 
   /// Carries out `press` on the card of notice `id`.
@@ -626,7 +440,8 @@ public final class PopupDisplay: @unchecked Sendable {
   public func idleChanged(_ idle: Bool) {
     guard connected, let source = idleWatch?.source, idle != away else { return }
     away = idle
-    log(idle ? "display: you are away (\(source)); holds stand still" : "display: you are back (\(source))")
+    log.info(
+      idle ? "display: you are away (\(source)); holds stand still" : "display: you are back (\(source))")
     service.setIdle(IdleState(idle: idle, source: source))
   }
 
@@ -638,7 +453,7 @@ public final class PopupDisplay: @unchecked Sendable {
     }
     let watch = backend.watchIdle(after: after)
     if case .unavailable(let why) = watch {
-      log("display: \(why)\(idleFallback == nil ? "; holds run on while you are away" : "")")
+      log.info("display: \(why)\(idleFallback == nil ? "; holds run on while you are away" : "")")
       noIdleSource(because: why)
       return
     }
@@ -746,7 +561,7 @@ public final class PopupDisplay: @unchecked Sendable {
     readSource = source
     retryTimer.reset()
     failureLogged = false
-    log("display: drawing popups on \(description)")
+    log.info("display: drawing popups on \(description)")
     drawingOn = description
     service.setDisplay(DisplayState(backend: backend.name, drawing: true, detail: description))
     service.setPresenter(.popups, !isSuppressed)
@@ -789,7 +604,7 @@ public final class PopupDisplay: @unchecked Sendable {
     if !failureLogged, settings.idleAfter != nil { noIdleSource(because: "the display is not connected") }
     if !failureLogged {
       failureLogged = true
-      log("display: \(reason); trying again with a backoff up to \(Int(RetryTimer.longestDelay)) s")
+      log.info("display: \(reason); trying again with a backoff up to \(Int(RetryTimer.longestDelay)) s")
     }
     retryTimer.schedule { [weak self] in self?.connect() }
   }

@@ -228,12 +228,22 @@ public final class NoticeService: Sendable {
 
 /// A `done` for a change nobody waits on (a click on a card, a key in the center, a signal from the
 /// bus): what went wrong is logged, never dropped — a store that could not commit as a warning, a
-/// change the engine refused (most often a notice that finished meanwhile) as a notice.
-public func logFailure<Value>(of what: String, to log: Logger)
-  -> @Sendable (Result<Value, ServiceError>) -> Void
-{
+/// change the engine refused (most often a notice that finished meanwhile) at `refused`: a notice,
+/// or debug where a refusal is expected (the desktop closing a notice that already went).
+/// `succeeded`, when given, hears what the change did (to log it).
+public func logFailure<Value>(
+  of what: String, to log: Logger, refused: LogLevel = .notice,
+  succeeded: (@Sendable (Value) -> Void)? = nil
+) -> @Sendable (Result<Value, ServiceError>) -> Void {
   { result in
-    guard case .failure(let error) = result else { return }
-    if case .storeFailed = error { log.warning("\(what): \(error)") } else { log.notice("\(what): \(error)") }
+    switch result {
+    case .success(let value): succeeded?(value)
+    case .failure(let error):
+      if case .storeFailed = error {
+        log.warning("\(what): \(error)")
+      } else {
+        log.log(refused, "\(what): \(error)")
+      }
+    }
   }
 }

@@ -168,7 +168,7 @@ public final class X11Backend: PopupBackend {
     let wanted = wantedScale(connection)
     if wanted != scale {
       // Every window is made again at the new scale (and the center, if it is open).
-      display.log("display: drawing at scale \(wanted) now (was \(scale))")
+      display.log.info("display: drawing at scale \(wanted) now (was \(scale))")
       scale = wanted
       for popup in popups { popup.destroy(connection) }
       stacks.removeAll()
@@ -391,7 +391,7 @@ public final class X11Backend: PopupBackend {
 
   private func logMonitors(_ connection: X11Connection) {
     let monitors = connection.monitors.map { ($0.primary ? "*" : "") + $0.description }
-    display.log("display: monitors now \(monitors.joined(separator: ", "))")
+    display.log.info("display: monitors now \(monitors.joined(separator: ", "))")
   }
 
   // MARK: - Events
@@ -413,7 +413,7 @@ public final class X11Backend: PopupBackend {
       if !errorLogged {
         errorLogged = true
         let error = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_generic_error_t.self).pointee
-        display.log(
+        display.log.info(
           "display: the X server refused a request (error \(error.error_code), request \(error.major_code)."
             + "\(error.minor_code)); later errors are not logged")
       }
@@ -494,7 +494,7 @@ public final class X11Backend: PopupBackend {
       }
       if let base = connection.xfixesEvents, type == base {
         guard connection.readCompositor() else { return false }
-        display.log(
+        display.log.info(
           connection.fades
             ? "display: a compositing manager runs now; popups fade"
             : "display: no compositing manager runs now; popups appear and vanish without fades")

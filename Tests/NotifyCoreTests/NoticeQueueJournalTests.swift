@@ -1,6 +1,7 @@
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifyTestSupport
 import Testing
 
 /// A journal that keeps what the engine told it in memory, as the store would before committing.

@@ -3,6 +3,7 @@ import Foundation
 import NotifyCore
 import NotifyProtocol
 import NotifySupport
+import NotifyTestSupport
 import Synchronization
 import Testing
 

@@ -3,6 +3,8 @@ import NotifyConfig
 import NotifyCore
 import NotifyProtocol
 import NotifyService
+import NotifySupport
+import NotifyTestSupport
 import Synchronization
 import Testing
 
@@ -58,8 +60,8 @@ struct IdleFallbackTests {
     var settings = DisplaySettings()
     settings.idleAfter = 60
     let display = PopupDisplay(
-      settings: settings, service: NoticeService(queue: engine, journal: nil), backend: backend
-    ) { _ in }
+      settings: settings, service: NoticeService(queue: engine, journal: nil), backend: backend,
+      log: Logger(sink: DiscardingSink()))
     display.idleFallback = fallback
     return (display, engine)
   }

@@ -3,6 +3,7 @@ import NotifyCore
 import NotifyProtocol
 import NotifyService
 import NotifySupport
+import NotifyTestSupport
 import Testing
 
 @testable import NotifyDisplay
@@ -12,23 +13,23 @@ import Testing
 /// is the end-to-end suites' to show, on sway and X11.)
 @Suite("A person's changes from the popups")
 struct PersonChangesTests {
-  private func display() -> (PopupDisplay, Locked<[String]>) {
+  private func display() -> (PopupDisplay, RecordingSink) {
     let engine = NoticeQueue(scheduler: ManualScheduler())
-    let said = Locked<[String]>([])
+    let sink = RecordingSink()
     let display = PopupDisplay(
       settings: DisplaySettings(), service: NoticeService(queue: engine, journal: nil),
-      backend: StandInBackend()
-    ) { line in said.withLock { $0.append(line) } }
-    return (display, said)
+      backend: StandInBackend(), log: sink.logger())
+    return (display, sink)
   }
 
   @Test func aClickOnANoticeThatFinishedMeanwhile_isLogged() {
-    let (display, said) = display()
+    let (display, sink) = display()
     display.carryOut(.invoke("open"), on: 42)
     display.carryOut(.dismiss, on: 43)
     #expect(
-      said.withLock { $0 } == [
-        "popups: action 'open' of notice 42: no notice 42", "popups: dismissing notice 43: no notice 43",
+      sink.lines == [
+        .init(.notice, "popups: action 'open' of notice 42: no notice 42"),
+        .init(.notice, "popups: dismissing notice 43: no notice 43"),
       ])
   }
 }

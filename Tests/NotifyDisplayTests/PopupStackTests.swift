@@ -1,6 +1,7 @@
 import NotifyConfig
 import NotifyCore
 import NotifyProtocol
+import NotifyTestSupport
 import Testing
 
 @testable import NotifyDisplay

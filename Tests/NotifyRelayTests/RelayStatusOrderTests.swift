@@ -4,6 +4,7 @@ import NotifyCore
 import NotifyProtocol
 import NotifyService
 import NotifySupport
+import NotifyTestSupport
 import Testing
 
 @testable import NotifyRelay

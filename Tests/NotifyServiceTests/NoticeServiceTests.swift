@@ -2,6 +2,8 @@ import Foundation
 import NotifyCore
 import NotifyProtocol
 import NotifyService
+import NotifySupport
+import NotifyTestSupport
 import Testing
 
 /// "Commit, then reply; withdraw on failure", the one rule every front end goes through.
@@ -116,5 +118,35 @@ struct NoticeServiceTests {
     #expect(throws: QueueError.invalidArgument(field: "limit", reason: "must not be negative")) {
       try service.history(HistoryParameters(limit: -1))
     }
+  }
+
+  /// A change nobody waits on (a click, a key, a signal from the bus) is never dropped: a store that
+  /// could not commit it is a warning, a refusal is logged at the level its caller expects, and what
+  /// it did reaches `succeeded`.
+  @Test func aChangeNobodyWaitsOn_logsItsFailure_atTheLevelItMerits() throws {
+    let (service, journal) = make()
+    let sink = RecordingSink()
+    let log = sink.logger(at: .debug)
+    let done = Locked<[Int]>([])
+    let kept = try #require(service.show(ShowParameters(title: "kept", delay: 5)) { _ in })
+    journal.commit(failing: false)
+    service.cancel(
+      CancelParameters(id: kept),
+      done: logFailure(of: "cancelling \(kept)", to: log) { cancelled in done.withLock { $0 += cancelled } })
+    journal.commit(failing: true)
+    service.dismiss(DismissParameters(id: 99), done: logFailure(of: "dismissing 99", to: log))
+    service.cancel(CancelParameters(id: 98), done: logFailure(of: "cancelling 98", to: log, refused: .debug))
+    let later = try #require(service.show(ShowParameters(title: "later", delay: 5)) { _ in })
+    journal.commit(failing: false)
+    service.cancel(
+      CancelParameters(id: later),
+      done: logFailure(of: "cancelling \(later)", to: log) { cancelled in done.withLock { $0 += cancelled } })
+    journal.commit(failing: false)
+    #expect(
+      sink.lines == [
+        .init(.warning, "cancelling \(kept): not kept: database or disk is full"),
+        .init(.notice, "dismissing 99: no notice 99"), .init(.debug, "cancelling 98: no notice 98"),
+      ])
+    #expect(done.withLock { $0 } == [later], "a change that failed reached `succeeded`")
   }
 }
