@@ -44,16 +44,7 @@ if [ "$found" -gt 0 ]; then
   echo "sanitized-tests: $kind sanitizer reports in $reports:" >&2
   for report in "$reports/$prefix".*; do
     echo "---- $report" >&2
-    "${PYTHON:-python3}" - "$report" "$reports/tests.log" >&2 <<'EOF'
-import os, sys
-written = os.stat(sys.argv[1]).st_mtime
-try:
-    spans = [line.split(" ", 2) for line in open(sys.argv[2]).read().splitlines()]
-except OSError:
-    spans = []
-running = [test for start, end, test in spans if float(start) <= written <= float(end) + 5]
-print("written while these tests ran (or within 5 s of their end):", *running or ["(none recorded)"], sep="\n  ")
-EOF
+    "${PYTHON:-python3}" "$(dirname "$0")/tests-running.py" "$report" "$reports/tests.log" >&2
     head -n 60 "$report" >&2
   done
   status=1

@@ -11,7 +11,7 @@ out=${1:-.build/fuzz}
 mkdir -p "$out/modules"
 swiftc=${SWIFTC:-swiftc}
 # -num-threads: a whole module's optimization and code generation on both cores, not one.
-flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -num-threads 2 -g -I "$out/modules")
+flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -num-threads 2 -gline-tables-only -I "$out/modules")
 
 # The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
 # depend on nothing but the toolchain and CLinux's module map), and NotifyConfig (libinih's too).

@@ -32,6 +32,9 @@ LOGS = REPO / ".build" / "test-logs"
 PYTHON = os.environ.get("PYTHON", "python3")
 SWIFT = os.environ.get("SWIFT", "swift")
 SWIFTPM = ["scripts/swiftpm.sh", SWIFT]
+# The sanitized builds keep line tables, not full debug info: their reports keep file:line, and the
+# builds take a seventh less CPU (docs/DECISIONS.md, "Line tables").
+LINE_TABLES = ["-Xswiftc", "-gline-tables-only"]
 
 # What runs at once: CPU jobs (builds, the unit tests) keeping at most CORES + 1 cores busy between
 # them (so one that keeps a single core busy can run beside one that keeps two), never held up by the
@@ -118,11 +121,13 @@ def jobs():
         Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
             env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}, scratch=".build"),
         # With the engine's test target alone (Package.swift, NOTIFYD_TEST_TARGETS): TSan runs no other.
-        Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan"],
-            kind="cpu", env=TSAN_TESTS),
+        Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan",
+                               *LINE_TABLES], kind="cpu", env=TSAN_TESTS),
+        # The daemon under TSan; its clients run the plain notifyctl (tests/conftest.py's CLIENT_BIN).
         Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
-            ("tsan-build",)),
-        Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan"], kind="cpu"),
+            ("tsan-build", "build"), env={"NOTIFYD_CLIENT_BIN": debug}),
+        Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan", *LINE_TABLES],
+            kind="cpu"),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
         Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu", cores=1, timed=True,
@@ -130,8 +135,8 @@ def jobs():
         # The queue engine under Thread Sanitizer (a tenth of the simulation's schedules: each runs
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
-                          "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu", cores=1, timed=True,
-            env={**TSAN_TESTS, "NOTIFYD_SIMULATION_SCHEDULES": "200"}),
+                          *LINE_TABLES, "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu", cores=1,
+            timed=True, env={**TSAN_TESTS, "NOTIFYD_SIMULATION_SCHEDULES": "200"}),
         Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="cpu"),
         Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="cpu"),
         Job("lint", ["make", "--no-print-directory", "lint"], kind="cpu", cores=1),
@@ -141,7 +146,7 @@ def jobs():
         Job("asan-alone", sanitized("address", ".build/asan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
             ("asan-build",), kind="alone"),
         Job("tsan-alone", sanitized("thread", ".build/tsan", *pytest("-m", "alone", *SANITIZED, parallel=False)),
-            ("tsan-build",), kind="alone"),
+            ("tsan-build", "build"), kind="alone", env={"NOTIFYD_CLIENT_BIN": debug}),
         # Mixed load with seeded faults on the ASan build (tests/soak); SEED= replays one.
         Job("soak", sanitized("address", ".build/asan", PYTHON, "tests/soak", "--seconds", SOAK_SECONDS,
                               *(["--seed", os.environ["SEED"]] if os.environ.get("SEED") else [])),

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, Daemon, rss_kib, unprivileged_user, wait_for
+from conftest import BIN, CLIENT_BIN, Daemon, rss_kib, unprivileged_user, wait_for
 from pixels import Image, hex_colour
 from session_bus import private_bus
 from wayland_pointer import VirtualPointer
@@ -262,8 +262,8 @@ def user_binaries(directory):
     only root can enter (CI clones under /root)."""
     target = directory / "bin"
     target.mkdir(mode=0o755)
-    for name in ("notifyd", "notifyctl"):
-        shutil.copy2(BIN / name, target / name)
+    shutil.copy2(BIN / "notifyd", target / "notifyd")
+    shutil.copy2(CLIENT_BIN / "notifyctl", target / "notifyctl")
     return target
 
 
