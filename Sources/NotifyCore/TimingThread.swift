@@ -1,5 +1,6 @@
 import Foundation
 import NotifyPosix
+import NotifySupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import NotifyCore
 import NotifyPosix
 import NotifySupport
 

@@ -1,4 +1,4 @@
-import NotifyCore
+import NotifySupport
 import Testing
 
 @Suite("MinHeap")

@@ -1,3 +1,5 @@
+import NotifySupport
+
 /// The phase boundaries of shown notices, earliest first, and which shown notices are fading.
 ///
 /// A boundary carries the generation of its notice's timeline: a notice whose timeline changed

@@ -1,8 +1,6 @@
-import NotifySupport
-
 /// A binary min-heap: the least element comes out first. Elements that must leave in the order
-/// they came when otherwise equal carry a sequence number in their ordering (`IDQueue`,
-/// `TimerHeap`).
+/// they came when otherwise equal carry a sequence number in their ordering (the engine's
+/// `IDQueue`, `TimerHeap`).
 public struct MinHeap<Element: Comparable> {
   private var elements: [Element] = []
 
@@ -66,39 +64,9 @@ public struct MinHeap<Element: Comparable> {
   }
 }
 
-/// Ids in the order of a key, first come first served among equal keys. An entry whose id is no
-/// longer wanted stays until it comes out (the owner skips it) or `compact` drops it.
-struct IDQueue<Key: Comparable> {
-  struct Entry: Comparable {
-    var key: Key
-    var sequence: Int
-    var id: Int
-    static func < (a: Entry, b: Entry) -> Bool { (a.key, a.sequence) < (b.key, b.sequence) }
-  }
-
-  private var heap = MinHeap<Entry>()
-  private var sequence = 0
-
-  var count: Int { heap.count }
-  var first: Entry? { heap.first }
-
-  mutating func push(_ id: Int, key: Key) {
-    sequence += 1
-    heap.push(Entry(key: key, sequence: sequence, id: id))
-  }
-
-  @discardableResult
-  mutating func pop() -> Entry? { heap.pop() }
-
-  /// Drops the entries of ids `isLive` rejects, once they outnumber `live` twice over (+64).
-  mutating func compact(live: Int, isLive: (Int) -> Bool) {
-    heap.compact(live: live) { isLive($0.id) }
-  }
-}
-
 /// Timers: deadlines in a `MinHeap`, their actions by number. A cancelled timer's deadline is
 /// dropped when it comes up, or when cancelled ones outnumber the live ones (`MinHeap.compact`).
-/// Serves the event loop's timers and the engine's timing thread.
+/// Serves the Varlink event loop's timers and the engine's timing thread.
 public struct TimerHeap<Action> {
   private struct Deadline: Comparable {
     var at: Double
