@@ -32,6 +32,9 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))], plugins: ["WireTypes"]),
     // The generator of the Varlink records from the IDL, a build tool: Foundation only.
     .executableTarget(name: "notifyd-wiregen"),
+    // Where things are, for the daemon and notifyctl alike: the socket (one rule), the config file,
+    // the XDG state and data directories. No Foundation, as the wire.
+    .target(name: "NotifyPaths", dependencies: ["NotifyPosix"]),
     .plugin(name: "WireTypes", capability: .buildTool(), dependencies: ["notifyd-wiregen"]),
     // What the engine and the daemon's adapters share below them: the logger, the one lock, the
     // daemon's serial dispatch root, the reconnect backoff.
@@ -49,7 +52,7 @@ let package = Package(
     // The whole configuration as one table of sections and keys (name, values, default, doc): the
     // parser, `--check-config` and the tests read it; the settings of every part; the file read by
     // libinih.
-    .target(name: "NotifyConfig", dependencies: ["NotifyCore", "NotifyProtocol", "CInih"]),
+    .target(name: "NotifyConfig", dependencies: ["NotifyCore", "NotifyProtocol", "NotifyPaths", "CInih"]),
     // The one path every front end takes into the engine: commit, then reply; withdraw on failure.
     .target(name: "NotifyService", dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport"]),
 
@@ -74,7 +77,7 @@ let package = Package(
     .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
     // Icons that both the D-Bus adapter and the popups need, without drawing: raw pixels as clients
     // send them, the store that keeps them as files, icon names found in the freedesktop themes.
-    .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol"]),
+    .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol", "NotifyPaths"]),
     // The desktop bridge over D-Bus (sd-bus): the forwarder, the freedesktop server, logind's idle
     // hint. It draws nothing: the icon store is handed in.
     .target(
@@ -88,7 +91,7 @@ let package = Package(
     .target(name: "CNats"),
     // The NATS connection, JetStream publishing and consuming, over libnats: for the daemon's relay
     // and for `notifyctl --relay`.
-    .target(name: "NotifyNATS", dependencies: ["NotifyProtocol", "NotifyPosix", "CNats"]),
+    .target(name: "NotifyNATS", dependencies: ["NotifyProtocol", "NotifyPaths", "NotifyPosix", "CNats"]),
     // The relay through NATS JetStream (DESIGN §10): what to publish as the store commits, the
     // outbox in order, consuming durably, showing through the service and acknowledging after the
     // commit.
@@ -145,11 +148,11 @@ let package = Package(
       name: "NotifyDaemon",
       dependencies: [
         "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
-        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPosix",
-        "NotifySupport", "CSystemd", "CLinux",
+        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPaths",
+        "NotifyPosix", "NotifySupport", "CSystemd", "CLinux",
       ]),
     // notifyctl's argument parsing and commands.
-    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPosix", "NotifyNATS"]),
+    .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPaths", "NotifyPosix", "NotifyNATS"]),
     // Release builds link the Swift runtime and Foundation statically: no relocation of shared
     // Swift libraries at start, and only the code the daemon uses is mapped (docs/PERFORMANCE.md).
     // As Debian hardens its programs, relocations are resolved at start and then made read-only
@@ -187,7 +190,7 @@ let package = Package(
       name: "NotifyCoreTests",
       dependencies: ["NotifyCore", "NotifyProtocol", "NotifySupport", "NotifyTestSupport"]),
     .testTarget(name: "NotifyConfigTests", dependencies: ["NotifyConfig", "NotifyCore", "NotifyProtocol"]),
-    .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI", "NotifyProtocol"]),
+    .testTarget(name: "NotifyCLITests", dependencies: ["NotifyCLI", "NotifyPaths", "NotifyProtocol"]),
     .testTarget(
       name: "NotifyServiceTests",
       dependencies: ["NotifyService", "NotifyCore", "NotifyProtocol", "NotifySupport", "NotifyTestSupport"]),
@@ -231,4 +234,19 @@ let package = Package(
 if let wanted = Context.environment["NOTIFYD_TEST_TARGETS"] {
   let names = Set(wanted.split(separator: ",").map(String.init))
   package.targets.removeAll { $0.type == .test && !names.contains($0.name) }
+}
+
+// NOTIFYD_LEAVE_OUT (names, comma-separated) builds without those targets, the products of those
+// names and the targets that name them: `make test`'s sanitized builds leave out the bench, and the
+// TSan build the client too, which its suites run from the debug build (scripts/test.py).
+if let unwanted = Context.environment["NOTIFYD_LEAVE_OUT"] {
+  let names = Set(unwanted.split(separator: ",").map(String.init))
+  func named(_ dependency: Target.Dependency) -> Bool {
+    switch dependency {
+    case .targetItem(let name, _), .byNameItem(let name, _): return names.contains(name)
+    default: return false
+    }
+  }
+  package.products.removeAll { names.contains($0.name) }
+  package.targets.removeAll { names.contains($0.name) || $0.dependencies.contains(where: named) }
 }

@@ -14,8 +14,10 @@ swiftc=${SWIFTC:-swiftc}
 flags=(-parse-as-library -sanitize=fuzzer,address -O -wmo -num-threads 2 -gline-tables-only -I "$out/modules")
 
 # The sources compiled into the targets: whole modules from NotifyPosix up to NotifyVarlink (they
-# depend on nothing but the toolchain and CLinux's module map), and NotifyConfig (libinih's too).
+# depend on nothing but the toolchain and CLinux's module map), and NotifyConfig with NotifyPaths
+# (libinih's too).
 posix_sources=(Sources/NotifyPosix/*.swift)
+paths_sources=(Sources/NotifyPaths/*.swift)
 # NotifyProtocol's records are generated from its IDL files, as the WireTypes plugin does in SwiftPM.
 "$swiftc" -O Sources/notifyd-wiregen/*.swift -o "$out/notifyd-wiregen"
 "$out/notifyd-wiregen" "$out/WireTypes.swift" Sources/NotifyProtocol/*.varlink
@@ -49,8 +51,10 @@ rm -f "$out"/lib*.a "$out"/fuzz-varlink "$out"/fuzz-config "$out"/fuzz-markup
 library NotifySupport "${support_sources[@]}" &
 support=$!
 library NotifyPosix "${posix_sources[@]}"
+library NotifyPaths "${paths_sources[@]}" &
+paths=$!
 library NotifyProtocol "${protocol_sources[@]}"
-wait "$support"
+wait "$support" "$paths"
 library NotifyCore "${core_sources[@]}"
 library NotifyConfig -I Sources/CInih "${config_sources[@]}" &
 config=$!
@@ -62,7 +66,7 @@ modules=("$out/libNotifyVarlink.a" "$out/libNotifyService.a" "$out/libNotifyCore
 executable "$out/fuzz-varlink" fuzz/VarlinkFuzzTarget.swift "${modules[@]}" &
 varlink=$!
 executable "$out/fuzz-config" -I Sources/CInih fuzz/ConfigFuzzTarget.swift "$out/libNotifyConfig.a" \
-  "${modules[@]}" -linih
+  "$out/libNotifyPaths.a" "${modules[@]}" -linih
 wait "$varlink"
 executable "$out/fuzz-markup" fuzz/MarkupFuzzTarget.swift "$out/libNotifyProtocol.a" "$out/libNotifyPosix.a"
 echo "fuzz: built $out/fuzz-varlink, $out/fuzz-config and $out/fuzz-markup"

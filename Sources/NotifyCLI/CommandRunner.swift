@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import NotifyPaths
 import NotifyProtocol
 
 /// Carries out a `Command` against the daemon at `socketPath`, printing results to `console`.

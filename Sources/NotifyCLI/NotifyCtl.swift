@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPaths
 import NotifyProtocol
 
 /// The `notifyctl` program: parses its arguments, runs the command, and maps errors to exit statuses.

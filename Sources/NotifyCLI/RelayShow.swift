@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NotifyNATS
+import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
 

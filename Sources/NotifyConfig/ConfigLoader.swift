@@ -1,6 +1,7 @@
 import CInih
 import Foundation
 import NotifyCore
+import NotifyPaths
 import NotifyProtocol
 
 /// Finds and reads `notifyd.conf` with libinih, systemd style: `[Section]`, `Key=Value`, `#` and

@@ -4,6 +4,7 @@ import Foundation
 import NotifyConfig
 import NotifyCore
 import NotifyDisplay
+import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
 import NotifySupport

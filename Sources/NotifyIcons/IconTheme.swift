@@ -1,4 +1,5 @@
 import Glibc
+import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
 import Synchronization

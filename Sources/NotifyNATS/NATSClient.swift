@@ -1,4 +1,5 @@
 import CNats
+import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
 

@@ -1,3 +1,5 @@
+import NotifyPosix
+
 #if canImport(Glibc)
   import Glibc
 #endif

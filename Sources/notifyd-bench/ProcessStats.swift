@@ -1,3 +1,5 @@
+import NotifyPosix
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -98,14 +100,5 @@ enum ProcessStats {
       if name != "." && name != ".." { names.append(name) }
     }
     return names
-  }
-}
-
-extension Substring {
-  var trimmingSpaces: Substring {
-    var text = self
-    while text.first == " " { text = text.dropFirst() }
-    while text.last == " " { text = text.dropLast() }
-    return text
   }
 }

@@ -1,3 +1,4 @@
+import NotifyPaths
 import NotifyProtocol
 import Testing
 

@@ -133,13 +133,3 @@ public enum ConfigLocation {
     }
   }
 }
-
-extension StringProtocol {
-  /// The text without spaces and tabs at either end.
-  var trimmingSpaces: String {
-    var slice = Substring(self)
-    while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-    while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-    return String(slice)
-  }
-}
