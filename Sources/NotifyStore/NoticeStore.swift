@@ -47,9 +47,9 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   private let upsert: SQLiteDatabase.Statement
   private let forget: SQLiteDatabase.Statement
   private let setMeta: SQLiteDatabase.Statement
-  private let queueOutgoing: SQLiteDatabase.Statement
-  private let unqueueOutgoing: SQLiteDatabase.Statement
-  private let raiseMark: SQLiteDatabase.Statement
+  let queueOutgoing: SQLiteDatabase.Statement
+  let unqueueOutgoing: SQLiteDatabase.Statement
+  let raiseMark: SQLiteDatabase.Statement
   /// This store's identity (`meta.store_id`): with the host name, it makes a notice's relay message
   /// id unique, and a new store (a fresh one after a damaged one) starts new ids.
   public private(set) var identity = ""
@@ -58,7 +58,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
   /// The `finished_order` the last notice to finish took.
   private var lastFinishedOrder = 0
   /// What `relay_marks` holds, read when first needed (by the committer).
-  private var marks: [String: RelayMark]?
+  var marks: [String: RelayMark]?
   /// The place of the last notice this store published (`meta.relay_sequence`): a store from
   /// before the sequence starts above every id it has given, so that a desk's mark, which counted
   /// those ids, takes what follows as new.
@@ -70,7 +70,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     @Sendable (Notice, _ isNew: Bool, _ finished: Bool, _ sequence: inout Int) -> OutgoingMessage?
   /// With `[Relay]`: what the relay queues for a notice a commit writes, and who is told of the
   /// messages queued, after their commit (see `relay(queueing:onQueued:)`).
-  private var relaying: (queueing: Queueing, onQueued: @Sendable ([OutgoingMessage]) -> Void)?
+  var relaying: (queueing: Queueing, onQueued: @Sendable ([OutgoingMessage]) -> Void)?
   private let log: Logger
   /// Called once a change is noted with none pending before it: the committer should run soon.
   private let onPending: @Sendable () -> Void
@@ -120,99 +120,6 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
 
   private let pending = Locked(Batch())
 
-  /// The schema, one migration per version; `PRAGMA user_version` says how many have run.
-  static let migrations: [String] = [
-    // 1: a JSON document per notice, beside the columns history was filtered by.
-    """
-    CREATE TABLE notices (
-      id INTEGER PRIMARY KEY,
-      finished INTEGER NOT NULL DEFAULT 0,
-      finished_at REAL,
-      app TEXT,
-      outcome TEXT,
-      data TEXT NOT NULL
-    );
-    CREATE INDEX notices_history ON notices (finished, finished_at);
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """,
-    // 2: a column per field; history is kept by the engine, so no index beside the key.
-    """
-    CREATE TABLE notices_v2 (
-      id INTEGER PRIMARY KEY,
-      kind TEXT NOT NULL, title TEXT NOT NULL, body TEXT, app TEXT, urgency TEXT NOT NULL,
-      style TEXT NOT NULL, icon TEXT, tag TEXT, key TEXT, value INTEGER,
-      delay REAL NOT NULL, fade_in REAL NOT NULL, hold REAL NOT NULL, fade_out REAL NOT NULL,
-      ease_in TEXT NOT NULL, ease_out TEXT NOT NULL, timeout REAL, after INTEGER, actions TEXT,
-      invoked TEXT, outcome TEXT, message TEXT, created REAL NOT NULL, shown REAL, finished_at REAL
-    );
-    INSERT INTO notices_v2 SELECT
-      id, json_extract(data, '$.kind'), json_extract(data, '$.title'), json_extract(data, '$.body'),
-      json_extract(data, '$.app'), json_extract(data, '$.urgency'), json_extract(data, '$.style'),
-      json_extract(data, '$.icon'), json_extract(data, '$.tag'), json_extract(data, '$.key'),
-      json_extract(data, '$.value'), json_extract(data, '$.delay'), json_extract(data, '$.fadeIn'),
-      json_extract(data, '$.hold'), json_extract(data, '$.fadeOut'), json_extract(data, '$.easeIn'),
-      json_extract(data, '$.easeOut'), json_extract(data, '$.timeout'), json_extract(data, '$.after'),
-      json_extract(data, '$.actions'), json_extract(data, '$.invoked'),
-      CASE WHEN finished = 1 THEN json_extract(data, '$.outcome') END, json_extract(data, '$.message'),
-      json_extract(data, '$.created'), json_extract(data, '$.shown'),
-      CASE WHEN finished = 1 THEN json_extract(data, '$.finished') END
-    FROM notices;
-    DROP TABLE notices;
-    ALTER TABLE notices_v2 RENAME TO notices;
-    """,
-    // 3: the freedesktop hints (category, desktop entry, transient, resident, sound), as JSON.
-    """
-    ALTER TABLE notices ADD COLUMN hints TEXT;
-    """,
-    // 4: duplicates merged into a notice, and the summary a folded notice went into.
-    """
-    ALTER TABLE notices ADD COLUMN count INTEGER;
-    ALTER TABLE notices ADD COLUMN folded_into INTEGER;
-    """,
-    // 5: the relay (DESIGN §10): a relayed notice's origin; the store's identity, which makes its
-    // notices' message ids unique across hosts; the notices waiting to be published, in order; and
-    // per origin store the highest origin id committed here, so that a redelivery is a duplicate.
-    """
-    ALTER TABLE notices ADD COLUMN origin TEXT;
-    CREATE TABLE relay_outbox (
-      id INTEGER PRIMARY KEY, subject TEXT NOT NULL, message_id TEXT NOT NULL, payload TEXT NOT NULL
-    );
-    CREATE TABLE relay_marks (origin TEXT PRIMARY KEY, last INTEGER NOT NULL);
-    INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
-    """,
-    // 6: the relay publishes a window at a time: per origin store, the ids below the highest that
-    // have not come yet (`RelayMark`).
-    """
-    ALTER TABLE relay_marks ADD COLUMN missing TEXT NOT NULL DEFAULT '';
-    """,
-    // 7: a reply field's placeholder, and the reply a notice got (issue 32).
-    """
-    ALTER TABLE notices ADD COLUMN reply TEXT;
-    ALTER TABLE notices ADD COLUMN replied TEXT;
-    """,
-    // 8: whether a finished notice went unread, and the notice a restored one came from (issue 33).
-    """
-    ALTER TABLE notices ADD COLUMN unread INTEGER;
-    ALTER TABLE notices ADD COLUMN restored_from INTEGER;
-    """,
-    // 9: the order notices finished in, which history keeps across a restart: the wall clock can
-    // go back, and a notice finished then is not older than the ones before it. Rows already
-    // finished take the order of their times.
-    """
-    ALTER TABLE notices ADD COLUMN finished_order INTEGER;
-    UPDATE notices SET finished_order = ranked.position
-      FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY finished_at, id) AS position
-            FROM notices WHERE outcome IS NOT NULL) AS ranked
-      WHERE notices.id = ranked.id;
-    """,
-  ]
-
-  /// The columns of a notice's row, in the order `upsert` binds and `load` reads them.
-  static let columns =
-    "id, kind, title, body, app, urgency, style, icon, tag, key, value, delay, fade_in, hold, fade_out, "
-    + "ease_in, ease_out, timeout, after, actions, invoked, outcome, message, created, shown, finished_at, "
-    + "hints, count, folded_into, origin, reply, replied, unread, restored_from, finished_order"
-
   private init(path: String, database: SQLiteDatabase, log: Logger, onPending: @escaping @Sendable () -> Void)
     throws(SQLiteError)
   {
@@ -220,18 +127,14 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     self.database = database
     self.log = log
     self.onPending = onPending
-    // A notice finished before (noted again when read) keeps the order it finished in.
-    let placeholders =
-      (1...34).map { "?\($0)" }.joined(separator: ", ")
-      + ", COALESCE((SELECT finished_order FROM notices WHERE id = ?1), ?35)"
-    upsert = try database.prepare("INSERT OR REPLACE INTO notices (\(Self.columns)) VALUES (\(placeholders))")
+    upsert = try database.prepare(NoticeColumn.upsert)
     forget = try database.prepare("DELETE FROM notices WHERE id = ?1")
     setMeta = try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
     queueOutgoing = try database.prepare(
-      "INSERT OR IGNORE INTO relay_outbox (id, subject, message_id, payload) VALUES (?1, ?2, ?3, ?4)")
+      "INSERT OR IGNORE INTO relay_outbox (\(OutboxColumn.list)) VALUES (\(OutboxColumn.parameters))")
     unqueueOutgoing = try database.prepare("DELETE FROM relay_outbox WHERE id = ?1")
     raiseMark = try database.prepare(
-      "INSERT OR REPLACE INTO relay_marks (origin, last, missing) VALUES (?1, ?2, ?3)")
+      "INSERT OR REPLACE INTO relay_marks (\(MarkColumn.list)) VALUES (\(MarkColumn.parameters))")
   }
 
   /// Opens the store at `path`, creating it and its directory, and migrating a store an older
@@ -293,7 +196,7 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     }
     // A statement that is not reset holds a read open, and a migration cannot drop a table then.
     check.reset()
-    try migrate(database)
+    try StoreSchema.migrate(database)
     for suffix in ["-wal", "-shm"] where Posix.fileType(path + suffix) != nil {
       try Posix.chmod(path + suffix, 0o600)
     }
@@ -301,33 +204,17 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     return (store, try store.load())
   }
 
-  private static func migrate(_ database: SQLiteDatabase) throws(SQLiteError) {
-    let version = try database.prepare("PRAGMA user_version")
-    let current = try version.step() ? version.integer(0) : 0
-    version.reset()
-    guard current < migrations.count else { return }
-    try database.execute("BEGIN IMMEDIATE")
-    do {
-      for index in current..<migrations.count { try database.execute(migrations[index]) }
-      try database.execute("PRAGMA user_version=\(migrations.count)")
-      try database.execute("COMMIT")
-    } catch {
-      try? database.execute("ROLLBACK")
-      throw error
-    }
-  }
-
   private func load() throws -> JournalState {
     var state = JournalState()
     let unfinished = try database.prepare(
-      "SELECT \(Self.columns) FROM notices WHERE outcome IS NULL ORDER BY id")
+      "SELECT \(NoticeColumn.list) FROM notices WHERE outcome IS NULL ORDER BY id")
     while try unfinished.step() {
-      if let notice = Self.notice(from: unfinished) { state.unfinished.append(notice) }
+      if let notice = NoticeColumn.notice(from: unfinished) { state.unfinished.append(notice) }
     }
     let history = try database.prepare(
-      "SELECT \(Self.columns) FROM notices WHERE outcome IS NOT NULL ORDER BY finished_order, id")
+      "SELECT \(NoticeColumn.list) FROM notices WHERE outcome IS NOT NULL ORDER BY finished_order, id")
     while try history.step() {
-      if let notice = Self.notice(from: history) { state.history.append(notice) }
+      if let notice = NoticeColumn.notice(from: history) { state.history.append(notice) }
     }
     let maxID = try database.prepare("SELECT COALESCE(MAX(id), 0) FROM notices")
     let highest = try maxID.step() ? maxID.integer(0) : 0
@@ -350,123 +237,6 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
       state.hand = .resumed(until: until)
     }
     return state
-  }
-
-  // MARK: - Rows
-
-  /// Binds `notice` to `upsert`'s 35 columns: `finishedOrder` is the order it finished in, kept
-  /// only if it has none yet.
-  private func bind(_ notice: Notice, finishedOrder: Int? = nil) {
-    let row = upsert
-    row.reset()
-    row.bind(1, notice.id)
-    row.bind(2, notice.kind.rawValue)
-    row.bind(3, notice.title)
-    row.bind(4, notice.body)
-    row.bind(5, notice.app)
-    row.bind(6, notice.urgency.rawValue)
-    row.bind(7, notice.style.rawValue)
-    row.bind(8, notice.icon)
-    row.bind(9, notice.tag)
-    row.bind(10, notice.key)
-    row.bind(11, notice.value)
-    row.bind(12, notice.delay)
-    row.bind(13, notice.fadeIn)
-    row.bind(14, notice.hold)
-    row.bind(15, notice.fadeOut)
-    row.bind(16, notice.easeIn.rawValue)
-    row.bind(17, notice.easeOut.rawValue)
-    row.bind(18, notice.timeout)
-    row.bind(19, notice.after)
-    row.bind(20, notice.actions.map(Self.encode))
-    row.bind(21, notice.invoked)
-    row.bind(22, notice.outcome?.rawValue)
-    row.bind(23, notice.message)
-    row.bind(24, notice.created)
-    row.bind(25, notice.shown)
-    row.bind(26, notice.outcome == nil ? nil : notice.finished)
-    row.bind(27, notice.hints.map(Self.encode))
-    row.bind(28, notice.count)
-    row.bind(29, notice.foldedInto)
-    row.bind(30, notice.origin.map(Self.encode))
-    row.bind(31, notice.reply)
-    row.bind(32, notice.replied)
-    row.bind(33, notice.unread == true ? 1 : nil)
-    row.bind(34, notice.restoredFrom)
-    row.bind(35, finishedOrder)
-  }
-
-  /// A notice from a row read with `columns`; `nil` for a row no release could have written.
-  static func notice(from row: SQLiteDatabase.Statement) -> Notice? {
-    guard let kind = row.text(1).flatMap(Kind.init(rawValue:)), let title = row.text(2),
-      let urgency = row.text(5).flatMap(Urgency.init(rawValue:)),
-      let style = row.text(6).flatMap(Style.init(rawValue:)),
-      let easeIn = row.text(15).flatMap(Easing.init(rawValue:)),
-      let easeOut = row.text(16).flatMap(Easing.init(rawValue:))
-    else { return nil }
-    let outcome = row.text(21).flatMap(Outcome.init(rawValue:))
-    return Notice(
-      id: row.integer(0), kind: kind, title: title, body: row.text(3), app: row.text(4), urgency: urgency,
-      style: style, icon: row.text(7), hints: row.text(26).flatMap(decodeHints), tag: row.text(8),
-      key: row.text(9), value: row.optionalInteger(10),
-      delay: row.real(11), fadeIn: row.real(12), hold: row.real(13), fadeOut: row.real(14), easeIn: easeIn,
-      easeOut: easeOut, timeout: row.optionalReal(17), after: row.optionalInteger(18),
-      actions: row.text(19).flatMap(decodeActions), invoked: row.text(20), count: row.optionalInteger(27),
-      foldedInto: row.optionalInteger(28), origin: row.text(29).flatMap(decodeOrigin),
-      phase: outcome == nil ? .waiting : .finished, opacity: 0,
-      outcome: outcome, message: row.text(22),
-      created: row.real(23), shown: row.optionalReal(24), finished: row.optionalReal(25), reply: row.text(30),
-      replied: row.text(31), unread: row.optionalInteger(32) == 1 ? true : nil,
-      restoredFrom: row.optionalInteger(33))
-  }
-
-  /// The `actions` column: a JSON array of `{"key":…,"label":…}`, as the IDL spells them.
-  static func encode(_ actions: [Action]) -> String {
-    var writer = JSONWriter()
-    writer.write(actions)
-    return String(decoding: writer.bytes, as: UTF8.self)
-  }
-
-  /// The `hints` column: the `Hints` object as the IDL spells it.
-  static func encode(_ hints: Hints) -> String {
-    var writer = JSONWriter()
-    hints.write(to: &writer)
-    return String(decoding: writer.bytes, as: UTF8.self)
-  }
-
-  /// The `origin` column: `{"host","store","id","sent"}`.
-  static func encode(_ origin: NoticeOrigin) -> String {
-    var writer = JSONWriter()
-    origin.write(to: &writer)
-    return String(decoding: writer.bytes, as: UTF8.self)
-  }
-
-  static func decodeOrigin(_ text: String) -> NoticeOrigin? {
-    Array(text.utf8).withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      return try? NoticeOrigin(reading: &reader)
-    }
-  }
-
-  static func decodeHints(_ text: String) -> Hints? {
-    Array(text.utf8).withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      return try? Hints(reading: &reader)
-    }
-  }
-
-  static func decodeActions(_ text: String) -> [Action]? {
-    Array(text.utf8).withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      var actions: [Action] = []
-      do {
-        try reader.readArray { reader, _ throws(JSONReadError) in actions.append(try Action(reading: &reader))
-        }
-      } catch {
-        return nil
-      }
-      return actions
-    }
   }
 
   // MARK: - NoticeJournal
@@ -581,30 +351,20 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
           let outgoing = relaying?.queueing(
             notice, notice.id > highestCommitted, batch.finished[notice.id] != nil, &sequence)
         else { continue }
-        queueOutgoing.reset()
-        queueOutgoing.bind(1, outgoing.id)
-        queueOutgoing.bind(2, outgoing.subject)
-        queueOutgoing.bind(3, outgoing.messageID)
-        queueOutgoing.bind(4, outgoing.payload)
-        try queueOutgoing.run()
         // One message a notice: one already waiting keeps its place and is not told again (nor
         // takes a place in the sequence).
-        if database.changes > 0 { queued.append(outgoing) } else { sequence = placed }
+        if try queue(outgoing) { queued.append(outgoing) } else { sequence = placed }
       }
-      for id in batch.published.sorted() {
-        unqueueOutgoing.reset()
-        unqueueOutgoing.bind(1, id)
-        try unqueueOutgoing.run()
-      }
+      for id in batch.published.sorted() { try unqueue(id) }
       for notice in batch.unfinished.values.sorted(by: { $0.id < $1.id }) {
-        bind(notice)
+        NoticeColumn.bind(notice, to: upsert)
         try upsert.run()
       }
       var ordered = Set<Int>()
       for id in batch.finishOrder where ordered.insert(id).inserted {
         guard let notice = batch.finished[id] else { continue }
         order += 1
-        bind(notice, finishedOrder: order)
+        NoticeColumn.bind(notice, finishedOrder: order, to: upsert)
         try upsert.run()
       }
       for id in batch.forgotten.sorted() {
@@ -639,60 +399,6 @@ public final class NoticeStore: NoticeJournal, @unchecked Sendable {
     relaySequence = sequence
     marks = raised
     if !queued.isEmpty { relaying?.onQueued(queued) }
-  }
-
-  // MARK: - The relay's outbox and marks
-
-  /// Takes `origin`'s place into its store's mark, written in this transaction if it changed.
-  private func raise(_ origin: NoticeOrigin, in marks: inout [String: RelayMark]?) throws(SQLiteError) {
-    let key = origin.markKey
-    var mark = marks?[key] ?? RelayMark()
-    let before = mark
-    mark.take(origin.position)
-    guard mark != before else { return }
-    marks?[key] = mark
-    raiseMark.reset()
-    raiseMark.bind(1, key)
-    raiseMark.bind(2, mark.last)
-    raiseMark.bind(3, mark.missingText)
-    try raiseMark.run()
-  }
-
-  /// From now on, each commit asks `queueing` what to publish for each notice it writes (whether it
-  /// is new to the store, whether it finished), and queues the answer in the same transaction, one
-  /// message a notice at a time (another for a notice whose message waits still is dropped);
-  /// `onQueued` hears of what was queued after that commit, on the committer's thread. The rules
-  /// are the relay's (`RelayPublishing`); the store only keeps what it is given, with its notice,
-  /// and the publishing sequence as the commit left it. Answers what is queued already, oldest
-  /// first. Call before the first commit.
-  public func relay(
-    queueing: @escaping Queueing,
-    onQueued: @escaping @Sendable ([OutgoingMessage]) -> Void
-  ) throws(SQLiteError) -> [OutgoingMessage] {
-    relaying = (queueing, onQueued)
-    let rows = try database.prepare("SELECT id, subject, message_id, payload FROM relay_outbox ORDER BY id")
-    var outgoing: [OutgoingMessage] = []
-    while try rows.step() {
-      outgoing.append(
-        OutgoingMessage(
-          id: rows.integer(0), subject: rows.text(1) ?? "", messageID: rows.text(2) ?? "",
-          payload: rows.text(3) ?? ""))
-    }
-    return outgoing
-  }
-
-  /// Per origin store (`host/store`), what has been committed here from it (`RelayMark`).
-  public func relayMarks() throws(SQLiteError) -> [String: RelayMark] {
-    if let marks { return marks }
-    let rows = try database.prepare("SELECT origin, last, missing FROM relay_marks")
-    var read: [String: RelayMark] = [:]
-    while try rows.step() {
-      if let origin = rows.text(0) {
-        read[origin] = RelayMark(last: rows.integer(1), missingText: rows.text(2) ?? "")
-      }
-    }
-    marks = read
-    return read
   }
 
   private func meta(_ key: String, _ value: String) throws(SQLiteError) {

@@ -174,6 +174,10 @@ struct NoticeFieldsTests {
           }
       })
     #expect(columns == expected.union(["finished_order"]))
+    // The row the store writes and reads names each of them once (`NoticeColumn`, in snake case).
+    #expect(NoticeColumn.allCases.map(\.name).count == columns.count)
+    #expect(Set(NoticeColumn.allCases.map(\.name)) == columns)
+    #expect(OutboxColumn.list == "id, subject, message_id, payload")
 
     store.recordFinished(Self.everyField)
     #expect(store.commitPending() == .committed)
