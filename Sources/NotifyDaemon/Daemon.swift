@@ -3,6 +3,7 @@ import NotifyConfig
 import NotifyCore
 import NotifyDBus
 import NotifyDisplay
+import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
 import NotifyRelay
@@ -57,47 +58,47 @@ func expandingHome(_ path: String, environment: [String: String]) -> String {
 /// timers (status, watchdog); signals are taken with `sigwait(3)` on the main thread and handed to it.
 public final class Daemon: @unchecked Sendable {
   // @unchecked: mutable state is set up before the loop starts and then touched only on the loop.
-  private let options: DaemonOptions
-  private let log: Logger
-  private var loop: EventLoop!
-  private var lastStatus = ""
+  let options: DaemonOptions
+  let log: Logger
+  var loop: EventLoop!
+  var lastStatus = ""
   /// Set while a `STATUS=` update is due: changes in between share it.
-  private let statusDue = Atomic<Bool>(false)
-  private var server: VarlinkServer?
-  private var socket: ListeningSocket?
-  private var queue: NoticeQueue?
+  let statusDue = Atomic<Bool>(false)
+  var server: VarlinkServer?
+  var socket: ListeningSocket?
+  var queue: NoticeQueue?
   /// The one door into `queue` that every adapter is handed (the composition alone holds the queue).
-  private var service: NoticeService?
-  private var store: NoticeStore?
+  var service: NoticeService?
+  var store: NoticeStore?
   /// The timer of the next commit attempt after a failed one.
-  private var commitRetry: EventLoop.Timer?
-  private var subscription: NoticeQueue.Subscription?
-  private var hookSubscription: NoticeQueue.Subscription?
-  private var hooks: HookRunner?
-  private var bridge: DBusBridge?
-  private var relay: NoticeRelay?
+  var commitRetry: EventLoop.Timer?
+  var subscription: NoticeQueue.Subscription?
+  var hookSubscription: NoticeQueue.Subscription?
+  var hooks: HookRunner?
+  var bridge: DBusBridge?
+  var relay: NoticeRelay?
   /// logind's `IdleHint`, the idle source while the display cannot tell (or with no popups).
-  private var logindIdle: LogindIdle?
-  private var popups: PopupDisplay? {
+  var logindIdle: LogindIdle?
+  var popups: PopupDisplay? {
     get { currentPopups.withLock { $0 } }
     set { currentPopups.withLock { $0 = newValue } }
   }
   /// The popups in force, for the bus's queue to reach across a reload.
-  private let currentPopups = Locked<PopupDisplay?>(nil)
-  private var config = Config()
-  private var configSource: String?
+  let currentPopups = Locked<PopupDisplay?>(nil)
+  var config = Config()
+  var configSource: String?
   /// Where the graphical session draws: where the daemon was started, or, for one the user's
   /// service manager started, what the session exported to it since (`SessionFollower`).
-  private var session = SessionDisplay(environment: ProcessInfo.processInfo.environment)
-  private var sessionFollower: SessionFollower?
+  var session = SessionDisplay(environment: ProcessInfo.processInfo.environment)
+  var sessionFollower: SessionFollower?
   /// What the popups in force draw on: chosen by `[Display] Mode=` and the session, nil for none.
-  private var popupKind: SessionFollower.DisplayKind?
+  var popupKind: SessionFollower.DisplayKind?
   /// The process's environment with the session's display variables: what the popups, the hooks
   /// and the engine's settings are chosen by.
-  private var sessionEnvironment: [String: String] {
+  var sessionEnvironment: [String: String] {
     session.applied(to: ProcessInfo.processInfo.environment)
   }
-  private var memory: MemoryReclaimer!
+  var memory: MemoryReclaimer!
 
   public init(options: DaemonOptions, log: Logger) {
     self.options = options
@@ -348,200 +349,6 @@ public final class Daemon: @unchecked Sendable {
     return .success(())
   }
 
-  /// Starts drawing popups when `[Display] Mode=` and the session allow it (DESIGN §9): `wayland`
-  /// and `x11` always (connecting with a backoff until the display answers); `auto` on Wayland when
-  /// a compositor with layer-shell answers at `WAYLAND_DISPLAY`, else on X11 when `DISPLAY` is set,
-  /// unless notices are forwarded to another server.
-  private func startPopups(environment: [String: String]) {
-    guard let queue, let service else { return }
-    let backend: PopupBackend
-    switch Self.popupChoice(config, environment: environment) {
-    case .off:
-      popupKind = nil
-      log.debug("display: [Display] Mode=off, no popups")
-      noPopups(because: "[Display] Mode=off", queue: queue)
-      return
-    case .none(let why):
-      // A daemon that follows the session says what it waits for.
-      let waits = sessionFollower != nil && !SessionDisplay(environment: environment).namesADisplay
-      let reason = waits ? "\(why): drawing once the session exports them" : why
-      log.info("display: \(reason), no popups ([Display] Mode=auto)")
-      popupKind = nil
-      noPopups(because: reason, queue: queue)
-      return
-    case .wayland:
-      popupKind = .wayland
-      backend = WaylandBackend(display: environment["WAYLAND_DISPLAY"])
-    case .x11(let insteadOfWayland):
-      popupKind = .x11
-      if insteadOfWayland {
-        log.info("display: no layer-shell compositor at WAYLAND_DISPLAY; drawing on X11 instead")
-      }
-      backend = X11Backend(session: SessionDisplay(environment: environment))
-    }
-    let popups = PopupDisplay(
-      settings: config.display, service: service, backend: backend,
-      host: config.relay.host ?? RelaySubjects.localHost(), log: log)
-    // Until the display tells (or whenever it cannot), logind does.
-    logindIdle?.stop()
-    popups.idleFallback = logindIdle.map(LogindFallback.init)
-    // With [DBus] Mode=auto, the bus may serve for the popups, and the popups stand aside while
-    // the bus forwards to another server (Mode=wayland and x11 draw regardless).
-    let bridge = self.bridge
-    let follower = sessionFollower
-    popups.onDrawable = { drawable in
-      bridge?.setPopupsDrawable(drawable)
-      follower?.setDrawing(drawable)
-    }
-    if let bridge, config.display.mode == .auto { bridge.reportForwarding() }
-    // `menu` and "…": notifyctl menu, beside this binary, runs the picker as a client of ours.
-    if let hooks, let socket {
-      let command = [Self.companion("notifyctl"), "menu"]
-      let picker = config.display.picker
-      let path = Posix.socketPath(socket.fd) ?? socket.displayPath
-      popups.onMenu = { id in
-        hooks.openMenu(
-          for: id, command: command + ["\(id)"] + (picker.map { ["--picker", $0] } ?? []),
-          environment: ["NOTIFYD_SOCKET": path])
-      }
-    }
-    self.popups = popups
-    popups.start()
-  }
-
-  /// For a daemon the user's service manager started (`INVOCATION_ID` set), perhaps before the
-  /// graphical session: follows where the session draws as it exports its variables to the manager
-  /// (DESIGN §15); also with `[Display] Mode=off`, which a reload may change. Started by the caller
-  /// once the popups are, which tell it whether they draw.
-  private func followSession(environment: [String: String]) {
-    guard environment["INVOCATION_ID"] != nil else { return }
-    let loop = loop!
-    let follower = SessionFollower(
-      started: session, environment: environment, log: log,
-      changed: { [weak self] display in
-        guard let self else { return }
-        loop.execute { self.sessionChanged(display) }
-      },
-      socketAppeared: { [weak self] kind in
-        guard let self else { return }
-        loop.execute { self.displaySocketAppeared(kind) }
-      })
-    sessionFollower = follower
-  }
-
-  /// The session draws somewhere else now (or nowhere): the popups start over there, and the hooks
-  /// and the engine's settings follow. On the loop.
-  private func sessionChanged(_ display: SessionDisplay) {
-    guard display != session else { return }
-    let before = session
-    session = display
-    let environment = sessionEnvironment
-    hooks?.setSession(display)
-    queue?.apply(Self.queueSettings(config, environment: environment))
-    // Popups that draw on what did not change go on (a session exporting DISPLAY for XWayland
-    // after WAYLAND_DISPLAY does not take the cards down).
-    let unchanged: Bool
-    switch popupKind {
-    case .wayland: unchanged = display.wayland == before.wayland
-    case .x11:
-      unchanged =
-        display.x11 == before.x11 && display.xauthority == before.xauthority
-        && display.wayland == before.wayland
-    case nil: unchanged = false
-    }
-    guard !unchanged || popups == nil else { return }
-    restartPopups(environment: environment)
-  }
-
-  /// The popups start over, chosen anew for `environment`.
-  private func restartPopups(environment: [String: String]) {
-    popups?.stop()
-    popups = nil
-    startPopups(environment: environment)
-  }
-
-  /// The socket of a display the session names appeared again (its server started anew): the
-  /// popups connect at once; ones drawing on X11 for want of the Wayland compositor start over on
-  /// it. On the loop.
-  private func displaySocketAppeared(_ kind: SessionFollower.DisplayKind) {
-    log.info(
-      "session: the \(kind == .wayland ? "Wayland compositor" : "X server")'s socket appeared; connecting")
-    if kind == .wayland, popupKind == .x11, config.display.mode == .auto {
-      restartPopups(environment: sessionEnvironment)
-    } else {
-      popups?.connectNow()
-    }
-  }
-
-  /// The path of notifyd's companion program `name` (notifyctl): beside this executable, as every
-  /// install puts them, else looked up in `PATH`.
-  static func companion(_ name: String) -> String {
-    guard let executable = try? Posix.readLink("/proc/self/exe"), let slash = executable.lastIndex(of: "/")
-    else { return name }
-    let path = executable[..<slash] + "/" + name
-    return Posix.isExecutable(String(path)) ? String(path) : name
-  }
-
-  /// What `Status` says with no popups: no display to ask whether the person is away, so logind
-  /// tells (with `[Idle] After=` not `off`); nor whether a window is fullscreen, so none is.
-  private func noPopups(because why: String, queue: NoticeQueue) {
-    queue.setDisplay(DisplayState(backend: nil, drawing: false, detail: why))
-    queue.setFullscreen(false)
-    if config.display.idleAfter != nil, let logindIdle {
-      logindIdle.start(because: "no display to ask")
-    } else {
-      logindIdle?.stop()
-      queue.setIdle(nil)
-    }
-  }
-
-  /// Where `[Display] Mode=` draws in this session (DESIGN §9).
-  private enum PopupChoice {
-    case off
-    /// `Mode=auto` draws nothing, for the reason given.
-    case none(String)
-    /// On Wayland; `reachable` when `Mode=auto` asked a compositor with layer-shell, and it answered.
-    case wayland(reachable: Bool?)
-    /// On X11; `insteadOfWayland` when `WAYLAND_DISPLAY` was set but named no layer-shell compositor.
-    case x11(insteadOfWayland: Bool)
-  }
-
-  /// `[Display] Mode=`'s choice: `wayland` and `x11` as said; `auto` Wayland when a layer-shell
-  /// compositor answers, else X11 when `DISPLAY` is set (XWayland too), else Wayland when
-  /// `WAYLAND_DISPLAY` is set (its compositor may come later), else none; never while forwarding.
-  private static func popupChoice(_ config: Config, environment: [String: String]) -> PopupChoice {
-    switch config.display.mode {
-    case .off: return .off
-    case .wayland: return .wayland(reachable: nil)
-    case .x11: return .x11(insteadOfWayland: false)
-    case .auto:
-      if config.dbusMode == .forward { return .none("notices are forwarded ([DBus] Mode=forward)") }
-      let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } == true
-      let x11 = environment["DISPLAY"].map { !$0.isEmpty } == true
-      if wayland, !x11 { return .wayland(reachable: nil) }
-      if wayland, WaylandBackend.isReachable(display: environment["WAYLAND_DISPLAY"]) {
-        return .wayland(reachable: true)
-      }
-      if x11 { return .x11(insteadOfWayland: wayland) }
-      return .none("neither WAYLAND_DISPLAY nor DISPLAY is set")
-    }
-  }
-
-  /// Where popups would be drawn now and how, for `--check-config`: the choice of `[Display]
-  /// Mode=` in this session, and on X11 whether they fade (a compositing manager runs) or why not.
-  private static func displayReport(_ config: Config, environment: [String: String]) -> String {
-    let socket = environment["WAYLAND_DISPLAY"] ?? ""
-    switch popupChoice(config, environment: environment) {
-    case .off: return "none ([Display] Mode=off)"
-    case .none(let why): return "none: \(why)"
-    case .wayland(let reachable):
-      return reachable ?? WaylandBackend.isReachable(display: socket)
-        ? "Wayland with layer-shell at WAYLAND_DISPLAY=\(socket), popups fade"
-        : "no layer-shell compositor answers at WAYLAND_DISPLAY=\(socket)"
-    case .x11: return X11Backend.describeDisplay(session: SessionDisplay(environment: environment))
-    }
-  }
-
   /// `notifyd --check-config`: prints the effective config and answers 0, or the first problem
   /// as `file:line: Key: reason` on stderr and answers 1.
   public static func checkConfig(_ options: DaemonOptions) -> Int32 {
@@ -582,84 +389,4 @@ public final class Daemon: @unchecked Sendable {
     }
     exit(0)
   }
-
-  // MARK: - systemd status and watchdog
-
-  /// A status line such as "2 queued, 1 visible", "suspended until 14:05, 3 queued, 0 visible, 2
-  /// unread" or "quiet hours until 07:00 (nothing passes), 1 queued".
-  func statusText(_ status: StatusReply) -> String {
-    func clock(_ wall: Double) -> String {
-      var calendar = Calendar.current
-      calendar.timeZone = .current
-      let components = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: wall))
-      return String(format: "%02d:%02d", components.hour ?? 0, components.minute ?? 0)
-    }
-    var parts: [String] = []
-    if let dnd = status.doNotDisturb {
-      var text = dnd.reason == .schedule ? "quiet hours" : "suspended"
-      if let until = dnd.until { text += " until \(clock(until))" }
-      if dnd.allow == .nothing { text += " (nothing passes)" }
-      parts.append(text)
-    } else if let until = status.resumedUntil {
-      parts.append("resumed in quiet hours until \(clock(until))")
-    }
-    if let fullscreen = status.fullscreen {
-      parts.append("fullscreen (\(fullscreen.delayed + fullscreen.pushedBack) wait for it)")
-    }
-    if let relay = status.relay {
-      var text = "relay \(relay.state.rawValue)"
-      if relay.state == .failed { text += ": \(relay.detail)" }
-      if relay.outbox > 0 { text += " (\(relay.outbox) to publish)" }
-      parts.append(text)
-    }
-    if status.waiting > 0 { parts.append("\(status.waiting) waiting") }
-    parts.append("\(status.queued) queued")
-    parts.append("\(status.visible) visible")
-    if status.unread > 0 { parts.append("\(status.unread) unread") }
-    return parts.joined(separator: ", ")
-  }
-
-  /// How long changes gather before one `STATUS=` tells of them all.
-  static let statusDelay = 0.1
-
-  /// Called from any thread on every change; at most one `STATUS=` per `statusDelay`, and one task
-  /// for the loop per update, not per change.
-  private func statusMayHaveChanged() {
-    guard
-      statusDue.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-    else { return }
-    loop.execute { [self] in
-      loop.schedule(after: Self.statusDelay) { [self] in
-        statusDue.store(false, ordering: .releasing)
-        guard let queue else { return }
-        let text = statusText(queue.status())
-        if text != lastStatus {
-          lastStatus = text
-          Systemd.notify("STATUS=\(text)")
-        }
-      }
-    }
-  }
-
-  /// Pings the watchdog every half interval from the loop, so a stuck loop stops the pings.
-  private func startWatchdog() {
-    guard let usec = Systemd.watchdogInterval() else { return }
-    let interval = Double(usec) / 2e6
-    func ping() {
-      Systemd.notify("WATCHDOG=1")
-      loop.schedule(after: interval) { ping() }
-    }
-    loop.schedule(after: interval) { ping() }
-  }
-}
-
-/// logind's `IdleHint` as the popups' fallback idle source: the D-Bus adapter and the display do
-/// not know each other, so the daemon joins them.
-private final class LogindFallback: FallbackIdleSource {
-  let logind: LogindIdle
-
-  init(_ logind: LogindIdle) { self.logind = logind }
-
-  func start(because reason: String) { logind.start(because: reason) }
-  func stop() { logind.stop() }
 }
