@@ -60,14 +60,12 @@ public final class DBusBridge: @unchecked Sendable {
 
   /// A thread of its own (not `daemonSerial`): a call to a peer that hangs blocks it for seconds.
   private let busQueue = DispatchQueue(label: "notifyd.dbus")
-  private var connection: DBusConnection?
+  private lazy var link = BusLink(description: "notifyd", queue: busQueue, client: self)
   private var forwarder: DBusForwarder?
   private var server: DBusNotificationServer?
-  private var ownerWatch: DBusConnection.Slot?
   private var subscription: NoticeQueue.Subscription?
-  private var everConnected = false
+  /// The bus was lost, and has not been reached again since.
   private var reconnecting = false
-  private lazy var retry = RetryTimer(queue: busQueue)
 
   /// Told (on the bus's queue) whether notices are being forwarded to another server: popups in
   /// `[Display] Mode=auto` stand aside meanwhile. Set before `start()`.
@@ -109,7 +107,7 @@ public final class DBusBridge: @unchecked Sendable {
   public func setPopupsDrawable(_ drawable: Bool) {
     busQueue.async { [self] in
       popupsDrawable = drawable
-      guard mode == .auto, drawable, forwarder == nil, server == nil, let connection, connection.isOpen else {
+      guard mode == .auto, drawable, forwarder == nil, server == nil, let connection = link.open else {
         return
       }
       serveForPopups(on: connection)
@@ -148,49 +146,11 @@ public final class DBusBridge: @unchecked Sendable {
   // MARK: - Connecting
 
   private func connect() {
-    retry.cancel()
     guard let address = Self.sessionBusAddress(environment: environment) else {
       log.info("dbus: no session bus (\(DBusError.noAddress)); running without D-Bus")
       return
     }
-    let connection: DBusConnection
-    do {
-      connection = try DBusConnection.open(address: address, description: "notifyd", queue: busQueue)
-    } catch {
-      if everConnected {
-        log.debug("dbus: reconnecting to \(address) failed: \(error)")
-        scheduleReconnect()
-      } else {
-        log.info("dbus: no session bus at \(address) (\(error)); running without D-Bus")
-      }
-      return
-    }
-    everConnected = true
-    connection.onDisconnect = { [weak self] error in self?.lost(error) }
-    self.connection = connection
-    connection.activate()
-    // Each step may find the bus gone; `lost` has then torn down and scheduled a reconnect.
-    guard self.connection === connection else { return }
-    do {
-      switch mode {
-      case .server: try startServer(on: connection)
-      case .forward, .auto: try startForwarding(on: connection)
-      case .off: return
-      }
-    } catch {
-      if self.connection === connection { lost(error) }
-      return
-    }
-    guard self.connection === connection else { return }
-    if reconnecting { log.notice("dbus: reconnected to the session bus at \(address)") }
-    reconnecting = false
-    retry.reset()
-    if subscription == nil {
-      subscription = try? notices.watch { [weak self] event in
-        guard let self else { return }
-        busQueue.async { self.route(event) }
-      }
-    }
+    link.connect(to: address)
   }
 
   private func startServer(on connection: DBusConnection) throws(DBusError) {
@@ -220,7 +180,7 @@ public final class DBusBridge: @unchecked Sendable {
     let rule = DBusNames.signalMatch(
       sender: DBusNames.Bus.name, path: DBusNames.Bus.path, interface: DBusNames.Bus.interface,
       member: DBusNames.Bus.nameOwnerChanged, arg0: DBusNames.notifications)
-    ownerWatch = try connection.addMatch(rule) { [weak self] message in
+    let ownerWatch = try connection.addMatch(rule) { [weak self] message in
       _ = try? message.readString()
       _ = try? message.readString()
       let owner = (try? message.readString()) ?? ""
@@ -228,6 +188,7 @@ public final class DBusBridge: @unchecked Sendable {
       guard let self else { return }
       busQueue.async { self.serverChanged(owner: owner) }
     }
+    link.keep(ownerWatch)
     let owned = try connection.call(
       destination: DBusNames.Bus.name, path: DBusNames.Bus.path, interface: DBusNames.Bus.interface,
       member: DBusNames.Bus.nameHasOwner,
@@ -262,7 +223,7 @@ public final class DBusBridge: @unchecked Sendable {
   /// `NameOwnerChanged` for `org.freedesktop.Notifications`: a new server gets the visible notices;
   /// without one, `auto` stops forwarding.
   private func serverChanged(owner: String) {
-    guard let connection, connection.isOpen, server == nil else { return }
+    guard let connection = link.open, server == nil else { return }
     forwarder?.stop()
     forwarder = nil
     forwardingChanged()
@@ -303,44 +264,62 @@ public final class DBusBridge: @unchecked Sendable {
     return "\(unique) (pid \(pid)\(command.map { ", \($0)" } ?? ""))"
   }
 
-  // MARK: - Losing the bus
-
+  /// The engine's events, to whichever of the forwarder and the server runs.
   private func route(_ event: Event) {
     forwarder?.handle(event)
     server?.handle(event)
   }
+}
 
-  private func tearDown() {
+// MARK: - Connecting and losing the bus
+
+extension DBusBridge: BusLinked {
+  func linked(_ connection: DBusConnection) throws(DBusError) {
+    switch mode {
+    case .server: try startServer(on: connection)
+    case .forward, .auto: try startForwarding(on: connection)
+    case .off: return
+    }
+    // Each step may find the bus gone, or give up on it (the name is held).
+    guard link.isCurrent(connection) else { return }
+    if reconnecting { log.notice("dbus: reconnected to the session bus at \(connection.address)") }
+    reconnecting = false
+    if subscription == nil {
+      subscription = try? notices.watch { [weak self] event in
+        guard let self else { return }
+        busQueue.async { self.route(event) }
+      }
+    }
+  }
+
+  func busUnreachable(at address: String, _ error: DBusError, retrying: Bool) {
+    if retrying {
+      log.debug("dbus: reconnecting to \(address) failed: \(error)")
+    } else {
+      log.info("dbus: no session bus at \(address) (\(error)); running without D-Bus")
+    }
+  }
+
+  func busLost(at address: String, _ error: DBusError) {
+    if !reconnecting {
+      log.warning(
+        "dbus: lost the session bus at \(address) (\(error)); the socket is still served, reconnecting")
+    }
+    reconnecting = true
+  }
+
+  func unlinking() {
     forwarder?.stop()
     forwarder = nil
     forwardingChanged()
     server?.stop()
     server = nil
-    ownerWatch?.cancel()
-    ownerWatch = nil
-    connection?.close()
-    connection = nil
   }
 
   /// Runs on without D-Bus for good.
   private func giveUp() {
-    tearDown()
+    link.close()
     subscription?.cancel()
     subscription = nil
-  }
-
-  private func lost(_ error: DBusError) {
-    let address = connection?.address ?? "?"
-    tearDown()
-    if !reconnecting {
-      log.warning(
-        "dbus: lost the session bus at \(address) (\(error)); the socket is still served, reconnecting")
-    }
-    scheduleReconnect()
-  }
-
-  private func scheduleReconnect() {
-    reconnecting = true
-    retry.schedule { [weak self] in self?.connect() }
   }
 }

@@ -32,14 +32,9 @@ public final class LogindIdle: @unchecked Sendable {
   private var displayReason = ""
   /// Why logind cannot tell either, when it cannot.
   private var problem: String?
-  private var connection: DBusConnection?
-  private var matches: [DBusConnection.Slot] = []
+  private lazy var link = BusLink(description: "notifyd-idle", queue: busQueue, client: self)
   /// What was last told to the engine.
   private var told: IdleState?
-  private lazy var retry = RetryTimer(queue: busQueue)
-  /// Whether the bus answered since `start`: a bus never reached is not tried again (a host or
-  /// container without one), one lost is.
-  private var everConnected = false
 
   /// What `Status` names as the source.
   static let source = "logind IdleHint"
@@ -72,47 +67,15 @@ public final class LogindIdle: @unchecked Sendable {
       active = true
       told = nil
       problem = nil
-      everConnected = false
-      connect()
+      link.connect(to: Self.systemBusAddress(environment: environment))
     }
   }
 
   public func stop() {
     busQueue.sync {
       active = false
-      retry.cancel()
-      retry.reset()
-      tearDown()
+      link.close()
     }
-  }
-
-  // MARK: - Connecting
-
-  private func connect() {
-    retry.cancel()
-    guard active else { return }
-    let address = Self.systemBusAddress(environment: environment)
-    let connection: DBusConnection
-    do {
-      connection = try DBusConnection.open(address: address, description: "notifyd-idle", queue: busQueue)
-    } catch {
-      cannotTell("no system bus at \(address)", detail: "\(error)")
-      if everConnected { scheduleReconnect() }
-      return
-    }
-    everConnected = true
-    connection.onDisconnect = { [weak self] error in self?.lost(error) }
-    self.connection = connection
-    connection.activate()
-    guard self.connection === connection else { return }
-    do {
-      try follow(on: connection)
-      try readIdleHint(on: connection)
-    } catch {
-      if self.connection === connection { lost(error) }
-      return
-    }
-    retry.reset()
   }
 
   /// Matches the user's `PropertiesChanged`, logind's users coming and going, and logind's name
@@ -121,13 +84,12 @@ public final class LogindIdle: @unchecked Sendable {
     let changed = DBusNames.signalMatch(
       sender: DBusNames.Login.name, path: userPath, interface: DBusNames.Properties.interface,
       member: DBusNames.Properties.propertiesChanged, arg0: DBusNames.Login.userInterface)
-    matches.append(
-      try connection.addMatch(changed) { [weak self] message in self?.propertiesChanged(message) })
+    link.keep(try connection.addMatch(changed) { [weak self] message in self?.propertiesChanged(message) })
     for member in [DBusNames.Login.userNew, DBusNames.Login.userRemoved] {
       let rule = DBusNames.signalMatch(
         sender: DBusNames.Login.name, path: DBusNames.Login.path, interface: DBusNames.Login.managerInterface,
         member: member)
-      matches.append(
+      link.keep(
         try connection.addMatch(rule) { [weak self] message in
           guard let self, (try? message.readUInt32()) == uid else { return }
           busQueue.async { self.readAgain() }
@@ -136,7 +98,7 @@ public final class LogindIdle: @unchecked Sendable {
     let owner = DBusNames.signalMatch(
       sender: DBusNames.Bus.name, path: DBusNames.Bus.path, interface: DBusNames.Bus.interface,
       member: DBusNames.Bus.nameOwnerChanged, arg0: DBusNames.Login.name)
-    matches.append(
+    link.keep(
       try connection.addMatch(owner) { [weak self] _ in
         guard let self else { return }
         busQueue.async { self.readAgain() }
@@ -153,7 +115,7 @@ public final class LogindIdle: @unchecked Sendable {
         try message.append(DBusNames.Login.idleHint)
       }
     ) { [weak self] result in
-      guard let self, self.connection === connection else { return }
+      guard let self, link.isCurrent(connection) else { return }
       switch result {
       case .success(let reply):
         guard let idle = (try? reply.readVariant())?.booleanValue else {
@@ -177,11 +139,11 @@ public final class LogindIdle: @unchecked Sendable {
   }
 
   private func readAgain() {
-    guard active, let connection, connection.isOpen else { return }
+    guard active, let connection = link.open else { return }
     do {
       try readIdleHint(on: connection)
     } catch {
-      lost(error)
+      link.lost(error)
     }
   }
 
@@ -196,26 +158,6 @@ public final class LogindIdle: @unchecked Sendable {
     } else if (try? message.readStringArray())?.contains(DBusNames.Login.idleHint) == true {
       busQueue.async { [weak self] in self?.readAgain() }
     }
-  }
-
-  private func lost(_ error: DBusError) {
-    let address = connection?.address ?? Self.systemBusAddress(environment: environment)
-    tearDown()
-    guard active else { return }
-    cannotTell("lost the system bus at \(address)", detail: "\(error)")
-    scheduleReconnect()
-  }
-
-  private func tearDown() {
-    for slot in matches { slot.cancel() }
-    matches = []
-    connection?.close()
-    connection = nil
-  }
-
-  private func scheduleReconnect() {
-    guard active else { return }
-    retry.schedule { [weak self] in self?.connect() }
   }
 
   // MARK: - Telling the engine
@@ -246,4 +188,21 @@ public final class LogindIdle: @unchecked Sendable {
     told = state
     service.setIdle(state)
   }
+}
+
+extension LogindIdle: BusLinked {
+  func linked(_ connection: DBusConnection) throws(DBusError) {
+    try follow(on: connection)
+    try readIdleHint(on: connection)
+  }
+
+  func busUnreachable(at address: String, _ error: DBusError, retrying: Bool) {
+    cannotTell("no system bus at \(address)", detail: "\(error)")
+  }
+
+  func busLost(at address: String, _ error: DBusError) {
+    cannotTell("lost the system bus at \(address)", detail: "\(error)")
+  }
+
+  func unlinking() {}
 }

@@ -25,10 +25,7 @@ public final class UserManagerEnvironment: @unchecked Sendable {
   private let busQueue = DispatchQueue(label: "notifyd.session")
 
   private var active = false
-  private var connection: DBusConnection?
-  private var matches: [DBusConnection.Slot] = []
-  private lazy var retry = RetryTimer(queue: busQueue)
-  private var everConnected = false
+  private lazy var link = BusLink(description: "notifyd-session", queue: busQueue, client: self)
   /// A read is in flight; `again` makes one more once it is answered.
   private var reading = false
   private var again = false
@@ -53,7 +50,11 @@ public final class UserManagerEnvironment: @unchecked Sendable {
     busQueue.async { [self] in
       guard !active else { return }
       active = true
-      connect()
+      guard let address else {
+        report("no session bus (neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set)")
+        return
+      }
+      link.connect(to: address)
     }
   }
 
@@ -67,41 +68,8 @@ public final class UserManagerEnvironment: @unchecked Sendable {
   public func stop() {
     busQueue.sync {
       active = false
-      retry.cancel()
-      tearDown()
+      link.close()
     }
-  }
-
-  // MARK: - Connecting
-
-  private func connect() {
-    retry.cancel()
-    guard active else { return }
-    guard let address else {
-      report("no session bus (neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set)")
-      return
-    }
-    let connection: DBusConnection
-    do {
-      connection = try DBusConnection.open(address: address, description: "notifyd-session", queue: busQueue)
-    } catch {
-      report("no session bus at \(address) (\(error))")
-      if everConnected { retry.schedule { [weak self] in self?.connect() } }
-      return
-    }
-    everConnected = true
-    connection.onDisconnect = { [weak self] error in self?.lost(error) }
-    self.connection = connection
-    connection.activate()
-    guard self.connection === connection else { return }
-    do {
-      try follow(on: connection)
-    } catch {
-      if self.connection === connection { lost(error) }
-      return
-    }
-    retry.reset()
-    read()
   }
 
   /// Matches the manager's signals and its name changing owner, and subscribes to the signals.
@@ -110,12 +78,12 @@ public final class UserManagerEnvironment: @unchecked Sendable {
     for member in [names.jobRemoved, names.reloading] {
       let rule = DBusNames.signalMatch(
         sender: names.name, path: names.path, interface: names.interface, member: member)
-      matches.append(try connection.addMatch(rule) { [weak self] _ in self?.readSoon() })
+      link.keep(try connection.addMatch(rule) { [weak self] _ in self?.readSoon() })
     }
     let owner = DBusNames.signalMatch(
       sender: DBusNames.Bus.name, path: DBusNames.Bus.path, interface: DBusNames.Bus.interface,
       member: DBusNames.Bus.nameOwnerChanged, arg0: names.name)
-    matches.append(
+    link.keep(
       try connection.addMatch(owner) { [weak self] message in
         _ = try? message.readString()
         _ = try? message.readString()
@@ -128,21 +96,21 @@ public final class UserManagerEnvironment: @unchecked Sendable {
 
   /// Asks the manager to send its signals; then reads the environment.
   private func subscribe() {
-    guard active, let connection, connection.isOpen else { return }
+    guard active, let connection = link.open else { return }
     let names = DBusNames.UserManager.self
     do {
       try connection.callAsync(
         destination: names.name, path: names.path, interface: names.interface, member: names.subscribe,
         activation: false, build: { _ in }
       ) { [weak self] result in
-        guard let self, self.connection === connection else { return }
+        guard let self, link.isCurrent(connection) else { return }
         if case .failure(let error) = result {
           report("the user's service manager does not answer on the session bus (\(error))")
         }
         read()
       }
     } catch {
-      lost(error)
+      link.lost(error)
     }
   }
 
@@ -152,7 +120,7 @@ public final class UserManagerEnvironment: @unchecked Sendable {
   }
 
   private func read() {
-    guard active, let connection, connection.isOpen else { return }
+    guard active, let connection = link.open else { return }
     guard !reading else {
       again = true
       return
@@ -169,7 +137,7 @@ public final class UserManagerEnvironment: @unchecked Sendable {
           try message.append(names.environment)
         }
       ) { [weak self] result in
-        guard let self, self.connection === connection else { return }
+        guard let self, link.isCurrent(connection) else { return }
         reading = false
         switch result {
         case .success(let reply):
@@ -189,7 +157,7 @@ public final class UserManagerEnvironment: @unchecked Sendable {
       }
     } catch {
       reading = false
-      lost(error)
+      link.lost(error)
     }
   }
 
@@ -198,19 +166,23 @@ public final class UserManagerEnvironment: @unchecked Sendable {
     self.problem = problem
     log.info("session: \(problem); drawing where notifyd was started")
   }
+}
 
-  private func lost(_ error: DBusError) {
-    tearDown()
-    guard active else { return }
-    report("lost the session bus (\(error))")
-    retry.schedule { [weak self] in self?.connect() }
+extension UserManagerEnvironment: BusLinked {
+  func linked(_ connection: DBusConnection) throws(DBusError) {
+    try follow(on: connection)
+    read()
   }
 
-  private func tearDown() {
-    for slot in matches { slot.cancel() }
-    matches = []
-    connection?.close()
-    connection = nil
+  func busUnreachable(at address: String, _ error: DBusError, retrying: Bool) {
+    report("no session bus at \(address) (\(error))")
+  }
+
+  func busLost(at address: String, _ error: DBusError) {
+    report("lost the session bus (\(error))")
+  }
+
+  func unlinking() {
     reading = false
   }
 }
