@@ -9,7 +9,7 @@
 # 128 + the signal. Only that is retried, once, saying so; anything else is returned as it was.
 #
 # A build runs in an environment of its own, the same every time: PATH, TMPDIR, NOTIFYD_TEST_TARGETS
-# (which Package.swift reads), and a HOME of its own in .build. SwiftPM relinks the WireTypes
+# and NOTIFYD_LEAVE_OUT (which Package.swift reads), and a HOME of its own in .build. SwiftPM relinks the WireTypes
 # plugin's tool whenever the environment it builds in changes, any variable, and so regenerates the
 # Varlink records and recompiles NotifyProtocol and what follows: `make install PREFIX=…` after
 # `make deb` rebuilt for half a minute of CPU (MAKEFLAGS differs, and debhelper gives a package
@@ -19,7 +19,8 @@ if [ "${2:-}" = build ]; then
     home="$(cd "$(dirname "$0")/.." && pwd)/.build/swiftpm-home"
     mkdir -p "$home"
     set -- env -i PATH="$PATH" HOME="$home" ${TMPDIR:+TMPDIR="$TMPDIR"} \
-        ${NOTIFYD_TEST_TARGETS:+NOTIFYD_TEST_TARGETS="$NOTIFYD_TEST_TARGETS"} "$@"
+        ${NOTIFYD_TEST_TARGETS:+NOTIFYD_TEST_TARGETS="$NOTIFYD_TEST_TARGETS"} \
+        ${NOTIFYD_LEAVE_OUT:+NOTIFYD_LEAVE_OUT="$NOTIFYD_LEAVE_OUT"} "$@"
 fi
 "$@"
 status=$?

@@ -57,8 +57,11 @@ SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_sto
 # The Debian package and `make install` need the release build that `deb` makes.
 PACKAGE = ["tests/test_package.py", "tests/test_install.py"]
 SOAK_SECONDS = os.environ.get("SECONDS_OF_SOAK", "180")
-# The TSan build's test targets: the queue engine's suites are the ones run under TSan.
-TSAN_TESTS = {"NOTIFYD_TEST_TARGETS": "NotifyCoreTests"}
+# The TSan build's test targets: the queue engine's suites are the ones run under TSan; and neither
+# the bench nor the client, which its suites run from the debug build (NOTIFYD_CLIENT_BIN).
+TSAN_BUILD = {"NOTIFYD_TEST_TARGETS": "NotifyCoreTests", "NOTIFYD_LEAVE_OUT": "notifyd-bench,notifyctl,NotifyCLI"}
+# The ASan build: the daemon and the client its suites run, not the bench.
+ASAN_BUILD = {"NOTIFYD_LEAVE_OUT": "notifyd-bench"}
 # Each job's processes are counted in a cpuacct cgroup of their own, where the machine has that
 # hierarchy and lets us make one (as root): the report gives each job's CPU time beside its wall time.
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -116,18 +119,18 @@ def jobs():
         Job("build", [*SWIFTPM, "build", "--build-tests"], kind="cpu", scratch=".build"),
         Job("integration", pytest("-m", "not alone", "tests", *[f"--ignore={path}" for path in PACKAGE]),
             ("build",), env={"NOTIFYD_BIN": debug}),
-        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1"], ("build",), kind="cpu", cores=1,
-            scratch=".build"),
+        Job("deb", ["make", "--no-print-directory", "deb", "NO_DEPS=1", "DEB_COMPRESSION=-Zgzip -z1"], ("build",),
+            kind="cpu", cores=1, scratch=".build"),
         Job("package", pytest("-m", "not alone", *PACKAGE), ("build", "deb"),
             env={"NOTIFYD_BIN": debug, "NOTIFYD_DEB": deb}, scratch=".build"),
         # With the engine's test target alone (Package.swift, NOTIFYD_TEST_TARGETS): TSan runs no other.
         Job("tsan-build", [*SWIFTPM, "build", "--build-tests", "--sanitize=thread", "--scratch-path", ".build/tsan",
-                               *LINE_TABLES], kind="cpu", env=TSAN_TESTS),
+                               *LINE_TABLES], kind="cpu", env=TSAN_BUILD),
         # The daemon under TSan; its clients run the plain notifyctl (tests/conftest.py's CLIENT_BIN).
         Job("tsan-integration", sanitized("thread", ".build/tsan", *pytest("-m", "not alone", *SANITIZED)),
             ("tsan-build", "build"), env={"NOTIFYD_CLIENT_BIN": debug}),
         Job("asan-build", [*SWIFTPM, "build", "--sanitize=address", "--scratch-path", ".build/asan", *LINE_TABLES],
-            kind="cpu"),
+            kind="cpu", env=ASAN_BUILD),
         Job("asan-integration", sanitized("address", ".build/asan", *pytest("-m", "not alone", *SANITIZED)),
             ("asan-build",)),
         Job("unit", [*SWIFTPM, "test", "--skip-build"], ("build",), kind="cpu", cores=1, timed=True,
@@ -136,7 +139,7 @@ def jobs():
         # ten times slower).
         Job("tsan-unit", [*SWIFTPM, "test", "--skip-build", "--sanitize=thread", "--scratch-path", ".build/tsan",
                           *LINE_TABLES, "--filter", "NotifyCoreTests"], ("tsan-build",), kind="cpu", cores=1,
-            timed=True, env={**TSAN_TESTS, "NOTIFYD_SIMULATION_SCHEDULES": "200"}),
+            timed=True, env={**TSAN_BUILD, "NOTIFYD_SIMULATION_SCHEDULES": "200"}),
         Job("fuzz-build", ["make", "--no-print-directory", "fuzz-build"], kind="cpu"),
         Job("fuzz", ["fuzz/run.sh", "30", ".build/fuzz"], ("fuzz-build",), kind="cpu"),
         Job("lint", ["make", "--no-print-directory", "lint"], kind="cpu", cores=1),

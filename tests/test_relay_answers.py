@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, wait_for
+from conftest import CLIENT_BIN, wait_for
 # The popup tests' headless sway, for the relayed notice on the desk's screen.
 from display import session, user  # noqa: F401 (fixtures)
 from relay_helpers import (assert_each_once, desk_and_server, free_port, nats_server, nats_tools,  # noqa: F401
@@ -92,7 +92,7 @@ class BareHost:
         }
 
     def command(self, url, *args):
-        return [str(BIN / "notifyctl"), "--relay", url, *args]
+        return [str(CLIENT_BIN / "notifyctl"), "--relay", url, *args]
 
     def run(self, url, *args, timeout=30):
         return subprocess.run(self.command(url, *args), env=self.env, text=True, capture_output=True,
