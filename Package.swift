@@ -237,8 +237,8 @@ if let wanted = Context.environment["NOTIFYD_TEST_TARGETS"] {
 }
 
 // NOTIFYD_LEAVE_OUT (names, comma-separated) builds without those targets, the products of those
-// names and the targets that name them: `make test`'s sanitized builds leave out the bench, and the
-// TSan build the client too, which its suites run from the debug build (scripts/test.py).
+// names and the targets that name them: `make test`'s sanitized builds leave out the bench
+// (scripts/test.py).
 if let unwanted = Context.environment["NOTIFYD_LEAVE_OUT"] {
   let names = Set(unwanted.split(separator: ",").map(String.init))
   func named(_ dependency: Target.Dependency) -> Bool {

@@ -38,13 +38,9 @@ public final class CardPainter {
     var tint: RGBA?
   }
 
-  static let barHeight = 6.0
   static let titleLines: Int32 = 2
   /// Seconds for the activity indicator to sweep across and back.
   public static let activityPeriod = 1.6
-  /// Pixels above the row of buttons, and between two buttons.
-  static let buttonGap = 8.0
-  static let buttonSpacing = 6.0
   /// Pixels around a button's label.
   static let buttonPadding = 6.0
 
@@ -190,7 +186,8 @@ public final class CardPainter {
       y += block.height
     }
     let fonts = fonts(look.font)
-    for button in buttons(of: card, height: height) {
+    let geometry = geometry(of: card, height: height)
+    for button in geometry.buttons {
       drawButton(
         context, button,
         icon: card.actionIcons
@@ -198,12 +195,12 @@ public final class CardPainter {
           : nil,
         font: fonts.body, colours: colours, highlighted: card.highlighted == button.target)
     }
-    if let field = field(of: card, height: height) {
+    if let field = geometry.field {
       drawField(context, field, typed: card.typed, font: fonts.body, colours: colours)
     }
     if card.kind == .progress {
       drawBar(
-        context, x: padding, y: barTop(of: card, height: height), width: textWidth(look), value: card.value,
+        context, x: padding, y: geometry.barTop, width: CardGeometry.innerWidth(look), value: card.value,
         colours: colours)
     }
     cairo_surface_flush(surface)
@@ -220,10 +217,9 @@ public final class CardPainter {
     same.highlighted = new.highlighted
     same.typed = new.typed
     guard same == new else { return false }
-    var parts = buttons(of: new, height: height).filter {
-      (old.highlighted == $0.target) != (new.highlighted == $0.target)
-    }
-    if old.typed != new.typed, let field = field(of: new, height: height) { parts.append(field) }
+    let geometry = geometry(of: new, height: height)
+    var parts = geometry.buttons.filter { (old.highlighted == $0.target) != (new.highlighted == $0.target) }
+    if old.typed != new.typed, let field = geometry.field { parts.append(field) }
     guard !parts.isEmpty else { return true }
     let context = cairo_create(image)!
     defer { cairo_destroy(context) }
@@ -278,7 +274,7 @@ public final class CardPainter {
     cairo_paint_with_alpha(context, opacity)
     if card.isAnimated {
       // A segment a third of the track wide, sweeping across and back, eased at the ends.
-      let track = textWidth(card.look)
+      let track = CardGeometry.innerWidth(card.look)
       let segment = track / 3
       let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
       let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
@@ -287,7 +283,8 @@ public final class CardPainter {
       colours.progress.alpha *= opacity
       drawFill(
         context, x: Double(card.look.padding) + (track - segment) * eased,
-        y: barTop(of: card, height: Int(Self.logicalSize(of: target).height.rounded())), length: segment,
+        y: geometry(of: card, height: Int(Self.logicalSize(of: target).height.rounded())).barTop,
+        length: segment,
         colours: colours)
     }
     cairo_surface_flush(target)
@@ -302,12 +299,10 @@ public final class CardPainter {
     var dim: Bool
   }
 
-  /// The width inside the padding of a card of `look`: the text's, and the progress bar's.
-  private func textWidth(_ look: CardLook) -> Double { max(Double(look.width - 2 * look.padding), 1) }
-
   /// The text's width beside an icon, or without one.
   private func textWidth(_ look: CardLook, icon: Bool) -> Double {
-    icon ? max(textWidth(look) - Double(look.iconSize + look.padding), 1) : textWidth(look)
+    let inner = CardGeometry.innerWidth(look)
+    return icon ? max(inner - Double(look.iconSize + look.padding), 1) : inner
   }
 
   private func textBlocks(_ card: Card, context: OpaquePointer, width: Double) -> [TextBlock] {
@@ -355,86 +350,40 @@ public final class CardPainter {
     for block in blocks { text += block.spaceBefore + block.height }
     let look = card.look
     var height = Double(2 * look.padding) + max(text, icon ? Double(look.iconSize) : 0)
-    if card.kind == .progress { height += 8 + Self.barHeight }
-    return height + footHeight(card)
+    if card.kind == .progress { height += 8 + CardGeometry.barHeight }
+    return height
+      + CardGeometry.footHeight(
+        card, rowHeight: fonts(look.font).buttonHeight, maxButtons: settings.maxButtons)
   }
 
   // MARK: - Buttons
 
-  /// One button at a card's foot: what a click on it chooses, its label, and where it is.
-  public struct Button: Equatable, Sendable {
-    public var target: CardTarget
-    public var label: String
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
+  /// A part of a card's foot, or of the center (`CardGeometry.Button`).
+  public typealias Button = CardGeometry.Button
 
-    func contains(x pointX: Double, y pointY: Double) -> Bool {
-      pointX >= x && pointX < x + width && pointY >= y && pointY < y + height
-    }
+  /// Where the parts of `card`, `height` pixels high, are, in its font's measure.
+  public func geometry(of card: Card, height: Int) -> CardGeometry {
+    CardGeometry(
+      card, height: height, rowHeight: fonts(card.look.font).buttonHeight, maxButtons: settings.maxButtons)
   }
 
-  /// The buttons of `card`, `height` pixels high, left to right: one for each action but `default`
-  /// up to `MaxButtons=`, then "…" when it has more; equal widths across the card, in a row at its
-  /// foot. None with no such action, or `MaxButtons=0`.
-  public func buttons(of card: Card, height: Int) -> [Button] {
-    let limit = settings.maxButtons
-    guard limit > 0, !card.buttons.isEmpty else { return [] }
-    var entries = card.buttons.prefix(limit).map { action in
-      (CardTarget.action(action.key), action.label.isEmpty ? action.key : action.label)
-    }
-    if card.buttons.count > limit { entries.append((.more, "…")) }
-    let padding = Double(card.look.padding)
-    let buttonHeight = fonts(card.look.font).buttonHeight
-    return buttonRow(
-      entries, x: padding, y: Double(height) - padding - buttonHeight, width: textWidth(card.look),
-      height: buttonHeight)
+  /// The buttons of `card`, `height` pixels high (`CardGeometry.buttons`).
+  public func buttons(of card: Card, height: Int) -> [Button] { geometry(of: card, height: height).buttons }
+
+  /// The reply field of `card`, `height` pixels high (`CardGeometry.field`).
+  public func field(of card: Card, height: Int) -> Button? { geometry(of: card, height: height).field }
+
+  /// What the point (`x`, `y`) of `card`, `height` pixels high, is on (`CardGeometry.target`).
+  public func target(of card: Card, height: Int, x: Double, y: Double) -> CardTarget {
+    geometry(of: card, height: height).target(x: x, y: y)
   }
 
-  /// Buttons for `entries` (what each chooses, its label) in a row `width` wide from (`x`, `y`),
-  /// of equal widths `buttonSpacing` apart, `height` high (default `[Display]`'s font's): a card's
-  /// foot, an entry's in the center.
+  /// Buttons for `entries` in a row (`CardGeometry.row`), `height` high (default `[Display]`'s
+  /// font's): an entry's in the center.
   func buttonRow(
     _ entries: [(CardTarget, String)], x: Double, y: Double, width: Double, height: Double? = nil
   ) -> [Button] {
-    let buttonHeight = height ?? buttonHeight
-    let count = Double(entries.count)
-    let each = (width - Self.buttonSpacing * (count - 1)) / count
-    return entries.enumerated().map { index, entry in
-      Button(
-        target: entry.0, label: entry.1, x: x + Double(index) * (each + Self.buttonSpacing), y: y,
-        width: each,
-        height: buttonHeight)
-    }
-  }
-
-  /// The reply field of `card`, `height` pixels high: across the card above its buttons; `nil`
-  /// when the notice offers no reply.
-  public func field(of card: Card, height: Int) -> Button? {
-    guard let placeholder = card.reply else { return nil }
-    let buttonHeight = fonts(card.look.font).buttonHeight
-    let padding = Double(card.look.padding)
-    let below = hasButtons(card) ? buttonHeight + Self.buttonSpacing : 0
-    return Button(
-      target: .field, label: placeholder, x: padding, y: Double(height) - padding - below - buttonHeight,
-      width: textWidth(card.look), height: buttonHeight)
-  }
-
-  /// What the point (`x`, `y`) of `card`, `height` pixels high, is on: the one hit-test every
-  /// backend's pointer goes through.
-  public func target(of card: Card, height: Int, x: Double, y: Double) -> CardTarget {
-    if let field = field(of: card, height: height), field.contains(x: x, y: y) { return .field }
-    return buttons(of: card, height: height).first { $0.contains(x: x, y: y) }?.target ?? .card
-  }
-
-  private func hasButtons(_ card: Card) -> Bool { settings.maxButtons > 0 && !card.buttons.isEmpty }
-
-  /// The pixels the reply field and the row of buttons add at the card's foot.
-  private func footHeight(_ card: Card) -> Double {
-    let rows = (card.reply != nil ? 1.0 : 0) + (hasButtons(card) ? 1 : 0)
-    guard rows > 0 else { return 0 }
-    return Self.buttonGap + rows * fonts(card.look.font).buttonHeight + (rows - 1) * Self.buttonSpacing
+    CardGeometry.row(entries, x: x, y: y, width: width, height: height ?? buttonHeight)
   }
 
   /// The reply field: what is typed with a caret after it while it has the keyboard (its end, when
@@ -610,11 +559,6 @@ public final class CardPainter {
 
   // MARK: - Shapes
 
-  /// The top of the progress bar, the last thing on a card but its buttons.
-  private func barTop(of card: Card, height: Int) -> Double {
-    Double(height - card.look.padding) - footHeight(card) - Self.barHeight
-  }
-
   /// A progress bar `width` wide at (`x`, `y`): its track, and its fill of `value` percent when it
   /// has one (a card's, an indicator's in the center).
   func drawBar(
@@ -622,7 +566,8 @@ public final class CardPainter {
   ) {
     var track = colours.foreground
     track.alpha *= 0.2
-    roundedRectangle(context, x: x, y: y, width: width, height: Self.barHeight, radius: Self.barHeight / 2)
+    roundedRectangle(
+      context, x: x, y: y, width: width, height: CardGeometry.barHeight, radius: CardGeometry.barHeight / 2)
     setSource(context, track)
     cairo_fill(context)
     if let value {
@@ -635,8 +580,8 @@ public final class CardPainter {
   {
     guard length > 0 else { return }
     roundedRectangle(
-      context, x: x, y: y, width: max(length, Self.barHeight), height: Self.barHeight,
-      radius: Self.barHeight / 2)
+      context, x: x, y: y, width: max(length, CardGeometry.barHeight), height: CardGeometry.barHeight,
+      radius: CardGeometry.barHeight / 2)
     setSource(context, colours.progress)
     cairo_fill(context)
   }

@@ -67,7 +67,7 @@ public final class CenterPainter {
     let title = measure(cards.titleFont)
     metrics = CenterMetrics(
       group: measure(cards.appFont) + 14, padding: Self.entryPadding, icon: Self.iconSize, title: title,
-      body: 2 + 2 * lineHeight, bar: 8 + CardPainter.barHeight, buttons: 8 + cards.buttonHeight)
+      body: 2 + 2 * lineHeight, bar: 8 + CardGeometry.barHeight, buttons: 8 + cards.buttonHeight)
     text = pango_cairo_create_layout(cards.measuringContext)!
   }
 

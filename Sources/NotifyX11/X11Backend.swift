@@ -407,101 +407,115 @@ public final class X11Backend: PopupBackend {
   {
     let type = event.pointee.response_type & 0x7f
     if handleCenter(type, event, connection) { return false }
+    let raw = UnsafeMutableRawPointer(event)
     switch type {
-    case 0:
-      // An error: a request of ours the server refused. Logged once; the popups carry on.
-      if !errorLogged {
-        errorLogged = true
-        let error = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_generic_error_t.self).pointee
-        display.log.info(
-          "display: the X server refused a request (error \(error.error_code), request \(error.major_code)."
-            + "\(error.minor_code)); later errors are not logged")
-      }
-      return false
-    case Self.buttonPress:
-      let press = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_button_press_event_t.self)
-        .pointee
-      guard let popup = popup(for: press.event) else { return false }
-      // Core buttons: 1 left, 2 middle, 3 right.
-      let button: PopupButton
-      switch press.detail {
-      case 1: button = .left
-      case 2: button = .middle
-      case 3: button = .right
-      default: return false
-      }
-      pressedPopup = popup
-      let action = display.press(
-        button, on: popup, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale)
-      display.carryOut(action, on: popup.id)
-      return false
+    case 0: refused(raw.assumingMemoryBound(to: xcb_generic_error_t.self).pointee)
+    case Self.buttonPress: pressed(raw.assumingMemoryBound(to: xcb_button_press_event_t.self).pointee)
     case Self.keyPress:
-      let key = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_key_press_event_t.self).pointee
-      guard keyboardOwner != nil, let keysym = connection.keysym(of: key.detail, state: key.state),
-        let input = KeyInput(keysym: keysym)
-      else { return false }
-      display.keyPressed(input)
-      return false
-    case Self.focusOut:
-      let focus = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_focus_out_event_t.self).pointee
-      // NotifyNormal, and a detail from Ancestor to NonlinearVirtual: the focus went elsewhere for
-      // good (not a grab's coming and going, nor the pointer's own focus events).
-      if let owner = keyboardOwner, popups.contains(where: { $0.id == owner && $0.window == focus.event }),
-        focus.mode == 0, focus.detail <= 4
-      {
-        keyboardOwner = nil
-        display.keyboardLeft()
-      }
-      return false
+      keyPressed(raw.assumingMemoryBound(to: xcb_key_press_event_t.self).pointee, connection)
+    case Self.focusOut: focusLeft(raw.assumingMemoryBound(to: xcb_focus_out_event_t.self).pointee)
     case Self.motionNotify, Self.enterNotify:
       // The two events share their layout up to the coordinates.
-      let motion = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_motion_notify_event_t.self)
-        .pointee
-      guard let popup = popup(for: motion.event) else { return false }
-      display.pointerMoved(
-        over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
-      return false
+      pointerMoved(raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee)
     case Self.leaveNotify:
-      let leave = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_leave_notify_event_t.self)
-        .pointee
-      if popup(for: leave.event) != nil { display.pointerLeft() }
-      return false
+      if popup(for: raw.assumingMemoryBound(to: xcb_leave_notify_event_t.self).pointee.event) != nil {
+        display.pointerLeft()
+      }
     case Self.expose:
-      let expose = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_expose_event_t.self).pointee
-      popup(for: expose.window)?.dirty = true
-      return false
+      popup(for: raw.assumingMemoryBound(to: xcb_expose_event_t.self).pointee.window)?.dirty = true
     case Self.propertyNotify:
-      let property = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self)
-        .pointee
-      // Another window has the keyboard, or the active one's states changed (fullscreen).
-      if (property.window == connection.root && property.atom == connection.atoms.activeWindow)
-        || (property.window == connection.watchedWindow && property.atom == connection.atoms.state)
-      {
-        windowsChanged = true
-        return false
-      }
-      // `xrdb` changed the resources: `Xft.dpi` may give another scale.
-      guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue else {
-        return false
-      }
-      return connection.readResourceScale()
+      return propertyChanged(
+        raw.assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee, connection)
     default:
-      if let base = connection.randrEvents, type == base || type == base + 1 {
-        guard connection.readMonitors() else { return false }
-        focused = nil
-        logMonitors(connection)
-        return true
-      }
-      if let base = connection.xfixesEvents, type == base {
-        guard connection.readCompositor() else { return false }
-        display.log.info(
-          connection.fades
-            ? "display: a compositing manager runs now; popups fade"
-            : "display: no compositing manager runs now; popups appear and vanish without fades")
-        for popup in popups { popup.dirty = true }
-        return true
-      }
+      return extensionEvent(type, connection)
+    }
+    return false
+  }
+
+  /// An error: a request of ours the server refused. Logged once; the popups carry on.
+  private func refused(_ error: xcb_generic_error_t) {
+    guard !errorLogged else { return }
+    errorLogged = true
+    display.log.info(
+      "display: the X server refused a request (error \(error.error_code), request \(error.major_code)."
+        + "\(error.minor_code)); later errors are not logged")
+  }
+
+  /// A button pressed on a popup: core buttons 1 left, 2 middle, 3 right.
+  private func pressed(_ press: xcb_button_press_event_t) {
+    guard let popup = popup(for: press.event) else { return }
+    let button: PopupButton
+    switch press.detail {
+    case 1: button = .left
+    case 2: button = .middle
+    case 3: button = .right
+    default: return
+    }
+    pressedPopup = popup
+    let action = display.press(
+      button, on: popup, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale)
+    display.carryOut(action, on: popup.id)
+  }
+
+  /// A key typed into the popup with the keyboard (its reply field).
+  private func keyPressed(_ key: xcb_key_press_event_t, _ connection: X11Connection) {
+    guard keyboardOwner != nil, let keysym = connection.keysym(of: key.detail, state: key.state),
+      let input = KeyInput(keysym: keysym)
+    else { return }
+    display.keyPressed(input)
+  }
+
+  /// The keyboard left the popup that had it: NotifyNormal, and a detail from Ancestor to
+  /// NonlinearVirtual, the focus went elsewhere for good (not a grab's coming and going, nor the
+  /// pointer's own focus events).
+  private func focusLeft(_ focus: xcb_focus_out_event_t) {
+    guard let owner = keyboardOwner, popups.contains(where: { $0.id == owner && $0.window == focus.event }),
+      focus.mode == 0, focus.detail <= 4
+    else { return }
+    keyboardOwner = nil
+    display.keyboardLeft()
+  }
+
+  private func pointerMoved(_ motion: xcb_motion_notify_event_t) {
+    guard let popup = popup(for: motion.event) else { return }
+    display.pointerMoved(
+      over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
+  }
+
+  /// A property changed: another window has the keyboard, or the active one's states changed
+  /// (fullscreen); or `xrdb` changed the resources, and `Xft.dpi` may give another scale (then the
+  /// popups are reconciled).
+  private func propertyChanged(_ property: xcb_property_notify_event_t, _ connection: X11Connection) -> Bool {
+    if (property.window == connection.root && property.atom == connection.atoms.activeWindow)
+      || (property.window == connection.watchedWindow && property.atom == connection.atoms.state)
+    {
+      windowsChanged = true
       return false
     }
+    guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue else {
+      return false
+    }
+    return connection.readResourceScale()
+  }
+
+  /// RandR's monitors or XFixes' compositing manager changed; answers whether the popups must be
+  /// reconciled.
+  private func extensionEvent(_ type: UInt8, _ connection: X11Connection) -> Bool {
+    if let base = connection.randrEvents, type == base || type == base + 1 {
+      guard connection.readMonitors() else { return false }
+      focused = nil
+      logMonitors(connection)
+      return true
+    }
+    if let base = connection.xfixesEvents, type == base {
+      guard connection.readCompositor() else { return false }
+      display.log.info(
+        connection.fades
+          ? "display: a compositing manager runs now; popups fade"
+          : "display: no compositing manager runs now; popups appear and vanish without fades")
+      for popup in popups { popup.dirty = true }
+      return true
+    }
+    return false
   }
 }
