@@ -162,6 +162,9 @@ def test_a_left_click_dismisses_or_invokes_the_default_action_and_a_right_click_
 def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(x11_session):
     x, make_daemon = x11_session
     daemon = make_daemon()
+    # Drawing on this X server first: a daemon whose first connection failed (a TSan daemon once did,
+    # and tried again 0.25 s later) would otherwise meet only the second server and lose nothing.
+    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
     notice = daemon.show("Mid-fade", "--fade-in", "3s", "--hold", "60s")
     wait_for(lambda: daemon.get(notice).get("phase") == "fadingIn", what="the fade-in")
     x.kill()
