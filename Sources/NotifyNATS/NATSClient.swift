@@ -2,6 +2,7 @@ import CNats
 import NotifyPaths
 import NotifyPosix
 import NotifyProtocol
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -403,7 +404,35 @@ public final class NATSAsyncPublisher: @unchecked Sendable {
 
   private final class ResultBox {
     let onResult: @Sendable (String, NATSError?) -> Void
+    /// How many `publish` calls are running, and the messages whose result came meanwhile (their
+    /// addresses).
+    let retiring = Mutex<(publishing: Int, messages: [UInt])>((0, []))
     init(_ onResult: @escaping @Sendable (String, NATSError?) -> Void) { self.onResult = onResult }
+
+    /// A message's result has come: destroyed at once unless a `publish` is running, since
+    /// libnats 3.4 may still be sending it then (below); else once none is.
+    func retire(_ message: OpaquePointer) {
+      let now = retiring.withLock { state -> Bool in
+        guard state.publishing > 0 else { return true }
+        state.messages.append(UInt(bitPattern: message))
+        return false
+      }
+      if now { natsMsg_Destroy(message) }
+    }
+
+    func beginPublishing() {
+      retiring.withLock { $0.publishing += 1 }
+    }
+
+    func endPublishing() {
+      let done = retiring.withLock { state -> [UInt] in
+        state.publishing -= 1
+        guard state.publishing == 0 else { return [] }
+        defer { state.messages = [] }
+        return state.messages
+      }
+      for address in done { natsMsg_Destroy(OpaquePointer(bitPattern: address)) }
+    }
   }
 
   public init(
@@ -429,10 +458,9 @@ public final class NATSAsyncPublisher: @unchecked Sendable {
           text: failure.pointee.ErrText.map { String(cString: $0) }
             ?? String(cString: natsStatus_GetText(failure.pointee.Err)))
       }
-      if let id {
-        Unmanaged<ResultBox>.fromOpaque(closure!).takeUnretainedValue().onResult(id, ack == nil ? error : nil)
-      }
-      natsMsg_Destroy(message)
+      let box = Unmanaged<ResultBox>.fromOpaque(closure!).takeUnretainedValue()
+      if let id { box.onResult(id, ack == nil ? error : nil) }
+      if let message { box.retire(message) }
     }
     var context: OpaquePointer?
     let status = natsConnection_JetStream(&context, connection.handle, &options)
@@ -455,7 +483,15 @@ public final class NATSAsyncPublisher: @unchecked Sendable {
   }
 
   /// Sends `payload` on `subject` with the message id `id`; its result comes through `onResult`.
+  ///
+  /// libnats 3.4 (Debian 12's) files the message among the pending ones before it sends it, and
+  /// sends it outside its lock: a message whose `MaxWait` ran out meanwhile (a connection slow to
+  /// take it, NATS restarting) has its result handed to `onResult` while it is being sent, and
+  /// destroying it then was a use after free (the ASan soak: a SEGV in `natsMsgHeader_encodedLen`).
+  /// So a message whose result comes while a `publish` runs is destroyed once none does.
   public func publish(_ payload: [UInt8], on subject: String, id: String) throws(NATSError) {
+    box.takeUnretainedValue().beginPublishing()
+    defer { box.takeUnretainedValue().endPublishing() }
     var options = jsPubOptions()
     jsPubOptions_Init(&options)
     options.MaxWait = Int64(wait * 1000)
