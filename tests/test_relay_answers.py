@@ -69,7 +69,8 @@ def test_show_wait_on_the_server_returns_what_the_desk_did(nats_server, desk_and
     else:
         assert waiting.returncode == 6, (stdout, stderr)
         assert server.call("Get", id=origin)["notice"]["outcome"] == "dismissed"
-    assert "on desk" in server.stderr()
+    # Logged once the answer is committed, as `Wait` is answered: either may come first.
+    wait_for(lambda: "on desk" in server.stderr(), what="the desk's answer in the server's log")
 
 
 # MARK: - notifyctl --relay, no daemon on the host
