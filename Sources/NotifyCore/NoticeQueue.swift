@@ -15,6 +15,10 @@ public final class NoticeQueue: Sendable {
     /// The operations of notices with a slot, by notice id.
     var operations: [Int: NotificationOperation] = [:]
     var sinks: [Int: EventOutbox.Sink] = [:]
+    /// Watchers told of the presentations of shown notices as they change (the popups).
+    var presenters: [Int: @Sendable ([Int: Presentation]) -> Void] = [:]
+    /// Notices whose presentation is told once the effects are carried out.
+    var touched: Set<Int> = []
     var replies: [Int: @Sendable (Notice) -> Void] = [:]
     var timer: ScheduledAction?
     /// The number the next event published gets (`EventOutbox.Sink`).
@@ -56,6 +60,9 @@ public final class NoticeQueue: Sendable {
   /// Seconds since the Unix epoch on the queue's clock, as notices' `created` and `finished` are.
   public var wallTime: Double { scheduler.wallTime }
 
+  /// Monotonic seconds on the queue's clock: what a presentation's timeline is timed by.
+  public var now: Double { scheduler.now }
+
   private var instant: Instant { Instant(now: scheduler.now, wall: scheduler.wallTime) }
 
   /// Runs `body` on the machine under the lock, carries out the effects it listed (also when it
@@ -85,6 +92,7 @@ public final class NoticeQueue: Sendable {
     for effect in state.machine.takeEffects() {
       if case .publish(let event) = effect {
         batch.append(event)
+        if !state.presenters.isEmpty, let id = event.id ?? event.notice?.id { state.touched.insert(id) }
         continue
       }
       post(batch, to: Array(state.sinks.values), &state)
@@ -133,6 +141,25 @@ public final class NoticeQueue: Sendable {
       }
     }
     post(batch, to: Array(state.sinks.values), &state)
+    present(&state)
+  }
+
+  /// Tells the presenters what changed of the shown notices that were published or retimed, after
+  /// the events of the same change.
+  private func present(_ state: inout State) {
+    guard !state.presenters.isEmpty else { return }
+    let ids = state.touched.union(state.machine.takeRetimed())
+    state.touched.removeAll(keepingCapacity: true)
+    var changes: [Int: Presentation] = [:]
+    for id in ids {
+      if let presentation = state.machine.presentation(of: id), presentation.timeline != nil {
+        changes[id] = presentation
+      }
+    }
+    guard !changes.isEmpty else { return }
+    let sinks = Array(state.presenters.values)
+    let told = changes
+    outbox.post(.call { for sink in sinks { sink(told) } })
   }
 
   /// Hands `events` to `sinks` in one post, numbered from the next event number.
@@ -413,8 +440,24 @@ public final class NoticeQueue: Sendable {
   /// `watch(frames:fps:sink:)` leaves the numbers out). The sink gets each event's number: every
   /// sink that is handed one event gets the same number, so subscribers that encode events (the
   /// Varlink watchers) encode each once however many of them there are. The snapshot's number is 0.
+  /// With `presenting`, the presentation of every shown notice follows the snapshot, and that of
+  /// each notice published or retimed follows the events of the change (the popups).
   public func watch(
     frames: Bool = false, fps: Int? = nil, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
+  ) throws(QueueError) -> Subscription {
+    try watch(frames: frames, fps: fps, numbered: sink, presenting: nil)
+  }
+
+  public func present(
+    frames: Bool, sink: @escaping @Sendable (Event) -> Void,
+    presentations: @escaping @Sendable ([Int: Presentation]) -> Void
+  ) throws(QueueError) -> Subscription {
+    try watch(frames: frames, fps: nil, numbered: { event, _ in sink(event) }, presenting: presentations)
+  }
+
+  private func watch(
+    frames: Bool, fps: Int?, numbered sink: @escaping @Sendable (Event, UInt64) -> Void,
+    presenting: (@Sendable ([Int: Presentation]) -> Void)?
   ) throws(QueueError) -> Subscription {
     if let fps, !(1...240).contains(fps) {
       throw .invalidArgument(field: "fps", reason: "must be between 1 and 240")
@@ -423,12 +466,20 @@ public final class NoticeQueue: Sendable {
       let interval = 1 / Double(fps ?? state.machine.settings.frameRate)
       let id = state.machine.watch(frames: frames, interval: interval, at: instant)
       state.sinks[id] = sink  // before the effects: the snapshot goes to it
+      if let presenting {
+        state.presenters[id] = presenting
+        state.machine.notePresentations(true)
+        state.touched.formUnion(state.machine.shownIDs)
+      }
       return id
     }
     return Subscription { [weak self] in
       self?.mutateState { state, instant in
         state.sinks.removeValue(forKey: id)
         state.sinks.releaseSpareCapacity()
+        if state.presenters.removeValue(forKey: id) != nil, state.presenters.isEmpty {
+          state.machine.notePresentations(false)
+        }
         state.machine.unwatch(id, at: instant)
       }
     }

@@ -9,6 +9,8 @@ public protocol NoticeReading: AnyObject, Sendable {
   /// Seconds since the epoch on the engine's clock (its manual clock in tests).
   var wallTime: Double { get }
   func get(_ id: Int) throws(QueueError) -> Notice
+  /// The engine's clock (the scheduler's `now`): what presentations are timed by.
+  var now: Double { get }
   func matchingRules(of id: Int) -> [Rule]
   func fullscreenPolicy(of id: Int) -> FullscreenPolicy?
   func list(held: Bool) -> [Notice]
@@ -23,6 +25,12 @@ public protocol NoticeReading: AnyObject, Sendable {
   var subscriberCounts: (waiters: Int, watchers: Int) { get }
   func watch(
     frames: Bool, fps: Int?, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
+  ) throws(QueueError) -> NoticeQueue.Subscription
+  /// Every event in order after a snapshot, each followed by the presentations of the shown notices
+  /// it changed (`NoticeQueue.watch(frames:fps:numbered:presenting:)`): what the popups follow.
+  func present(
+    frames: Bool, sink: @escaping @Sendable (Event) -> Void,
+    presentations: @escaping @Sendable ([Int: Presentation]) -> Void
   ) throws(QueueError) -> NoticeQueue.Subscription
   func flushEvents()
 }

@@ -79,8 +79,6 @@ extension PopupDisplay {
   }
 
   private func openCenter() {
-    if editing != nil { keyboardLeft() }
-    if pointer != nil { pointerLeft() }
     let session = CenterSession(metrics: centerPainter.metrics)
     center = session
     reloadCenter()
@@ -93,7 +91,7 @@ extension PopupDisplay {
     tellCenter()
     log.info("display: the center is open")
     // The popups stand aside.
-    backend.reconcile()
+    run(.center(true))
   }
 
   /// Closes the center (the command, Escape, a click outside, the display going): the popups come
@@ -103,10 +101,8 @@ extension PopupDisplay {
     guard center != nil else { return }
     center = nil
     backend.closeCenter()
-    if connected {
-      tellCenter()
-      backend.reconcile()
-    }
+    if connected { tellCenter() }
+    run(.center(false))
     log.info("display: the center is closed")
   }
 
@@ -191,7 +187,7 @@ extension PopupDisplay {
   }
 
   /// The backend gave the panel its size.
-  public func centerResized(width: Int, height: Int) {
+  func centerResized(width: Int, height: Int) {
     guard let session = center else { return }
     session.size = (width, height)
     let header = centerPainter.headerHeight(filtering: session.model.filter != nil)
@@ -200,7 +196,7 @@ extension PopupDisplay {
 
   /// Paints the center's frame into `target` (`width` × `height` logical pixels, premultiplied ARGB,
   /// its pixels that size at `scale`); the entries it shows are read from now on.
-  public func paintCenter(into target: OpaquePointer, width: Int, height: Int, scale: Double = 1) {
+  public func paintCenter(into target: OpaquePointer, width: Int, height: Int, scale: Double) {
     cairo_surface_set_device_scale(target, scale, scale)
     guard let session = center else { return }
     if session.size.map({ $0 != (width, height) }) ?? true { centerResized(width: width, height: height) }
@@ -231,25 +227,37 @@ extension PopupDisplay {
 
   // MARK: - Input
 
+  /// What the backend says of the center's panel.
+  public func input(_ input: CenterInput) {
+    switch input {
+    case .resized(let width, let height): centerResized(width: width, height: height)
+    case .pointerMoved(let x, let y): centerPointerMoved(x: x, y: y)
+    case .pointerLeft: centerPointerLeft()
+    case .scrolled(let pixels): centerScrolled(by: pixels)
+    case .pressed(let button, let x, let y): centerPressed(button, x: x, y: y)
+    case .closed: closeCenter()
+    }
+  }
+
   /// The open center, once it has a size, and what the point (`x`, `y`) of its panel is on.
   private func centerTarget(x: Double, y: Double) -> (session: CenterSession, target: CenterTarget?)? {
     guard let session = center, let size = session.size else { return nil }
     return (session, centerPainter.target(of: session.model, x: x, y: y, width: Double(size.width)))
   }
 
-  public func centerPointerMoved(x: Double, y: Double) {
+  func centerPointerMoved(x: Double, y: Double) {
     guard let (session, target) = centerTarget(x: x, y: y), target != session.look.hover else { return }
     session.look.hover = target
     redrawCenter()
   }
 
-  public func centerPointerLeft() {
+  func centerPointerLeft() {
     guard let session = center, session.look.hover != nil else { return }
     session.look.hover = nil
     redrawCenter()
   }
 
-  public func centerScrolled(by pixels: Double) {
+  func centerScrolled(by pixels: Double) {
     guard let session = center, session.model.scroll(by: pixels) else { return }
     // What was under the pointer moved: the row it is over now is lit on its next move.
     session.look.hover = nil
@@ -257,7 +265,7 @@ extension PopupDisplay {
   }
 
   /// A button pressed at (`x`, `y`) of the panel: left does what is there, middle forgets an entry.
-  public func centerPressed(_ button: PopupButton, x: Double, y: Double) {
+  func centerPressed(_ button: PopupButton, x: Double, y: Double) {
     guard let target = centerTarget(x: x, y: y)?.target else { return }
     switch (button, target) {
     case (.left, _): carryOut(target)

@@ -157,9 +157,9 @@ protocol PopupOwner: AnyObject {
 /// One card on the screen: a layer surface of its own, its rendered image and its buffers.
 final class Popup: PopupSurface {
   unowned let owner: PopupOwner
-  let id: Int
-  var card: Card
-  var height: Int
+  /// Its card on its output, as the display machine knows it.
+  let key: SurfaceKey
+  var shown: ShownCard
   /// The card at full opacity; re-rendered when the card changes or its indicator moves.
   var image: OpaquePointer?
   let surface: OpaquePointer
@@ -168,8 +168,6 @@ final class Popup: PopupSurface {
   private(set) var started = false
   /// The first `configure` came: buffers may be attached.
   var configured = false
-  /// A frame should be drawn when the compositor is ready for one.
-  var dirty = true
   var placement: PopupLayout.Placement?
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared = Posix.monotonicNow()
@@ -177,25 +175,22 @@ final class Popup: PopupSurface {
   private(set) var frames: SurfaceFrames!
   /// Device pixels per logical pixel its image is rendered at: its output's scale.
   var scale = 1.0
-  /// The layer it is on: its card's look's (`Layer=`), or overlay over a fullscreen window
-  /// (`PopupDisplay.layer(of:)`).
+  /// The layer it is on: its card's look's (`Layer=`), or overlay over a fullscreen window.
   private(set) var layer: CardLayer
   /// The name of the output it was made for; `nil`: the compositor's choice.
-  let output: String?
+  var output: String? { key.output }
 
   init(
-    owner: PopupOwner, id: Int, card: Card, layer: CardLayer, height: Int, compositor: OpaquePointer,
-    layerShell: OpaquePointer, output: OpaquePointer?, outputName: String?
+    owner: PopupOwner, key: SurfaceKey, shown: ShownCard, compositor: OpaquePointer,
+    layerShell: OpaquePointer, output: OpaquePointer?
   ) {
-    self.output = outputName
     self.owner = owner
-    self.id = id
-    self.card = card
-    self.height = height
+    self.key = key
+    self.shown = shown
     surface = wl_compositor_create_surface(compositor)
-    self.layer = layer
+    layer = shown.layer
     layerSurface = zwlr_layer_shell_v1_get_layer_surface(
-      layerShell, surface, output, Self.shellLayer(layer), "notifyd")
+      layerShell, surface, output, Self.shellLayer(shown.layer), "notifyd")
     frames = SurfaceFrames(surface: surface, most: 3) { [unowned self] in owner.popupFrameDone(self) }
     frames.outputsChanged = { [unowned self] in owner.popupMoved(self) }
   }

@@ -25,35 +25,16 @@ import NotifyDisplay
 /// - Important: used only on the display's queue (`PopupDisplay.queue`).
 public final class WaylandBackend: PopupBackend {
   /// The display this backend draws for; it owns the backend, so it outlives every call.
-  private weak var host: PopupDisplay?
-  private var display: PopupDisplay { host! }
+  private weak var host: (any DisplayHost)?
+  private var display: any DisplayHost { host! }
   private var connection: WaylandConnection?
-  /// The popups on each output, by its name; `nil`: those given no output (the compositor's choice).
-  private var stacks: [String?: [Int: Popup]] = [:]
-  /// Where the focused output's cards go: the focused window's output as of the last card to
-  /// appear, so that a stack stays put while cards hold.
-  private var focused: String?
-  /// Whether `focused` was learned from where the compositor put a card given no output (no
-  /// window had the focus), because another stack was on that output: it stands until a window
-  /// has the focus, so that the two stacks stay one.
-  private var focusLearned = false
-  /// Popups whose surface the compositor closed (its output went): made again only when the
-  /// outputs change, so that a compositor closing every new surface cannot make us spin.
-  private var closedByCompositor: Set<PopupKey> = []
+  /// The popups, by their card and output (`nil`: those given no output, the compositor's choice).
+  private var popups: [SurfaceKey: Popup] = [:]
   /// The notification center, while it is open.
   private var center: CenterPanel?
   /// Whether the windows' states changed in what was read last: the display hears of it once the
   /// read is done.
   private var windowsChanged = false
-
-  /// A popup's place in `stacks`: its notice and the output it is on.
-  private struct PopupKey: Hashable {
-    var id: Int
-    var output: String?
-  }
-
-  /// Every popup, on every output.
-  private var popups: [Popup] { stacks.values.flatMap(\.values) }
 
   /// The compositor's socket: a name in `XDG_RUNTIME_DIR` or a path (the session's
   /// `WAYLAND_DISPLAY`); nil for the process's own `WAYLAND_DISPLAY`.
@@ -88,8 +69,10 @@ public final class WaylandBackend: PopupBackend {
 
   public func secondsSinceInput() -> Double? { nil }
 
-  public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
-    host = display
+  public func connect(to host: any DisplayHost) throws(PopupDisplayFailure) -> (
+    description: String, traits: DisplayTraits
+  ) {
+    self.host = host
     guard let connection = WaylandConnection(name: socketName) else {
       let name = socketName ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
       throw PopupDisplayFailure("no Wayland compositor at WAYLAND_DISPLAY=\(name)")
@@ -105,15 +88,18 @@ public final class WaylandBackend: PopupBackend {
     connection.seatDelegate = self
     connection.outputsChanged = { [weak self] in
       guard let self else { return }
-      closedByCompositor.removeAll()
-      // From inside the registry's handler: reconcile once it has returned.
-      host?.reconcileSoon()
+      display.input(.outputs(readOutputs()))
+      // An output's scale may have changed: its popups are drawn again at the new one.
+      for popup in popups.values.sorted(by: { DisplayMachine.order($0.key, $1.key) }) where rescale(popup) {
+        display.input(.damaged(popup.key))
+      }
       if let center { centerMoved(center) }
     }
     connection.toplevels?.changed = { [weak self] in self?.windowsChanged = true }
     self.connection = connection
     reportFullscreen()
-    return "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
+    let description = "Wayland (\(connection.outputs.compactMap(\.name).joined(separator: ", ")))"
+    return (description, DisplayTraits(windows: false, blends: true))
   }
 
   public var fileDescriptor: Int32 { connection?.fileDescriptor ?? -1 }
@@ -129,102 +115,83 @@ public final class WaylandBackend: PopupBackend {
   /// last.
   private func reportFullscreen() {
     windowsChanged = false
-    display.fullscreenChanged(connection?.toplevels?.activatedIsFullscreen == true)
+    display.input(.fullscreen(connection?.toplevels?.activatedIsFullscreen == true))
   }
 
-  public func phaseChanged(of id: Int) {
-    for stack in stacks.values { stack[id]?.dirty = true }
+  /// The outputs by name, in logical pixels, and the output of the window with the keyboard, as
+  /// the compositor's `wlr-foreign-toplevel-management` says (none without it, or with no window
+  /// focused: the compositor chooses).
+  public func readOutputs() -> DisplayOutputs {
+    guard let connection else { return DisplayOutputs([], focus: nil) }
+    let outputs = connection.outputs.compactMap { output in
+      output.name.map { DisplayOutput(name: $0, width: output.width, height: output.height) }
+    }
+    return DisplayOutputs(outputs, focus: connection.focusedOutput?.name)
   }
 
-  public func frame() {}
+  /// The notice whose popup has the keyboard (its reply field was clicked), and that popup.
+  private var keyboardOwner: SurfaceKey?
 
-  /// The notice whose popup has the keyboard (its reply field was clicked), and that popup: of a
-  /// card on several outputs, the copy clicked.
-  private var keyboardOwner: Int?
-  private weak var keyboardPopup: Popup?
-  /// The popup pressed last.
-  private weak var pressedPopup: Popup?
-
-  public func setKeyboardFocus(on id: Int?) {
-    guard let connection, id != keyboardOwner else { return }
-    if let popup = keyboardPopup, popup.started { popup.takeKeyboard(false, onDemand: true) }
-    keyboardOwner = id
-    keyboardPopup = id.flatMap { id in pressedPopup?.id == id ? pressedPopup : popup(of: id) }
-    if let popup = keyboardPopup, popup.started {
+  private func setKeyboardFocus(on key: SurfaceKey?) {
+    guard let connection, key != keyboardOwner else { return }
+    if let old = keyboardOwner.flatMap({ popups[$0] }), old.started {
+      old.takeKeyboard(false, onDemand: true)
+    }
+    keyboardOwner = key
+    if let popup = key.flatMap({ popups[$0] }), popup.started {
       popup.takeKeyboard(true, onDemand: connection.layerShellVersion >= 4)
+    }
+  }
+
+  public func perform(_ actions: [DisplayAction]) {
+    guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell
+    else { return }
+    for action in actions {
+      switch action {
+      case .make(let key, let shown):
+        let popup = Popup(
+          owner: self, key: key, shown: shown, compositor: compositor, layerShell: layerShell,
+          output: connection.output(named: key.output)?.proxy)
+        popups[key] = popup
+        rescale(popup)
+        _ = popup.place(shown.placement)
+      case .update(let key, let shown):
+        guard let popup = popups[key] else { continue }
+        popup.update(to: shown, painter: display.painter)
+        _ = popup.place(shown.placement)
+        _ = popup.move(to: shown.layer, shellVersion: connection.layerShellVersion)
+      case .place(let key, let shown):
+        guard let popup = popups[key] else { continue }
+        popup.shown = shown
+        let placed = popup.place(shown.placement)
+        let moved = popup.move(to: shown.layer, shellVersion: connection.layerShellVersion) || placed
+        if moved && popup.started && popup.configured { wl_surface_commit(popup.surface) }
+      case .map(let key, let on):
+        guard on, let popup = popups[key], !popup.started else { continue }
+        popup.start()
+      case .draw(let key, let opacity, let moving):
+        guard let popup = popups[key] else { continue }
+        draw(popup, opacity: opacity, moving: moving)
+      case .destroy(let key):
+        guard let popup = popups.removeValue(forKey: key) else { continue }
+        popup.destroy()
+      case .move:
+        continue  // A layer surface is made for one output: the machine makes another.
+      case .keyboard(let key):
+        setKeyboardFocus(on: key)
+      case .request:
+        continue
+      }
     }
     flush()
   }
 
-  /// The popup of notice `id` (the first, when it shows on several outputs).
-  private func popup(of id: Int) -> Popup? {
-    stacks.values.lazy.compactMap { $0[id] }.first
-  }
-
-  /// Makes the surfaces match the visible cards, output by output: new ones created, gone ones
-  /// destroyed, changed ones re-rendered, all placed, and those that need a frame drawn.
-  public func reconcile() {
-    guard let connection, let compositor = connection.compositor, let layerShell = connection.layerShell
-    else { return }
-    let names = connection.outputs.compactMap(\.name)
-    let visible = Set(display.stack.visible)
-    closedByCompositor = closedByCompositor.filter { visible.contains($0.id) }
-    // A card appearing takes the focused output's stack to where the focus is now (so does the
-    // output it was on going away).
-    if let name = focused, !names.contains(name) {
-      (focused, focusLearned) = (nil, false)
-    }
-    if display.showsNewCard(drawn: Set(stacks.values.flatMap(\.keys))) {
-      if let name = connection.focusedOutput?.name {
-        (focused, focusLearned) = (name, false)
-      } else if !focusLearned {
-        focused = nil
-      }
-    }
-    // With no output there is nowhere to draw: the notices keep their timing meanwhile.
-    guard !connection.outputs.isEmpty else {
-      for popup in popups { popup.destroy() }
-      stacks.removeAll()
-      flush()
+  public func activationToken(for key: SurfaceKey, _ done: @escaping (String?) -> Void) {
+    guard let connection, let popup = popups[key] else {
+      done(nil)
       return
     }
-    let matched = display.matchByOutput(
-      &stacks, outputs: names, focused: focused,
-      allowed: { !closedByCompositor.contains(PopupKey(id: $1, output: $0)) },
-      make: { name, id, card, height in
-        Popup(
-          owner: self, id: id, card: card, layer: display.layer(of: card), height: height,
-          compositor: compositor, layerShell: layerShell, output: connection.output(named: name)?.proxy,
-          outputName: name)
-      }, destroy: { $0.destroy() })
-    for (name, shown) in matched {
-      let size = connection.layoutSize(for: connection.output(named: name))
-      let placements = PopupLayout.place(
-        shown.map { ($0.card.look.width, $0.height, $0.card.urgency) },
-        settings: display.settings, outputWidth: size.width, outputHeight: size.height)
-      for (popup, placement) in zip(shown, placements) {
-        // A card that does not fit waits, drawn nowhere, until there is room. One that was on
-        // screen leaves it (it would stay where it was, under the cards that took its place): its
-        // surface is made again once it fits.
-        guard let placement else {
-          if popup.started {
-            popup.destroy()
-            stacks[name]?[popup.id] = nil
-          }
-          continue
-        }
-        rescale(popup)
-        let placed = popup.place(placement)
-        let moved =
-          popup.move(to: display.layer(of: popup.card), shellVersion: connection.layerShellVersion) || placed
-        if !popup.started {
-          popup.start()
-        } else if moved && popup.configured && !popup.dirty {
-          wl_surface_commit(popup.surface)
-        }
-        if popup.dirty { draw(popup) }
-      }
-    }
+    connection.requestActivationToken(for: popup.surface, done: done)
     flush()
   }
 
@@ -242,28 +209,24 @@ public final class WaylandBackend: PopupBackend {
     guard scale != popup.scale else { return false }
     popup.scale = scale
     popup.discardImages()
-    popup.dirty = true
     return true
   }
 
-  /// Draws `popup`'s next frame at the engine's opacity for now, unless the compositor has not
-  /// shown the last one yet (then the frame callback draws it).
-  private func draw(_ popup: Popup) {
-    guard popup.configured, !popup.frames.pending, let connection, let shm = connection.shm else {
-      return
-    }
-    guard let appearance = display.notices.appearances(of: [popup.id])[popup.id] else { return }
-    let width = CardPainter.devicePixels(popup.card.look.width, scale: popup.scale)
-    let height = CardPainter.devicePixels(popup.height, scale: popup.scale)
+  /// Draws `popup`'s next frame at `opacity`; `moving` asks the compositor for a frame callback.
+  /// One the compositor has not configured yet, or whose last frame it has not shown, is drawn by
+  /// the configure or the callback.
+  private func draw(_ popup: Popup, opacity: Double, moving: Bool) {
+    guard popup.configured, !popup.frames.pending, let connection, let shm = connection.shm else { return }
+    let width = CardPainter.devicePixels(popup.shown.card.look.width, scale: popup.scale)
+    let height = CardPainter.devicePixels(popup.shown.height, scale: popup.scale)
     guard let buffer = popup.frames.freeBuffer(shm: shm, width: width, height: height) else {
       // No buffer free: the next release or frame brings another try.
+      display.input(.notDrawn(popup.key))
       return
     }
-    display.paint(popup, into: buffer.image, opacity: appearance.opacity)
+    popup.paint(into: buffer.image, opacity: opacity, painter: display.painter)
     popup.frames.attach(buffer, scale: Int(popup.scale))
-    let moving = appearance.phase.isFading || popup.card.isAnimated
     if moving { popup.frames.request() }
-    popup.dirty = false
     wl_surface_commit(popup.surface)
     // A card that holds is drawn again only when it changes or starts to fade out: until then it
     // keeps the one buffer on screen.
@@ -357,9 +320,8 @@ public final class WaylandBackend: PopupBackend {
     center?.destroy()
     center = nil
     keyboardOwner = nil
-    for popup in popups { popup.destroy() }
-    stacks.removeAll()
-    closedByCompositor.removeAll()
+    for popup in popups.values { popup.destroy() }
+    popups.removeAll()
     windowsChanged = false
     connection?.disconnect()
     connection = nil
@@ -368,47 +330,44 @@ public final class WaylandBackend: PopupBackend {
 
 extension WaylandBackend: PopupOwner {
   func popupConfigured(_ popup: Popup) {
-    popup.dirty = true
-    draw(popup)
+    display.input(.frame(popup.key, ready: true))
+    flush()
   }
 
   func popupMoved(_ popup: Popup) {
     // A card the compositor placed (no window has the focus) on an output where another stack is:
-    // that output counts as the focused one, and the two stacks become one.
-    if popup.output == nil, focused == nil, let connection,
-      let entered = connection.outputs.first(where: { popup.frames.outputs.contains($0.proxy) })?.name,
-      stacks[entered]?.isEmpty == false
+    // that output may become the focused one (the machine's choice), and the two stacks one.
+    if popup.output == nil, let connection,
+      let entered = connection.outputs.first(where: { popup.frames.outputs.contains($0.proxy) })?.name
     {
-      (focused, focusLearned) = (entered, true)
-      display.reconcileSoon()
-      return
+      display.input(.landed(popup.key, on: entered))
     }
     guard rescale(popup) else { return }
-    draw(popup)
+    display.input(.damaged(popup.key))
     flush()
   }
 
   func popupClosed(_ popup: Popup) {
     // The compositor took it away (its output went): made again when the outputs change.
+    popups[popup.key] = nil
     popup.destroy()
-    stacks[popup.output]?[popup.id] = nil
-    closedByCompositor.insert(PopupKey(id: popup.id, output: popup.output))
+    display.input(.closed(popup.key))
   }
 
   func popupFrameDone(_ popup: Popup) {
-    popup.dirty = true
-    draw(popup)
+    display.input(.frame(popup.key, ready: true))
+    flush()
   }
 }
 
 extension WaylandBackend: CenterPanelOwner {
   func centerConfigured(_ panel: CenterPanel) {
-    display.centerResized(width: panel.width, height: panel.height)
+    display.input(.resized(width: panel.width, height: panel.height))
     draw(panel)
   }
 
   func centerClosed(_ panel: CenterPanel) {
-    display.closeCenter()
+    display.input(CenterInput.closed)
   }
 
   func centerFrameDone(_ panel: CenterPanel) {
@@ -425,38 +384,35 @@ extension WaylandBackend: CenterPanelOwner {
 
 extension WaylandBackend: SeatDelegate {
   func keyPressed(_ key: KeyInput) {
-    display.keyPressed(key)
+    display.input(.key(key))
   }
 
   func keyboardLeft() {
-    display.keyboardLeft()
+    display.input(.keyboardLeft)
   }
 
   private func popup(on surface: OpaquePointer) -> Popup? {
-    popups.first { $0.surface == surface }
+    popups.values.first { $0.surface == surface }
   }
 
   func pointerMoved(on surface: OpaquePointer, x: Double, y: Double) {
     if let center {
-      if surface == center.surface {
-        display.centerPointerMoved(x: x, y: y)
-      } else {
-        display.centerPointerLeft()
-      }
+      display.input(
+        surface == center.surface ? CenterInput.pointerMoved(x: x, y: y) : CenterInput.pointerLeft)
       return
     }
     guard let popup = popup(on: surface) else { return }
-    display.pointerMoved(over: popup, x: x, y: y)
+    display.input(.pointerMoved(popup.key, x: x, y: y))
   }
 
   func pointerLeft() {
-    if center != nil { display.centerPointerLeft() }
-    display.pointerLeft()
+    if center != nil { display.input(CenterInput.pointerLeft) }
+    display.input(DisplayInput.pointerLeft)
   }
 
   func pointerScrolled(on surface: OpaquePointer, pixels: Double) {
     guard let center, surface == center.surface else { return }
-    display.centerScrolled(by: pixels)
+    display.input(.scrolled(pixels))
   }
 
   func pointerPressed(_ button: UInt32, on surface: OpaquePointer, x: Double, y: Double) {
@@ -470,23 +426,13 @@ extension WaylandBackend: SeatDelegate {
     }
     if let center {
       if surface == center.surface {
-        display.centerPressed(pressed, x: x, y: y)
+        display.input(CenterInput.pressed(pressed, x: x, y: y))
       } else if surface == center.catcher {
-        display.closeCenter()
+        display.input(CenterInput.closed)
       }
       return
     }
     guard let popup = popup(on: surface) else { return }
-    pressedPopup = popup
-    let press = display.press(pressed, on: popup, x: x, y: y)
-    guard case .invoke = press else {
-      display.carryOut(press, on: popup.id)
-      return
-    }
-    // The action's program may want the focus: it gets the click's activation token.
-    let id = popup.id
-    connection?.requestActivationToken(for: popup.surface) { [weak self] token in
-      self?.display.carryOut(press, on: id, activationToken: token)
-    }
+    display.input(DisplayInput.pressed(pressed, popup.key, x: x, y: y))
   }
 }

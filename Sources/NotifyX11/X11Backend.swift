@@ -21,17 +21,16 @@ import NotifyProtocol
 /// - Important: used only on the display's queue (`PopupDisplay.queue`).
 public final class X11Backend: PopupBackend {
   /// The display this backend draws for; it owns the backend, so it outlives every call.
-  private weak var host: PopupDisplay?
-  private var display: PopupDisplay { host! }
+  private weak var host: (any DisplayHost)?
+  private var display: any DisplayHost { host! }
   private var connection: X11Connection?
-  /// The popups on each monitor, by its name.
-  private var stacks: [String?: [Int: X11Popup]] = [:]
-  /// The focused monitor's name, where `Output=focused` cards stack; chosen again when a card
-  /// appears or the monitors change.
+  /// The popups, by their card and monitor.
+  private var windows: [SurfaceKey: X11Popup] = [:]
+  /// The focused monitor as read last, where a card given no monitor goes.
   private var focused: String?
 
   /// Every popup, on every monitor.
-  private var popups: [X11Popup] { stacks.values.flatMap(\.values) }
+  private var popups: [X11Popup] { Array(windows.values) }
   /// Draws the cards whose activity indicator spins, while one is shown and nothing fades.
   private var spinTimer: (any DispatchSourceTimer)?
   /// The notification center, while it is open.
@@ -91,36 +90,36 @@ public final class X11Backend: PopupBackend {
     connection?.millisecondsSinceInput().map { Double($0) / 1000 }
   }
 
-  public func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
-    host = display
+  public func connect(to host: any DisplayHost) throws(PopupDisplayFailure) -> (
+    description: String, traits: DisplayTraits
+  ) {
+    self.host = host
     let connection = try X11Connection(session: session)
     self.connection = connection
     focused = nil
     errorLogged = false
-    reportFullscreen(connection)
     scale = wantedScale(connection)
-    return connection.summary + (scale == 1 ? "" : ", scale \(scale)")
+    reportFullscreen(connection)
+    return (connection.summary + (scale == 1 ? "" : ", scale \(scale)"), traits(connection))
+  }
+
+  /// Windows that move, blended where a compositing manager runs.
+  private func traits(_ connection: X11Connection) -> DisplayTraits {
+    DisplayTraits(windows: true, blends: connection.fades)
   }
 
   public var fileDescriptor: Int32 { connection?.fileDescriptor ?? -1 }
 
   public func readable() -> Bool {
     guard let connection else { return false }
-    var reconcile = false
     while let event = connection.nextEvent() {
       defer { free(event) }
-      reconcile = handle(event, connection) || reconcile
+      handle(event, connection)
     }
     guard !connection.hasError else { return false }
     // Once all that came is read: the active window changing is not a moment without one.
     if windowsChanged { reportFullscreen(connection) }
-    if reconcile {
-      self.reconcile()
-    } else {
-      drawDirty()
-      _ = connection.flush()
-    }
-    return !connection.hasError
+    return connection.flush()
   }
 
   /// Tells the display whether the window with the keyboard is fullscreen. A window that goes
@@ -130,101 +129,94 @@ public final class X11Backend: PopupBackend {
     windowsChanged = false
     let fullscreen = connection.activeWindowIsFullscreen()
     if fullscreen {
-      for popup in popups where popup.mapped && popup.card.look.fullscreen == .show {
+      for popup in popups where popup.mapped && popup.shown.card.look.fullscreen == .show {
         popup.raise(connection)
       }
     }
-    display.fullscreenChanged(fullscreen)
+    display.input(.fullscreen(fullscreen))
+  }
+
+  /// The monitors, read again (monitors set with `xrandr --setmonitor` come with no event), in
+  /// logical pixels, and the focused one: the primary, or with `FollowFocus=` the one under the
+  /// pointer or the active window's.
+  public func readOutputs() -> DisplayOutputs {
+    guard let connection else { return DisplayOutputs([], focus: nil) }
+    if connection.readMonitors() { logMonitors(connection) }
+    return outputs(connection)
+  }
+
+  private func outputs(_ connection: X11Connection) -> DisplayOutputs {
+    focused = connection.monitor(named: nil, followFocus: display.settings.followFocus).name
+    let outputs = connection.monitors.map { monitor in
+      DisplayOutput(
+        name: monitor.name, width: Int(Double(monitor.width) / scale),
+        height: Int(Double(monitor.height) / scale))
+    }
+    return DisplayOutputs(outputs, focus: focused)
   }
 
   /// The notice whose window has the keyboard (its reply field was clicked).
-  private var keyboardOwner: Int?
-  /// The popup pressed last: of a card on several monitors, the copy whose field was clicked.
-  private weak var pressedPopup: X11Popup?
+  private var keyboardOwner: SurfaceKey?
 
-  public func setKeyboardFocus(on id: Int?) {
-    guard let connection, id != keyboardOwner else { return }
-    keyboardOwner = id
-    let popup = id.flatMap { id in pressedPopup?.id == id ? pressedPopup : popups.first { $0.id == id } }
-    connection.focusKeyboard(on: popup?.window ?? 0)
-    flush()
+  private func setKeyboardFocus(on key: SurfaceKey?) {
+    guard let connection, key != keyboardOwner else { return }
+    keyboardOwner = key
+    connection.focusKeyboard(on: key.flatMap { windows[$0]?.window } ?? 0)
   }
 
-  public func phaseChanged(of id: Int) {
-    for stack in stacks.values { stack[id]?.dirty = true }
+  public func activationToken(for surface: SurfaceKey, _ done: @escaping (String?) -> Void) {
+    done(nil)
   }
 
-  /// The engine's frame: every shown card that fades is drawn at this instant's opacity.
-  public func frame() {
-    guard let connection, connection.fades else { return }
-    draw(popups.filter { $0.mapped && display.stack.phases[$0.id]?.isFading == true })
-    flush()
-  }
-
-  /// Makes the windows match the visible cards: new ones created, gone ones destroyed, changed
-  /// ones re-rendered, all placed, mapped while they should show, and drawn where needed.
-  public func reconcile() {
+  public func perform(_ actions: [DisplayAction]) {
     guard let connection else { return }
-    let wanted = wantedScale(connection)
-    if wanted != scale {
-      // Every window is made again at the new scale (and the center, if it is open).
-      display.log.info("display: drawing at scale \(wanted) now (was \(scale))")
-      scale = wanted
-      for popup in popups { popup.destroy(connection) }
-      stacks.removeAll()
-      if center != nil {
-        closeCenter()
-        _ = openCenter()
-        redrawCenter()
+    for action in actions {
+      switch action {
+      case .make(let key, let shown):
+        let popup = X11Popup(key: key, shown: shown, scale: scale, connection: connection)
+        windows[key] = popup
+        place(popup, connection)
+      case .update(let key, let shown):
+        guard let popup = windows[key] else { continue }
+        popup.update(to: shown, painter: display.painter)
+        place(popup, connection)
+      case .place(let key, let shown):
+        guard let popup = windows[key] else { continue }
+        popup.shown = shown
+        place(popup, connection)
+      case .move(let key, let target):
+        guard let popup = windows.removeValue(forKey: key) else { continue }
+        popup.key = target
+        windows[target] = popup
+      case .map(let key, let on):
+        windows[key]?.setMapped(on, connection)
+      case .draw(let key, let opacity, let moving):
+        guard let popup = windows[key] else { continue }
+        let frame = popup.frameBuffer()
+        popup.paint(into: frame, opacity: opacity, painter: display.painter)
+        popup.put(frame, connection)
+        popup.drawn(moving: moving)
+      case .destroy(let key):
+        windows.removeValue(forKey: key)?.destroy(connection)
+      case .keyboard(let key):
+        setKeyboardFocus(on: key)
+      case .request:
+        continue
       }
-    }
-    let scale = scale
-    // Monitors set with `xrandr --setmonitor` come with no event: they are read again whenever a
-    // card appears, and the focused monitor's stack goes where that card goes.
-    if display.showsNewCard(drawn: Set(stacks.values.flatMap(\.keys))) {
-      if connection.readMonitors() { logMonitors(connection) }
-      focused = nil
-    }
-    if focused == nil {
-      focused = connection.monitor(named: nil, followFocus: display.settings.followFocus).name
-    }
-    // A card whose stack moved (the focused monitor changed, a monitor went) keeps its window.
-    let matched = display.matchByOutput(
-      &stacks, outputs: connection.monitors.map(\.name), focused: focused, movable: true,
-      make: { _, id, card, height in
-        X11Popup(id: id, card: card, height: height, scale: scale, connection: connection)
-      }, destroy: { $0.destroy(connection) })
-    for (name, shown) in matched {
-      place(shown, on: connection.monitor(named: name ?? focused, followFocus: .no), connection)
     }
     updateSpinTimer()
     flush()
   }
 
-  /// Places `shown` (newest first) on `monitor`: laid out in logical pixels, placed in the
-  /// monitor's; each mapped while it should show and drawn where needed.
-  private func place(_ shown: [X11Popup], on monitor: X11Monitor, _ connection: X11Connection) {
-    let placements = PopupLayout.place(
-      shown.map { ($0.width, $0.height, $0.card.urgency) },
-      settings: display.settings,
-      outputWidth: Int(Double(monitor.width) / scale),
-      outputHeight: Int(Double(monitor.height) / scale))
-    let appearances = display.notices.appearances(of: shown.map(\.id))
-    for (popup, placement) in zip(shown, placements) {
-      guard let appearance = appearances[popup.id] else { continue }
-      // A card that does not fit waits, unmapped, until there is room.
-      let fits = placement != nil
-      if let placement {
-        popup.move(
-          x: monitor.x + Int((Double(placement.x) * scale).rounded()),
-          y: monitor.y + Int((Double(placement.y) * scale).rounded()), connection)
-      }
-      // Without a compositing manager a card shows only while it holds: its alpha would not blend.
-      let shows = fits && (connection.fades || appearance.phase == .holding)
-      popup.setShape(rounded: !connection.fades, connection)
-      if shows != popup.mapped { popup.setMapped(shows, connection) }
-      if popup.mapped && popup.dirty { draw(popup, appearance) }
-    }
+  /// Puts `popup`'s window where its placement says on its monitor (logical pixels there, device
+  /// pixels on the root), its corners rounded where nothing composites.
+  private func place(_ popup: X11Popup, _ connection: X11Connection) {
+    let monitor = connection.monitor(named: popup.key.output ?? focused, followFocus: .no)
+    let placement = popup.shown.placement
+    popup.move(
+      x: monitor.x + Int((Double(placement.x) * scale).rounded()),
+      y: monitor.y + Int((Double(placement.y) * scale).rounded()), connection)
+    popup.setShape(rounded: !connection.fades, connection)
   }
 
   /// The scale to draw at: `[Display] Scale=`, else the X resources' `Xft.dpi` over 96, else 1.
@@ -232,37 +224,10 @@ public final class X11Backend: PopupBackend {
     display.settings.scale ?? connection.resourceScale ?? 1
   }
 
-  /// Draws `popup` at `appearance`'s opacity (full where nothing composites).
-  private func draw(_ popup: X11Popup, _ appearance: (phase: Phase, opacity: Double)) {
-    guard let connection else { return }
-    let frame = popup.frameBuffer()
-    display.paint(popup, into: frame, opacity: connection.fades ? appearance.opacity : 1)
-    popup.put(frame, connection)
-    popup.dirty = false
-    // A card that holds is drawn again only when it changes, is exposed or starts to fade out:
-    // until then the server keeps its pixels.
-    popup.drawn(moving: (connection.fades && appearance.phase.isFading) || popup.card.isAnimated)
-  }
-
-  /// Draws the shown cards that were exposed or changed.
-  private func drawDirty() {
-    draw(popups.filter { $0.mapped && $0.dirty })
-  }
-
-  /// Draws each of `popups` at the engine's opacity for now.
-  private func draw(_ popups: [X11Popup]) {
-    guard !popups.isEmpty else { return }
-    let appearances = display.notices.appearances(of: popups.map(\.id))
-    for popup in popups {
-      guard let appearance = appearances[popup.id] else { continue }
-      draw(popup, appearance)
-    }
-  }
-
   /// Spins the activity indicators of shown cards at `spinRate` while one is shown; stops when
   /// none is, so that holding cards cost no wakeups.
   private func updateSpinTimer() {
-    let spinning = popups.contains { $0.mapped && $0.card.isAnimated }
+    let spinning = popups.contains { $0.mapped && $0.shown.card.isAnimated }
     if !spinning {
       spinTimer?.cancel()
       spinTimer = nil
@@ -278,10 +243,7 @@ public final class X11Backend: PopupBackend {
   }
 
   private func spin() {
-    for popup in popups where popup.mapped && popup.card.isAnimated { popup.dirty = true }
-    drawDirty()
-    updateSpinTimer()
-    flush()
+    display.input(.frame(nil, ready: true))
   }
 
   private func flush() {
@@ -302,7 +264,7 @@ public final class X11Backend: PopupBackend {
         named: display.settings.namedOutput, followFocus: display.settings.followFocus)
       let center = X11Center(settings: display.settings.center, monitor: monitor, scale: scale, connection)
       self.center = center
-      display.centerResized(width: center.width, height: center.height)
+      display.input(.resized(width: center.width, height: center.height))
     }
     flush()
     return nil
@@ -335,27 +297,28 @@ public final class X11Backend: PopupBackend {
       let press = raw.assumingMemoryBound(to: xcb_button_press_event_t.self).pointee
       guard press.event == center.window, center.contains(x: Int(press.event_x), y: Int(press.event_y)) else {
         // A click outside.
-        display.closeCenter()
+        display.input(CenterInput.closed)
         return true
       }
       let x = Double(press.event_x) / center.scale
       let y = Double(press.event_y) / center.scale
       switch press.detail {
-      case 1: display.centerPressed(.left, x: x, y: y)
-      case 2: display.centerPressed(.middle, x: x, y: y)
-      case 3: display.centerPressed(.right, x: x, y: y)
-      case 4: display.centerScrolled(by: -Self.wheelStep)
-      case 5: display.centerScrolled(by: Self.wheelStep)
+      case 1: display.input(CenterInput.pressed(.left, x: x, y: y))
+      case 2: display.input(CenterInput.pressed(.middle, x: x, y: y))
+      case 3: display.input(CenterInput.pressed(.right, x: x, y: y))
+      case 4: display.input(CenterInput.scrolled(-Self.wheelStep))
+      case 5: display.input(CenterInput.scrolled(Self.wheelStep))
       default: break
       }
       return true
     case Self.motionNotify, Self.enterNotify:
       let motion = raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee
       if motion.event == center.window && center.contains(x: Int(motion.event_x), y: Int(motion.event_y)) {
-        display.centerPointerMoved(
-          x: Double(motion.event_x) / center.scale, y: Double(motion.event_y) / center.scale)
+        display.input(
+          CenterInput.pointerMoved(
+            x: Double(motion.event_x) / center.scale, y: Double(motion.event_y) / center.scale))
       } else {
-        display.centerPointerLeft()
+        display.input(CenterInput.pointerLeft)
       }
       return true
     case Self.keyPress:
@@ -363,7 +326,7 @@ public final class X11Backend: PopupBackend {
       if let keysym = connection.keysym(of: key.detail, state: key.state),
         let input = KeyInput(keysym: keysym)
       {
-        display.keyPressed(input)
+        display.input(.key(input))
       }
       return true
     case Self.expose:
@@ -384,7 +347,7 @@ public final class X11Backend: PopupBackend {
     spinTimer = nil
     guard let connection else { return }
     for popup in popups { popup.destroy(connection) }
-    stacks.removeAll()
+    windows.removeAll()
     connection.disconnect()
     self.connection = nil
   }
@@ -401,12 +364,10 @@ public final class X11Backend: PopupBackend {
     popups.first { $0.window == window }
   }
 
-  /// Handles one event; answers whether the popups must be reconciled (monitors or the
-  /// compositing manager changed).
-  private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) -> Bool
-  {
+  /// Handles one event.
+  private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, _ connection: X11Connection) {
     let type = event.pointee.response_type & 0x7f
-    if handleCenter(type, event, connection) { return false }
+    if handleCenter(type, event, connection) { return }
     let raw = UnsafeMutableRawPointer(event)
     switch type {
     case 0: refused(raw.assumingMemoryBound(to: xcb_generic_error_t.self).pointee)
@@ -419,17 +380,17 @@ public final class X11Backend: PopupBackend {
       pointerMoved(raw.assumingMemoryBound(to: xcb_motion_notify_event_t.self).pointee)
     case Self.leaveNotify:
       if popup(for: raw.assumingMemoryBound(to: xcb_leave_notify_event_t.self).pointee.event) != nil {
-        display.pointerLeft()
+        display.input(DisplayInput.pointerLeft)
       }
     case Self.expose:
-      popup(for: raw.assumingMemoryBound(to: xcb_expose_event_t.self).pointee.window)?.dirty = true
+      if let popup = popup(for: raw.assumingMemoryBound(to: xcb_expose_event_t.self).pointee.window) {
+        display.input(.damaged(popup.key))
+      }
     case Self.propertyNotify:
-      return propertyChanged(
-        raw.assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee, connection)
+      propertyChanged(raw.assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee, connection)
     default:
-      return extensionEvent(type, connection)
+      extensionEvent(type, connection)
     }
-    return false
   }
 
   /// An error: a request of ours the server refused. Logged once; the popups carry on.
@@ -451,10 +412,9 @@ public final class X11Backend: PopupBackend {
     case 3: button = .right
     default: return
     }
-    pressedPopup = popup
-    let action = display.press(
-      button, on: popup, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale)
-    display.carryOut(action, on: popup.id)
+    display.input(
+      .pressed(
+        button, popup.key, x: Double(press.event_x) / popup.scale, y: Double(press.event_y) / popup.scale))
   }
 
   /// A key typed into the popup with the keyboard (its reply field).
@@ -462,60 +422,71 @@ public final class X11Backend: PopupBackend {
     guard keyboardOwner != nil, let keysym = connection.keysym(of: key.detail, state: key.state),
       let input = KeyInput(keysym: keysym)
     else { return }
-    display.keyPressed(input)
+    display.input(.key(input))
   }
 
   /// The keyboard left the popup that had it: NotifyNormal, and a detail from Ancestor to
   /// NonlinearVirtual, the focus went elsewhere for good (not a grab's coming and going, nor the
   /// pointer's own focus events).
   private func focusLeft(_ focus: xcb_focus_out_event_t) {
-    guard let owner = keyboardOwner, popups.contains(where: { $0.id == owner && $0.window == focus.event }),
-      focus.mode == 0, focus.detail <= 4
+    guard let owner = keyboardOwner, windows[owner]?.window == focus.event, focus.mode == 0, focus.detail <= 4
     else { return }
     keyboardOwner = nil
-    display.keyboardLeft()
+    display.input(.keyboardLeft)
   }
 
   private func pointerMoved(_ motion: xcb_motion_notify_event_t) {
     guard let popup = popup(for: motion.event) else { return }
-    display.pointerMoved(
-      over: popup, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale)
+    display.input(
+      .pointerMoved(
+        popup.key, x: Double(motion.event_x) / popup.scale, y: Double(motion.event_y) / popup.scale))
   }
 
   /// A property changed: another window has the keyboard, or the active one's states changed
   /// (fullscreen); or `xrdb` changed the resources, and `Xft.dpi` may give another scale (then the
-  /// popups are reconciled).
-  private func propertyChanged(_ property: xcb_property_notify_event_t, _ connection: X11Connection) -> Bool {
+  /// windows are made again at it).
+  private func propertyChanged(_ property: xcb_property_notify_event_t, _ connection: X11Connection) {
     if (property.window == connection.root && property.atom == connection.atoms.activeWindow)
       || (property.window == connection.watchedWindow && property.atom == connection.atoms.state)
     {
       windowsChanged = true
-      return false
+      return
     }
-    guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue else {
-      return false
+    guard property.window == connection.root, property.atom == XCB_ATOM_RESOURCE_MANAGER.rawValue,
+      connection.readResourceScale()
+    else { return }
+    let wanted = wantedScale(connection)
+    guard wanted != scale else { return }
+    // Every window is made again at the new scale (and the center, if it is open).
+    display.log.info("display: drawing at scale \(wanted) now (was \(scale))")
+    scale = wanted
+    for popup in popups { popup.destroy(connection) }
+    windows.removeAll()
+    keyboardOwner = nil
+    if center != nil {
+      closeCenter()
+      _ = openCenter()
+      redrawCenter()
     }
-    return connection.readResourceScale()
+    display.input(.remade(outputs(connection)))
   }
 
-  /// RandR's monitors or XFixes' compositing manager changed; answers whether the popups must be
-  /// reconciled.
-  private func extensionEvent(_ type: UInt8, _ connection: X11Connection) -> Bool {
+  /// RandR's monitors or XFixes' compositing manager changed.
+  private func extensionEvent(_ type: UInt8, _ connection: X11Connection) {
     if let base = connection.randrEvents, type == base || type == base + 1 {
-      guard connection.readMonitors() else { return false }
-      focused = nil
+      guard connection.readMonitors() else { return }
       logMonitors(connection)
-      return true
+      display.input(.outputs(outputs(connection)))
+      return
     }
     if let base = connection.xfixesEvents, type == base {
-      guard connection.readCompositor() else { return false }
+      guard connection.readCompositor() else { return }
       display.log.info(
         connection.fades
           ? "display: a compositing manager runs now; popups fade"
           : "display: no compositing manager runs now; popups appear and vanish without fades")
-      for popup in popups { popup.dirty = true }
-      return true
+      for popup in popups { popup.setShape(rounded: !connection.fades, connection) }
+      display.input(.traits(traits(connection)))
     }
-    return false
   }
 }

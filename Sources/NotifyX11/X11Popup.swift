@@ -9,12 +9,13 @@ import NotifyProtocol
 /// One card on an X server: an override-redirect window of its own, and while it moves (fades or
 /// spins) the rendered card and the frame copied to the window.
 final class X11Popup: PopupSurface {
-  let id: Int
+  /// Its card on its monitor, as the display machine knows it.
+  var key: SurfaceKey
   let window: xcb_window_t
-  var card: Card
+  var shown: ShownCard
   /// The card's width (its look's) and height in logical pixels.
-  var width: Int { card.look.width }
-  var height: Int
+  var width: Int { shown.card.look.width }
+  var height: Int { shown.height }
   /// Device pixels per logical pixel: the window is the card's size times this.
   let scale: Double
   private var deviceWidth: Int { CardPainter.devicePixels(width, scale: scale) }
@@ -23,8 +24,6 @@ final class X11Popup: PopupSurface {
   var image: OpaquePointer?
   /// The frame's pixels, copied to the window with `PutImage`; kept only while the card moves.
   private var frame: OpaquePointer?
-  /// A frame should be drawn.
-  var dirty = true
   private(set) var mapped = false
   /// Where the window was put last, and the size it was given (logical pixels).
   private var geometry: (x: Int, y: Int, width: Int, height: Int)?
@@ -34,14 +33,13 @@ final class X11Popup: PopupSurface {
   /// When the popup appeared, for the activity indicator's sweep.
   let appeared = Posix.monotonicNow()
 
-  init(id: Int, card: Card, height: Int, scale: Double, connection: X11Connection) {
-    self.id = id
-    self.card = card
-    self.height = height
+  init(key: SurfaceKey, shown: ShownCard, scale: Double, connection: X11Connection) {
+    self.key = key
+    self.shown = shown
     self.scale = scale
     window = X11Window.make(
-      width: CardPainter.devicePixels(card.look.width, scale: scale),
-      height: CardPainter.devicePixels(height, scale: scale),
+      width: CardPainter.devicePixels(shown.card.look.width, scale: scale),
+      height: CardPainter.devicePixels(shown.height, scale: scale),
       connection)
   }
 
@@ -75,7 +73,6 @@ final class X11Popup: PopupSurface {
     if mapped {
       raise(connection)
       xcb_map_window(connection.connection, window)
-      dirty = true
     } else {
       xcb_unmap_window(connection.connection, window)
     }
@@ -84,7 +81,7 @@ final class X11Popup: PopupSurface {
   /// Cuts the window's corners round to its card's look's radius (`rounded`: nothing composites, so
   /// the card's transparent corners would show black), or takes the cut away (the alpha draws them).
   func setShape(rounded: Bool, _ connection: X11Connection) {
-    let radius = card.look.cornerRadius
+    let radius = shown.card.look.cornerRadius
     guard connection.hasShape, shape.map({ $0 != (rounded, width, height, radius) }) ?? true else { return }
     shape = (rounded, width, height, radius)
     let operation = UInt8(XCB_SHAPE_SO_SET.rawValue)

@@ -218,6 +218,56 @@ struct ModuleGraphTests {
       "hold the engine instead of going through NoticeService:\n\(holders.joined(separator: "\n"))")
   }
 
+  /// The cards' path from the engine to pixels (DESIGN §17): the engine's events and presentations
+  /// come in, and nothing on the way reads the engine (under its lock) or changes it but through the
+  /// requests the `DisplayMachine` lists. The machine is a pure value: no Dispatch, no cairo, no
+  /// service; the backends know the display only as a `DisplayHost`. The center alone still
+  /// queries what it lists (`PopupDisplay+Center.swift`: the history, as a client's `History` does).
+  @Test func theCardsPath_readsNothingFromTheEngine_andTheBackendsOnlyTranslate() throws {
+    var findings: [String] = []
+    func scan(_ folder: String, skip: Set<String> = [], _ check: (String, Substring) -> String?) throws {
+      let root = Self.repository.appendingPathComponent(folder)
+      let files = try FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)
+      for file in files.sorted(by: { $0.path < $1.path })
+      where file.pathExtension == "swift" && !skip.contains(file.lastPathComponent) {
+        let lines = try String(contentsOf: file, encoding: .utf8).split(
+          separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated()
+        where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+          if let why = check(file.lastPathComponent, line) {
+            findings.append("\(folder)/\(file.lastPathComponent):\(number + 1): \(why): \(line)")
+          }
+        }
+      }
+    }
+    let engineRead = try Regex(#"\bnotices\.(?!now\b|present\()"#)
+    let reads = try Regex(#"\b(appearances|matchingRules|fullscreenPolicy)\("#)
+    let display = try Regex(#"\b(PopupDisplay|NoticeService)\b|\bservice\."#)
+    try scan("Sources/NotifyDisplay", skip: ["PopupDisplay+Center.swift"]) { file, line in
+      if line.contains(engineRead) || line.contains(reads) { return "reads the engine" }
+      if file.hasPrefix("DisplayMachine"),
+        line.hasPrefix("import ")
+          && !["import NotifyConfig", "import NotifyCore", "import NotifyProtocol"].contains(line)
+      {
+        return "the machine is a pure value"
+      }
+      if file.hasPrefix("DisplayMachine"), line.contains("service.") || line.contains("DispatchQueue") {
+        return "the machine calls out"
+      }
+      return nil
+    }
+    for backend in ["Sources/NotifyWayland", "Sources/NotifyX11"] {
+      try scan(backend) { _, line in
+        if line.contains(reads) || line.contains(engineRead) { return "reads the engine" }
+        if line.contains(display) {
+          return "a backend reaches past its DisplayHost"
+        }
+        return nil
+      }
+    }
+    #expect(findings.isEmpty, "\(findings.joined(separator: "\n"))")
+  }
+
   /// docs/ARCHITECTURE.md's table of parts: a row per Swift target that is not a test, whose "may
   /// use" column names (in backticks) exactly the targets it depends on.
   @Test func architectureDoc_mayUseColumn_matchesPackageSwift() throws {

@@ -2,19 +2,8 @@ import Dispatch
 import Foundation
 import NotifyCore
 import NotifyProtocol
+import NotifyTestSupport
 import Testing
-
-/// A small seeded generator, so that each thread's sequence of requests can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// What the stress run saw: ids accepted, finish events per id, and errors by kind.
 final class StressLedger: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import NotifyCore
 import NotifyProtocol
 import NotifySupport
+import NotifyTestSupport
 import Testing
 
 /// A seeded simulation of the engine (issue 37): `QueueMachine` driven by random requests, clock

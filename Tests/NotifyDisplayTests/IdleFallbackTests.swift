@@ -27,19 +27,20 @@ final class StandInBackend: PopupBackend {
 
   deinit { for fd in pipe { close(fd) } }
 
-  func connect(for display: PopupDisplay) throws(PopupDisplayFailure) -> String {
+  func connect(to host: any DisplayHost) throws(PopupDisplayFailure) -> (
+    description: String, traits: DisplayTraits
+  ) {
     if let failure { throw PopupDisplayFailure(failure) }
-    return "a stand-in display"
+    return ("a stand-in display", DisplayTraits(windows: false, blends: true))
   }
   var fileDescriptor: Int32 { pipe[0] }
   func readable() -> Bool { true }
-  func reconcile() {}
-  func phaseChanged(of id: Int) {}
-  func frame() {}
+  func readOutputs() -> DisplayOutputs { DisplayOutputs([], focus: nil) }
+  func perform(_ actions: [DisplayAction]) {}
+  func activationToken(for surface: SurfaceKey, _ done: @escaping (String?) -> Void) { done(nil) }
   func disconnect() {}
   func watchIdle(after seconds: Double) -> IdleWatch { idle }
   func secondsSinceInput() -> Double? { nil }
-  func setKeyboardFocus(on id: Int?) {}
   func openCenter() -> String? { "a stand-in draws no center" }
   func closeCenter() {}
   func redrawCenter() {}

@@ -24,8 +24,8 @@ struct PersonChangesTests {
 
   @Test func aClickOnANoticeThatFinishedMeanwhile_isLogged() {
     let (display, sink) = display()
-    display.carryOut(.invoke("open"), on: 42)
-    display.carryOut(.dismiss, on: 43)
+    display.ask(.invoke(id: 42, action: "open", from: SurfaceKey(id: 42, output: nil)))
+    display.ask(.dismiss(43))
     #expect(
       sink.lines == [
         .init(.notice, "popups: action 'open' of notice 42: no notice 42"),

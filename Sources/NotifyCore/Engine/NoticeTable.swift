@@ -10,6 +10,11 @@ struct NoticeTable {
   private(set) var records: [NoticeRecord] = []
   private var positions: [Int: Int] = [:]
 
+  /// Whether `retimed` is kept (only while someone is told of presentations).
+  var tracksRetimed = false
+  /// Ids whose timeline changed since `takeRetimed()`: their presentation is told again.
+  private var retimed: Set<Int> = []
+
   var count: Int { records.count }
   var isEmpty: Bool { records.isEmpty }
 
@@ -23,7 +28,20 @@ struct NoticeTable {
   @discardableResult
   mutating func modify<Result>(_ id: Int, _ body: (inout NoticeRecord) -> Result) -> Result? {
     guard let position = positions[id] else { return nil }
+    guard tracksRetimed else { return body(&records[position]) }
+    let before = (records[position].timeline, records[position].startedAt)
+    defer {
+      if records[position].timeline != before.0 || records[position].startedAt != before.1 {
+        retimed.insert(id)
+      }
+    }
     return body(&records[position])
+  }
+
+  /// The ids whose timeline changed since the last call.
+  mutating func takeRetimed() -> Set<Int> {
+    defer { retimed.removeAll() }
+    return retimed
   }
 
   mutating func insert(_ record: NoticeRecord) {

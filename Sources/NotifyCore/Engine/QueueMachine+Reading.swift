@@ -68,6 +68,23 @@ extension QueueMachine {
       hints: notice.hints)
   }
 
+  /// What the popups need of shown notice `id` (`Presentation`); `nil` for one not unfinished.
+  public func presentation(of id: Int) -> Presentation? {
+    guard let record = notices[id] else { return nil }
+    return Presentation(
+      rules: matchingRules(of: id), fullscreen: record.gates.fullscreen, timeline: record.timeline,
+      startedAt: record.startedAt)
+  }
+
+  /// Whether timelines changing are noted (`takeRetimed()`): while someone is told of presentations.
+  public mutating func notePresentations(_ on: Bool) { notices.tracksRetimed = on }
+
+  /// The unfinished notices whose timeline changed since the last call (with `notePresentations`).
+  public mutating func takeRetimed() -> Set<Int> { notices.takeRetimed() }
+
+  /// The ids of every shown unfinished notice.
+  public var shownIDs: [Int] { notices.records.filter(\.isShown).map(\.notice.id) }
+
   /// Every unfinished notice as it is at `now`, oldest first.
   public func unfinishedNotices(at now: Double) -> [Notice] {
     notices.sortedIDs.map { notices[$0]!.current(at: now) }
