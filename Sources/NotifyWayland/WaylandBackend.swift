@@ -35,6 +35,9 @@ public final class WaylandBackend: PopupBackend {
   /// Whether the windows' states changed in what was read last: the display hears of it once the
   /// read is done.
   private var windowsChanged = false
+  /// Whether what the compositor sent is being handled: requests made meanwhile are flushed once,
+  /// after the read, not once per input.
+  private var reading = false
 
   /// The compositor's socket: a name in `XDG_RUNTIME_DIR` or a path (the session's
   /// `WAYLAND_DISPLAY`); nil for the process's own `WAYLAND_DISPLAY`.
@@ -106,6 +109,8 @@ public final class WaylandBackend: PopupBackend {
 
   public func readable() -> Bool {
     guard let connection else { return false }
+    reading = true
+    defer { reading = false }
     guard connection.dispatch() else { return false }
     if windowsChanged { reportFullscreen() }
     return connection.flush()
@@ -235,7 +240,7 @@ public final class WaylandBackend: PopupBackend {
   }
 
   private func flush() {
-    guard let connection else { return }
+    guard !reading, let connection else { return }
     if !connection.flush() { display.connectionBroken() }
   }
 
@@ -331,7 +336,6 @@ public final class WaylandBackend: PopupBackend {
 extension WaylandBackend: PopupOwner {
   func popupConfigured(_ popup: Popup) {
     display.input(.frame(popup.key, ready: true))
-    flush()
   }
 
   func popupMoved(_ popup: Popup) {
@@ -356,7 +360,6 @@ extension WaylandBackend: PopupOwner {
 
   func popupFrameDone(_ popup: Popup) {
     display.input(.frame(popup.key, ready: true))
-    flush()
   }
 }
 

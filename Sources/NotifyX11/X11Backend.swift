@@ -38,6 +38,9 @@ public final class X11Backend: PopupBackend {
   /// Whether the active window, or its states, changed in what was read last: whether it is
   /// fullscreen is read once the read is done.
   private var windowsChanged = false
+  /// Whether what the server sent is being handled: requests made meanwhile are flushed once, after
+  /// the read, not once per input.
+  private var reading = false
   /// Whether this connection's first X error was logged (the rest are not: one a frame would flood).
   private var errorLogged = false
   /// Device pixels per logical pixel the windows are drawn at: `[Display] Scale=`, else `Xft.dpi`.
@@ -112,6 +115,8 @@ public final class X11Backend: PopupBackend {
 
   public func readable() -> Bool {
     guard let connection else { return false }
+    reading = true
+    defer { reading = false }
     while let event = connection.nextEvent() {
       defer { free(event) }
       handle(event, connection)
@@ -247,7 +252,7 @@ public final class X11Backend: PopupBackend {
   }
 
   private func flush() {
-    guard let connection else { return }
+    guard !reading, let connection else { return }
     if !connection.flush() { display.connectionBroken() }
   }
 
