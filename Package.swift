@@ -37,10 +37,10 @@ let package = Package(
     .target(name: "NotifyPaths", dependencies: ["NotifyPosix"]),
     .plugin(name: "WireTypes", capability: .buildTool(), dependencies: ["notifyd-wiregen"]),
     // What the engine and the daemon's adapters share below them: the logger, the one lock, the
-    // daemon's serial dispatch root, the reconnect backoff.
+    // daemon's serial dispatch root, the reconnect backoff, the heaps of timers.
     .target(name: "NotifySupport"),
-    // What the unit tests share: the manual clock, a log sink that keeps its lines. No product
-    // depends on it.
+    // What the unit tests share: the manual clock, a log sink that keeps its lines, the seeded
+    // generator. No product depends on it.
     .target(name: "NotifyTestSupport", dependencies: ["NotifyCore", "NotifySupport"]),
 
     // MARK: - The engine and its configuration

@@ -59,9 +59,9 @@ PACKAGE = ["tests/test_package.py", "tests/test_install.py"]
 SOAK_SECONDS = os.environ.get("SECONDS_OF_SOAK", "180")
 # The TSan build's test targets: the queue engine's suites are the ones run under TSan; and not the
 # bench. (It keeps notifyctl: the daemon runs the one beside it for the picker, `notifyctl menu`.)
-TSAN_BUILD = {"NOTIFYD_TEST_TARGETS": "NotifyCoreTests", "NOTIFYD_LEAVE_OUT": "notifyd-bench"}
 # The ASan build: the daemon and the client its suites run, not the bench.
 ASAN_BUILD = {"NOTIFYD_LEAVE_OUT": "notifyd-bench"}
+TSAN_BUILD = {**ASAN_BUILD, "NOTIFYD_TEST_TARGETS": "NotifyCoreTests"}
 # Each job's processes are counted in a cpuacct cgroup of their own, where the machine has that
 # hierarchy and lets us make one (as root): the report gives each job's CPU time beside its wall time.
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")

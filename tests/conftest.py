@@ -69,7 +69,7 @@ class NotifyctlQueries:
         return json.loads(self.notifyctl("status", "--json", check=True).stdout)
 
     def drawing(self):
-        return self.status()["display"].get("drawing") is True
+        return self.status().get("display", {}).get("drawing") is True
 
     def get(self, notice_id):
         return json.loads(self.notifyctl("get", str(notice_id), "--json", check=True).stdout)["notice"]

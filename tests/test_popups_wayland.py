@@ -291,7 +291,7 @@ def test_away_from_sway_a_popup_outlasts_its_hold_and_once_the_pointer_moves_hol
     sway, make_daemon = session
     hold = 1.0
     daemon = make_daemon(display_config() + "[Idle]\nAfter=1s\n")
-    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
+    wait_for(daemon.drawing, what="the popups to connect")
     assert daemon.status()["display"] == {"backend": "wayland", "drawing": True, "detail": "Wayland (HEADLESS-1)"}
     # Headless sway has no input devices: nobody touches it, so a second after the daemon asked, the
     # compositor says the seat is idle (sway 1.7 offers org_kde_kwin_idle, not ext-idle-notify-v1).

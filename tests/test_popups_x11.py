@@ -164,7 +164,7 @@ def test_the_x_server_dying_mid_fade_loses_nothing_and_popups_return_with_it(x11
     daemon = make_daemon()
     # Drawing on this X server first: a daemon whose first connection failed (a TSan daemon once did,
     # and tried again 0.25 s later) would otherwise meet only the second server and lose nothing.
-    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
+    wait_for(daemon.drawing, what="the popups to connect")
     notice = daemon.show("Mid-fade", "--fade-in", "3s", "--hold", "60s")
     wait_for(lambda: daemon.get(notice).get("phase") == "fadingIn", what="the fade-in")
     x.kill()
@@ -185,7 +185,7 @@ def test_away_from_x11_a_popup_outlasts_its_hold_and_once_the_mouse_moves_holds_
     x, make_daemon = x11_session
     after, hold = 1.0, 2.0
     daemon = make_daemon(x11_config() + f"[Idle]\nAfter={after:g}s\n")
-    wait_for(lambda: daemon.status().get("display", {}).get("drawing"), what="the popups to connect")
+    wait_for(daemon.drawing, what="the popups to connect")
     assert daemon.status()["display"]["backend"] == "x11"
     assert daemon.status()["idle"] == {"idle": False, "source": "X11 screensaver"}
     # Nobody touches Xvfb, but the screensaver extension is asked only while a popup shows: a first

@@ -17,8 +17,6 @@ public final class NoticeQueue: Sendable {
     var sinks: [Int: EventOutbox.Sink] = [:]
     /// Watchers told of the presentations of shown notices as they change (the popups).
     var presenters: [Int: @Sendable ([Int: Presentation]) -> Void] = [:]
-    /// Notices whose presentation is told once the effects are carried out.
-    var touched: Set<Int> = []
     var replies: [Int: @Sendable (Notice) -> Void] = [:]
     var timer: ScheduledAction?
     /// The number the next event published gets (`EventOutbox.Sink`).
@@ -92,7 +90,6 @@ public final class NoticeQueue: Sendable {
     for effect in state.machine.takeEffects() {
       if case .publish(let event) = effect {
         batch.append(event)
-        if !state.presenters.isEmpty, let id = event.id ?? event.notice?.id { state.touched.insert(id) }
         continue
       }
       post(batch, to: Array(state.sinks.values), &state)
@@ -141,20 +138,16 @@ public final class NoticeQueue: Sendable {
       }
     }
     post(batch, to: Array(state.sinks.values), &state)
-    present(&state)
+    tellPresenters(&state)
   }
 
-  /// Tells the presenters what changed of the shown notices that were published or retimed, after
-  /// the events of the same change.
-  private func present(_ state: inout State) {
+  /// Tells the presenters the presentations that changed, after the events of the same change.
+  private func tellPresenters(_ state: inout State) {
     guard !state.presenters.isEmpty else { return }
-    let ids = state.touched.union(state.machine.takeRetimed())
-    state.touched.removeAll(keepingCapacity: true)
+    let ids = state.machine.takePresentationChanges()
     var changes: [Int: Presentation] = [:]
     for id in ids {
-      if let presentation = state.machine.presentation(of: id), presentation.timeline != nil {
-        changes[id] = presentation
-      }
+      if let presentation = state.machine.presentation(of: id) { changes[id] = presentation }
     }
     guard !changes.isEmpty else { return }
     let sinks = Array(state.presenters.values)
@@ -308,12 +301,6 @@ public final class NoticeQueue: Sendable {
     mutate { machine, instant in machine.setFullscreen(on, at: instant) }
   }
 
-  /// What notice `id` does under a fullscreen window (`Fullscreen=`), by the rules it matched; `nil`
-  /// once it has finished.
-  public func fullscreenPolicy(of id: Int) -> FullscreenPolicy? {
-    state.withLock { $0.machine.fullscreenPolicy(of: id) }
-  }
-
   /// What an idle source says of the person (`QueueMachine.setIdle`): away or back, and which
   /// source; `nil` once none tells.
   public func setIdle(_ state: IdleState?) {
@@ -337,12 +324,6 @@ public final class NoticeQueue: Sendable {
     let now = scheduler.now
     guard let notice = state.withLock({ $0.machine.notice(id, at: now) }) else { throw .noSuchNotice(id: id) }
     return notice
-  }
-
-  /// The rules unfinished notice `id` matches now (`QueueMachine.matchingRules(of:)`): what the
-  /// popups draw it by (its look, its clicks).
-  public func matchingRules(of id: Int) -> [Rule] {
-    state.withLock { $0.machine.matchingRules(of: id) }
   }
 
   /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back.
@@ -383,20 +364,6 @@ public final class NoticeQueue: Sendable {
   /// What `status()` says of the relay (`[Relay]`): its connection and outbox, or nothing.
   public func setRelay(_ relay: RelayState?) {
     state.withLock { $0.relay = relay }
-  }
-
-  /// The phase and opacity of each unfinished notice of `ids` at this instant: what a popup draws
-  /// in the frame it paints now. Finished or unknown ids are absent.
-  public func appearances(of ids: [Int]) -> [Int: (phase: Phase, opacity: Double)] {
-    let now = scheduler.now
-    return state.withLock { state in
-      var result: [Int: (phase: Phase, opacity: Double)] = [:]
-      for id in ids where state.machine.isUnfinished(id) {
-        let notice = state.machine.notice(id, at: now)!
-        result[id] = (notice.phase, notice.opacity)
-      }
-      return result
-    }
   }
 
   // MARK: - Waiting and watching
@@ -440,14 +407,14 @@ public final class NoticeQueue: Sendable {
   /// `watch(frames:fps:sink:)` leaves the numbers out). The sink gets each event's number: every
   /// sink that is handed one event gets the same number, so subscribers that encode events (the
   /// Varlink watchers) encode each once however many of them there are. The snapshot's number is 0.
-  /// With `presenting`, the presentation of every shown notice follows the snapshot, and that of
-  /// each notice published or retimed follows the events of the change (the popups).
   public func watch(
     frames: Bool = false, fps: Int? = nil, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
   ) throws(QueueError) -> Subscription {
     try watch(frames: frames, fps: fps, numbered: sink, presenting: nil)
   }
 
+  /// `watch`, and the presentation of every shown notice after the snapshot, then of each whose
+  /// presentation a change changed after that change's events (the popups; `Presentation`).
   public func present(
     frames: Bool, sink: @escaping @Sendable (Event) -> Void,
     presentations: @escaping @Sendable ([Int: Presentation]) -> Void
@@ -469,7 +436,6 @@ public final class NoticeQueue: Sendable {
       if let presenting {
         state.presenters[id] = presenting
         state.machine.notePresentations(true)
-        state.touched.formUnion(state.machine.shownIDs)
       }
       return id
     }

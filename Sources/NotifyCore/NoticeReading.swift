@@ -11,13 +11,10 @@ public protocol NoticeReading: AnyObject, Sendable {
   func get(_ id: Int) throws(QueueError) -> Notice
   /// The engine's clock (the scheduler's `now`): what presentations are timed by.
   var now: Double { get }
-  func matchingRules(of id: Int) -> [Rule]
-  func fullscreenPolicy(of id: Int) -> FullscreenPolicy?
   func list(held: Bool) -> [Notice]
   func history(_ request: HistoryParameters) -> [Notice]
   func forEachFinished(limit: Int, _ visit: (Notice) -> Void)
   func status() -> StatusReply
-  func appearances(of ids: [Int]) -> [Int: (phase: Phase, opacity: Double)]
   /// A `Wait`: `reply` once notice `id` has finished. A subscription, not a change of the notice.
   @discardableResult
   func wait(_ id: Int, reply: @escaping @Sendable (Notice) -> Void) throws(QueueError)
@@ -26,8 +23,8 @@ public protocol NoticeReading: AnyObject, Sendable {
   func watch(
     frames: Bool, fps: Int?, numbered sink: @escaping @Sendable (Event, UInt64) -> Void
   ) throws(QueueError) -> NoticeQueue.Subscription
-  /// Every event in order after a snapshot, each followed by the presentations of the shown notices
-  /// it changed (`NoticeQueue.watch(frames:fps:numbered:presenting:)`): what the popups follow.
+  /// Every event in order after a snapshot, each change's followed by the presentations it changed
+  /// (`NoticeQueue.present(frames:sink:presentations:)`): what the popups follow.
   func present(
     frames: Bool, sink: @escaping @Sendable (Event) -> Void,
     presentations: @escaping @Sendable ([Int: Presentation]) -> Void

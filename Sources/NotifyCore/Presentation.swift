@@ -7,29 +7,22 @@ import NotifyProtocol
 public struct Presentation: Sendable, Equatable {
   /// The rules the notice matches, in the file's order (`QueueMachine.matchingRules(of:)`).
   public var rules: [Rule]
-  /// What it does under a fullscreen window, as the engine holds it to; `nil` when none was
-  /// resolved (a notice restored by hand shows).
-  public var fullscreen: FullscreenPolicy?
-  /// Its appearance over time, once shown.
-  public var timeline: Timeline?
+  /// What it does under a fullscreen window, as the engine holds it to.
+  public var fullscreen: FullscreenPolicy
+  /// Its appearance over time since it was shown.
+  public var timeline: Timeline
   /// The instant (the scheduler's `now`) its timeline starts at.
   public var startedAt: Double
 
-  public init(rules: [Rule] = [], fullscreen: FullscreenPolicy? = nil, timeline: Timeline?, startedAt: Double)
-  {
+  public init(rules: [Rule], fullscreen: FullscreenPolicy, timeline: Timeline, startedAt: Double) {
     self.rules = rules
     self.fullscreen = fullscreen
     self.timeline = timeline
     self.startedAt = startedAt
   }
 
-  /// Its phase and opacity at `now` (the scheduler's clock); `nil` before it is shown or once its
-  /// timeline has ended.
+  /// Its phase and opacity at `now` (the scheduler's clock); `nil` once its timeline has ended.
   public func appearance(at now: Double) -> (phase: Phase, opacity: Double)? {
-    guard let timeline else { return nil }
-    let elapsed = max(now - startedAt, 0)
-    let phase = timeline.phase(at: elapsed)
-    guard phase != .finished else { return nil }
-    return (phase, timeline.opacity(at: elapsed))
+    timeline.appearance(at: max(now - startedAt, 0))
   }
 }

@@ -79,6 +79,12 @@ public struct Timeline: Sendable, Equatable {
     segment(at: elapsed)?.phase ?? .finished
   }
 
+  /// The phase and opacity at `elapsed` seconds; `nil` once it has ended.
+  public func appearance(at elapsed: Double) -> (phase: Phase, opacity: Double)? {
+    let phase = phase(at: elapsed)
+    return phase == .finished ? nil : (phase, opacity(at: elapsed))
+  }
+
   /// The opacity at `elapsed` seconds, 0...1.
   public func opacity(at elapsed: Double) -> Double {
     guard let segment = segment(at: elapsed) else { return 0 }

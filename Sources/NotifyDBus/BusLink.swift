@@ -22,8 +22,8 @@ protocol BusLinked: AnyObject {
 /// A client's connection to one bus, kept up: the steps every client of a bus takes, written once.
 /// It opens the connection, hears of the bus going away, starts reading, and lets the client set
 /// up; when the bus goes away it tears down and connects again with a backoff from 0.25 s to 30 s
-/// (`RetryTimer`), but only to a bus that answered since `connect`: one never reached (a host or a
-/// container without it) is not tried again.
+/// (`RetryTimer`), but only to a bus that answered since the link was made or last closed: one
+/// never reached (a host or a container without it) is not tried again.
 ///
 /// - Important: used only on `queue`, the client's serial queue, which owns the connection.
 final class BusLink {
@@ -34,7 +34,7 @@ final class BusLink {
   private var address: String?
   private var everConnected = false
   /// The connection the client is set up on, or being set up on.
-  private(set) var connection: DBusConnection?
+  private var connection: DBusConnection?
   /// The client's matches on `connection`, cancelled as it goes.
   private var matches: [DBusConnection.Slot] = []
 
@@ -78,16 +78,37 @@ final class BusLink {
     if isCurrent(connection) { retry.reset() }
   }
 
+  /// Calls a method of `destination` on the open connection (nothing while there is none), without
+  /// activating it: `reply` hears the answer only while that connection is still the current one,
+  /// and a call the bus refuses at once loses the connection (`lost`).
+  func call(
+    destination: String, path: String, interface: String, member: String,
+    build: (DBusMessage) throws(DBusError) -> Void = { _ in },
+    reply: @escaping (Result<DBusMessage, DBusError>) -> Void
+  ) {
+    guard let connection = open else { return }
+    do {
+      try connection.callAsync(
+        destination: destination, path: path, interface: interface, member: member, activation: false,
+        build: build
+      ) { [weak self] result in
+        guard let self, isCurrent(connection) else { return }
+        reply(result)
+      }
+    } catch {
+      lost(error)
+    }
+  }
+
   /// Keeps a match of the client's until the connection goes.
   func keep(_ slot: DBusConnection.Slot) {
     matches.append(slot)
   }
 
-  /// The bus failed a call of the client's on the current connection: torn down, and connected
+  /// The bus went away, or failed the client (a call, or setting up): torn down, and connected
   /// again.
   func lost(_ error: DBusError) {
-    guard let connection else { return }
-    let address = connection.address
+    guard connection != nil, let address else { return }
     tearDown()
     client.busLost(at: address, error)
     scheduleReconnect()

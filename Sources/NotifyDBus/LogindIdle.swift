@@ -106,16 +106,16 @@ public final class LogindIdle: @unchecked Sendable {
   }
 
   /// Asks for the user's `IdleHint`; the answer (or why there is none) is told when it comes.
-  private func readIdleHint(on connection: DBusConnection) throws(DBusError) {
-    try connection.callAsync(
+  private func readIdleHint() {
+    link.call(
       destination: DBusNames.Login.name, path: userPath, interface: DBusNames.Properties.interface,
-      member: DBusNames.Properties.get, activation: false,
+      member: DBusNames.Properties.get,
       build: { message throws(DBusError) in
         try message.append(DBusNames.Login.userInterface)
         try message.append(DBusNames.Login.idleHint)
       }
     ) { [weak self] result in
-      guard let self, link.isCurrent(connection) else { return }
+      guard let self else { return }
       switch result {
       case .success(let reply):
         guard let idle = (try? reply.readVariant())?.booleanValue else {
@@ -139,12 +139,8 @@ public final class LogindIdle: @unchecked Sendable {
   }
 
   private func readAgain() {
-    guard active, let connection = link.open else { return }
-    do {
-      try readIdleHint(on: connection)
-    } catch {
-      link.lost(error)
-    }
+    guard active else { return }
+    readIdleHint()
   }
 
   /// `PropertiesChanged` on the user (`s a{sv} as`): a new `IdleHint` is told; one invalidated is
@@ -193,7 +189,7 @@ public final class LogindIdle: @unchecked Sendable {
 extension LogindIdle: BusLinked {
   func linked(_ connection: DBusConnection) throws(DBusError) {
     try follow(on: connection)
-    try readIdleHint(on: connection)
+    readIdleHint()
   }
 
   func busUnreachable(at address: String, _ error: DBusError, retrying: Bool) {

@@ -96,21 +96,16 @@ public final class UserManagerEnvironment: @unchecked Sendable {
 
   /// Asks the manager to send its signals; then reads the environment.
   private func subscribe() {
-    guard active, let connection = link.open else { return }
+    guard active else { return }
     let names = DBusNames.UserManager.self
-    do {
-      try connection.callAsync(
-        destination: names.name, path: names.path, interface: names.interface, member: names.subscribe,
-        activation: false, build: { _ in }
-      ) { [weak self] result in
-        guard let self, link.isCurrent(connection) else { return }
-        if case .failure(let error) = result {
-          report("the user's service manager does not answer on the session bus (\(error))")
-        }
-        read()
+    link.call(destination: names.name, path: names.path, interface: names.interface, member: names.subscribe)
+    {
+      [weak self] result in
+      guard let self else { return }
+      if case .failure(let error) = result {
+        report("the user's service manager does not answer on the session bus (\(error))")
       }
-    } catch {
-      link.lost(error)
+      read()
     }
   }
 
@@ -120,7 +115,7 @@ public final class UserManagerEnvironment: @unchecked Sendable {
   }
 
   private func read() {
-    guard active, let connection = link.open else { return }
+    guard active, link.open != nil else { return }
     guard !reading else {
       again = true
       return
@@ -128,36 +123,32 @@ public final class UserManagerEnvironment: @unchecked Sendable {
     reading = true
     again = false
     let names = DBusNames.UserManager.self
-    do {
-      try connection.callAsync(
-        destination: names.name, path: names.path, interface: DBusNames.Properties.interface,
-        member: DBusNames.Properties.get, activation: false,
-        build: { message throws(DBusError) in
-          try message.append(names.interface)
-          try message.append(names.environment)
-        }
-      ) { [weak self] result in
-        guard let self, link.isCurrent(connection) else { return }
-        reading = false
-        switch result {
-        case .success(let reply):
-          if let assignments = try? reply.readStringArrayVariant() {
-            problem = nil
-            if assignments != last {
-              last = assignments
-              changed(assignments)
-            }
-          } else {
-            report("the user's service manager's Environment is not an array of strings")
-          }
-        case .failure(let error):
-          report("cannot read the user's service manager's environment (\(error))")
-        }
-        if again { read() }
+    // A call the bus refuses at once loses the connection, and `unlinking` ends the reading.
+    link.call(
+      destination: names.name, path: names.path, interface: DBusNames.Properties.interface,
+      member: DBusNames.Properties.get,
+      build: { message throws(DBusError) in
+        try message.append(names.interface)
+        try message.append(names.environment)
       }
-    } catch {
+    ) { [weak self] result in
+      guard let self else { return }
       reading = false
-      link.lost(error)
+      switch result {
+      case .success(let reply):
+        if let assignments = try? reply.readStringArrayVariant() {
+          problem = nil
+          if assignments != last {
+            last = assignments
+            changed(assignments)
+          }
+        } else {
+          report("the user's service manager's Environment is not an array of strings")
+        }
+      case .failure(let error):
+        report("cannot read the user's service manager's environment (\(error))")
+      }
+      if again { read() }
     }
   }
 

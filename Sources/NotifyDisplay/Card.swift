@@ -63,6 +63,15 @@ public struct Card: Sendable, Equatable {
   /// rendered image while it holds, so that lighting a button or typing paints that part alone.
   public var isActionable: Bool { !buttons.isEmpty || reply != nil }
 
+  /// Whether `other` shows the same notice the same way, but for what the person touched (the
+  /// button lit, the text typed): its height is the same, and only those parts are painted again.
+  public func sameContent(as other: Card) -> Bool {
+    var same = self
+    same.highlighted = other.highlighted
+    same.typed = other.typed
+    return same == other
+  }
+
   /// Whether the card moves by itself while it holds: an indicator without a value spins.
   public var isAnimated: Bool { kind == .progress && value == nil }
 }

@@ -213,10 +213,7 @@ public final class CardPainter {
   /// moving onto a button then costs a button's painting, not the card's: a click right behind it
   /// does not wait. Answers false, touching nothing, when anything else changed.
   public func redrawInput(_ image: OpaquePointer, from old: Card, to new: Card, height: Int) -> Bool {
-    var same = old
-    same.highlighted = new.highlighted
-    same.typed = new.typed
-    guard same == new else { return false }
+    guard old.sameContent(as: new) else { return false }
     let geometry = geometry(of: new, height: height)
     var parts = geometry.buttons.filter { (old.highlighted == $0.target) != (new.highlighted == $0.target) }
     if old.typed != new.typed, let field = geometry.field { parts.append(field) }

@@ -35,7 +35,6 @@ extension DisplayMachine {
   /// for its notice.
   mutating func press(_ button: PopupButton, on key: SurfaceKey, x: Double, y: Double) {
     guard !centerOpen, let (state, target) = target(on: key, x: x, y: y) else { return }
-    pressed = key
     let press = CardPress(button, on: target, of: state.shown.card, binding: binding(of: button, for: key.id))
     switch press {
     case .invoke(let action): actions.append(.request(.invoke(id: key.id, action: action, from: key)))

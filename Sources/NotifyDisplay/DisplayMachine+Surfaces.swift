@@ -9,10 +9,10 @@ extension DisplayMachine {
   public mutating func settle(at now: Double) {
     needsSettle = false
     guard let traits else { return }
-    let wanted = drawsCards ? visible.filter { presentations[$0] != nil && !isPushedBack($0) } : []
+    let wanted = wantedIDs
     let names = outputs.map(\.name)
     closed = closed.filter { key in wanted.contains(key.id) }
-    chooseFocus(wanted: wanted, names: names, windows: traits.windows)
+    chooseFocus(names: names, windows: traits.windows)
     // With no output there is nowhere to draw: the notices keep their timing meanwhile.
     guard !outputs.isEmpty else {
       for key in surfaces.keys.sorted(by: Self.order) { destroy(key) }
@@ -43,21 +43,16 @@ extension DisplayMachine {
         shown.map { ($0.card.look.width, $0.height, $0.card.urgency) }, settings: settings,
         outputWidth: size.width, outputHeight: size.height)
       for (item, placement) in zip(shown, placements) {
-        settle(
-          item.key,
-          ShownCard(
-            card: item.card, height: item.height, layer: layer(of: item.card),
-            placement: placement ?? Self.nowhere), fits: placement != nil, traits: traits, at: now)
+        settle(item.key, item.card, height: item.height, placement: placement, traits: traits, at: now)
       }
     }
   }
 
   /// Where the focused output's cards go: the output of the focus as a card appears (so that a
   /// stack stays put while cards hold), kept while that output exists.
-  private mutating func chooseFocus(wanted: [Int], names: [String], windows: Bool) {
+  private mutating func chooseFocus(names: [String], windows: Bool) {
     if let name = focused, !names.contains(name) { (focused, focusLearned) = (nil, false) }
-    let drawn = Set(surfaces.keys.map(\.id))
-    if wanted.contains(where: { !drawn.contains($0) }) {
+    if showsNewCard {
       if let name = focusNow, names.contains(name) {
         (focused, focusLearned) = (name, false)
       } else if !focusLearned {
@@ -81,11 +76,13 @@ extension DisplayMachine {
     }
   }
 
-  /// One surface as it should be: made, updated, placed, put on or off the screen, drawn.
+  /// One surface as it should be: made, updated, placed, put on or off the screen, drawn; `nil`
+  /// for a card that does not fit.
   private mutating func settle(
-    _ key: SurfaceKey, _ shown: ShownCard, fits: Bool, traits: DisplayTraits, at now: Double
+    _ key: SurfaceKey, _ card: Card, height: Int, placement: PopupLayout.Placement?, traits: DisplayTraits,
+    at now: Double
   ) {
-    guard fits else {
+    guard let placement else {
       // A card that does not fit waits until there is room: a window hidden, a layer surface
       // destroyed (it would stay under the cards that took its place) and made again later.
       if traits.windows {
@@ -98,6 +95,7 @@ extension DisplayMachine {
       }
       return
     }
+    let shown = ShownCard(card: card, height: height, layer: layer(of: card), placement: placement)
     if var state = surfaces[key] {
       if state.shown.card != shown.card || state.shown.height != shown.height {
         actions.append(.update(key, shown))
@@ -169,7 +167,6 @@ extension DisplayMachine {
     guard surfaces.removeValue(forKey: key) != nil else { return }
     actions.append(.destroy(key))
     if pointer?.key == key { pointer = nil }
-    if pressed == key { pressed = nil }
   }
 
   /// The card of notice `id` as its surfaces show it: the button under the pointer lit, what is
@@ -214,19 +211,5 @@ extension DisplayMachine {
   /// Surfaces in a stable order (actions come out the same for the same inputs).
   public static func order(_ a: SurfaceKey, _ b: SurfaceKey) -> Bool {
     (a.output ?? "", a.id) < (b.output ?? "", b.id)
-  }
-
-  /// The placement of a card that does not fit (never made or drawn).
-  static let nowhere = PopupLayout.Placement(edges: [], x: 0, y: 0, width: 0, height: 0)
-}
-
-extension Card {
-  /// Whether `other` shows the same notice the same way, but for what the person touched (the
-  /// button lit, the text typed): its height is the same.
-  func sameContent(as other: Card) -> Bool {
-    var same = self
-    same.highlighted = other.highlighted
-    same.typed = other.typed
-    return same == other
   }
 }

@@ -27,7 +27,6 @@ public struct DisplayMachine {
   var presentations: [Int: Presentation] = [:]
   /// Each notice's card, its look resolved from its presentation.
   public internal(set) var cards: [Int: Card] = [:]
-  public internal(set) var phases: [Int: Phase] = [:]
   /// Visible notices (fading in, holding, fading out), newest first.
   public internal(set) var visible: [Int] = []
 
@@ -50,8 +49,6 @@ public struct DisplayMachine {
   public internal(set) var pointer: (key: SurfaceKey, target: CardTarget)?
   /// The card whose reply field has the keyboard, and what is typed into it.
   public internal(set) var editing: (id: Int, text: String)?
-  /// The surface pressed last: of a card on several outputs, the copy whose field gets the keyboard.
-  var pressed: SurfaceKey?
   /// Whether the window with the keyboard is fullscreen.
   public internal(set) var fullscreen = false
   /// Popups stand aside (notices go to another server).
@@ -90,13 +87,16 @@ public struct DisplayMachine {
     fullscreen && card.look.fullscreen == .show ? .overlay : card.look.layer
   }
 
-  /// Whether a visible card that no surface shows yet is to be drawn: one appearing, when the
-  /// focused output's stack goes where the focus is now.
+  /// The visible cards to be drawn, newest first: presented, not pushed back, while cards are drawn.
+  var wantedIDs: [Int] {
+    drawsCards ? visible.filter { presentations[$0] != nil && !isPushedBack($0) } : []
+  }
+
+  /// Whether a card to be drawn has no surface yet: one appearing, when the focused output's stack
+  /// goes where the focus is now.
   public var showsNewCard: Bool {
-    drawsCards
-      && visible.contains { id in
-        presentations[id] != nil && !isPushedBack(id) && !surfaces.keys.contains { $0.id == id }
-      }
+    let drawn = Set(surfaces.keys.map(\.id))
+    return wantedIDs.contains { !drawn.contains($0) }
   }
 
   /// Phase and opacity of notice `id` at `now`, as its timeline gives them.
@@ -113,20 +113,11 @@ public struct DisplayMachine {
     case .presentations(let changed): present(changed)
     case .connected(let traits, let outputs):
       self.traits = traits
-      surfaces.removeAll()
       closed.removeAll()
-      (focused, focusLearned) = (nil, false)
-      self.outputs = outputs.outputs
-      focusNow = outputs.focus
-      needsSettle = true
+      startAfresh(on: outputs)
     case .remade(let outputs):
-      surfaces.removeAll()
       pointer = nil
-      pressed = nil
-      self.outputs = outputs.outputs
-      focusNow = outputs.focus
-      focused = nil
-      needsSettle = true
+      startAfresh(on: outputs)
     case .traits(let traits):
       guard self.traits != nil else { return }
       self.traits = traits
@@ -145,8 +136,6 @@ public struct DisplayMachine {
       closed.removeAll()
       if traits?.windows == true { focused = nil }
       needsSettle = true
-    case .focus(let name):
-      focusNow = name
     case .landed(let key, let output):
       landed(key, on: output)
     case .closed(let key):
@@ -192,18 +181,26 @@ public struct DisplayMachine {
     }
   }
 
+  /// Every surface is gone (a new connection, or all made anew): the cards on `outputs` are made
+  /// again, the focused output chosen again.
+  private mutating func startAfresh(on outputs: DisplayOutputs) {
+    surfaces.removeAll()
+    self.outputs = outputs.outputs
+    focusNow = outputs.focus
+    (focused, focusLearned) = (nil, false)
+    needsSettle = true
+  }
+
   private mutating func apply(_ event: Event) {
     switch event.kind {
     case .snapshot:
       told.removeAll()
       cards.removeAll()
-      phases.removeAll()
       visible.removeAll()
       let sorted = (event.notices ?? []).sorted { ($0.shown ?? 0, $0.id) > ($1.shown ?? 0, $1.id) }
       for notice in sorted {
         told[notice.id] = notice
         cards[notice.id] = card(of: notice)
-        phases[notice.id] = notice.phase
         if notice.phase.isVisible { visible.append(notice.id) }
       }
       presentations = presentations.filter { told[$0.key] != nil }
@@ -220,7 +217,6 @@ public struct DisplayMachine {
       told[id] = nil
       presentations[id] = nil
       cards[id] = nil
-      phases[id] = nil
       visible.removeAll { $0 == id }
       if editing?.id == id { stopEditing(tellBackend: true) }
       if pointer?.key.id == id { pointer = nil }
@@ -244,7 +240,6 @@ public struct DisplayMachine {
   }
 
   private mutating func setPhase(_ phase: Phase, of id: Int) {
-    phases[id] = phase
     if phase.isVisible {
       if !visible.contains(id) { visible.insert(id, at: 0) }
     } else {
@@ -345,8 +340,6 @@ public enum DisplayInput: Sendable {
   case traits(DisplayTraits)
   /// Outputs came, went or changed size.
   case outputs(DisplayOutputs)
-  /// The output with the focus now (the keyboard's window moved).
-  case focus(String?)
   /// A surface given no output entered the output of this name.
   case landed(SurfaceKey, on: String)
   /// The display server closed a surface (its output went).

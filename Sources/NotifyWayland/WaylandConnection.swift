@@ -164,13 +164,6 @@ final class WaylandConnection {
     return (`for` ?? outputs.first)?.scale ?? 1
   }
 
-  /// The size to lay popups out for on `output`, or on the first output when the compositor chooses.
-  func layoutSize(for output: WaylandOutput?) -> (width: Int, height: Int) {
-    let chosen = output ?? outputs.first { $0.width > 0 }
-    guard let chosen, chosen.width > 0, chosen.height > 0 else { return (1920, 1080) }
-    return (chosen.width, chosen.height)
-  }
-
   /// Destroys every proxy and closes the connection.
   /// Asks the compositor to say when the seat has had no input for `milliseconds`, and when it has
   /// again (`idleChanged`): through `ext-idle-notify-v1`, else `org_kde_kwin_idle`. Answers the

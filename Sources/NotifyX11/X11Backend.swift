@@ -232,7 +232,7 @@ public final class X11Backend: PopupBackend {
   /// Spins the activity indicators of shown cards at `spinRate` while one is shown; stops when
   /// none is, so that holding cards cost no wakeups.
   private func updateSpinTimer() {
-    let spinning = popups.contains { $0.mapped && $0.shown.card.isAnimated }
+    let spinning = windows.values.contains { $0.mapped && $0.shown.card.isAnimated }
     if !spinning {
       spinTimer?.cancel()
       spinTimer = nil

@@ -106,7 +106,7 @@ enum Machine {
     let cpu =
       ProcessStats.readFile("/proc/cpuinfo")?.split(separator: "\n")
       .first { $0.hasPrefix("model name") }
-      .map { String($0.split(separator: ":", maxSplits: 1).last!.trimmingSpaces) } ?? "unknown CPU"
+      .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingSpaces } ?? "unknown CPU"
     let memory =
       ProcessStats.readFile("/proc/meminfo")?.split(separator: "\n")
       .first { $0.hasPrefix("MemTotal:") }

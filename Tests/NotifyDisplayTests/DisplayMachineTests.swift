@@ -130,11 +130,10 @@ struct DisplayMachineTests {
     let first = rig.show(notice("first"))
     #expect(rig.surface(first)?.key.output == "DP-1")
     // The focus moving does not move a stack that holds…
-    rig.input(.focus("DP-2"))
+    rig.input(.outputs(DisplayOutputs(Self.twoOutputs.outputs, focus: "DP-2")))
     rig.settle()
     #expect(rig.surface(first)?.key.output == "DP-1")
     // … but the next card takes the whole stack where the focus is now.
-    rig.input(.outputs(DisplayOutputs(Self.twoOutputs.outputs, focus: "DP-2")))
     let second = rig.show(notice("second"))
     #expect(rig.surface(first)?.key.output == "DP-2" && rig.surface(second)?.key.output == "DP-2")
     // Its place is laid out for DP-2's size.

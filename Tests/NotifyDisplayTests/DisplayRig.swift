@@ -139,29 +139,24 @@ final class DisplayRig {
   /// The engine's notice `id` as it is now.
   func notice(_ id: Int) -> Notice? { engine.notice(id, at: now) }
 
-  /// Carries out the engine's effects: operations start at once, events and the presentations of
-  /// the notices they touched (and those retimed) go to the display's inbox, the timer is kept.
+  /// Carries out the engine's effects: operations start at once, events and then the presentations
+  /// they changed go to the display's inbox, the timer is kept.
   private func drain() {
-    var touched: Set<Int> = []
     while true {
       let effects = engine.takeEffects()
       if effects.isEmpty { break }
       for effect in effects {
         switch effect {
         case .run(let id, _, _): engine.started(id, at: instant)
-        case .publish(let event):
-          inbox.append(.event(event))
-          if let id = event.id ?? event.notice?.id { touched.insert(id) }
+        case .publish(let event): inbox.append(.event(event))
         case .arm(let deadline): self.deadline = deadline
         default: break
         }
       }
     }
     var presentations: [Int: Presentation] = [:]
-    for id in touched.union(engine.takeRetimed()) {
-      if let presentation = engine.presentation(of: id), presentation.timeline != nil {
-        presentations[id] = presentation
-      }
+    for id in engine.takePresentationChanges() {
+      if let presentation = engine.presentation(of: id) { presentations[id] = presentation }
     }
     if !presentations.isEmpty { inbox.append(.presentations(presentations)) }
   }

@@ -253,7 +253,7 @@ struct DisplaySimulation {
   mutating func focus() {
     let name = chance(0.2) ? nil : pick(Self.names)
     trace.append("focus \(name ?? "-")")
-    rig.input(.focus(name))
+    rig.input(.outputs(DisplayOutputs(rig.machine.outputs, focus: name)))
   }
 
   mutating func closedByServer() {

@@ -144,11 +144,7 @@ struct NoticeRecord {
 
   /// Phase and opacity at `now`; before it is shown, or past its end, what was last reported.
   func appearance(at now: Double) -> (phase: Phase, opacity: Double) {
-    guard let timeline else { return (notice.phase, 0) }
-    let elapsed = elapsed(at: now)
-    let phase = timeline.phase(at: elapsed)
-    if phase == .finished { return (notice.phase, 0) }
-    return (phase, timeline.opacity(at: elapsed))
+    timeline?.appearance(at: elapsed(at: now)) ?? (notice.phase, 0)
   }
 
   /// The notice with its phase and opacity at `now`.

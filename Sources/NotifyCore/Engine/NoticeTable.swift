@@ -10,10 +10,10 @@ struct NoticeTable {
   private(set) var records: [NoticeRecord] = []
   private var positions: [Int: Int] = [:]
 
-  /// Whether `retimed` is kept (only while someone is told of presentations).
-  var tracksRetimed = false
-  /// Ids whose timeline changed since `takeRetimed()`: their presentation is told again.
-  private var retimed: Set<Int> = []
+  /// Whether changes of presentation are noted (only while someone is told of them).
+  private(set) var notesPresentations = false
+  /// Shown notices whose presentation changed since `takePresentationChanges()`.
+  private var presentationChanged: Set<Int> = []
 
   var count: Int { records.count }
   var isEmpty: Bool { records.isEmpty }
@@ -28,20 +28,29 @@ struct NoticeTable {
   @discardableResult
   mutating func modify<Result>(_ id: Int, _ body: (inout NoticeRecord) -> Result) -> Result? {
     guard let position = positions[id] else { return nil }
-    guard tracksRetimed else { return body(&records[position]) }
-    let before = (records[position].timeline, records[position].startedAt)
-    defer {
-      if records[position].timeline != before.0 || records[position].startedAt != before.1 {
-        retimed.insert(id)
-      }
-    }
+    guard notesPresentations else { return body(&records[position]) }
+    // A timeline set or rewritten bumps its generation.
+    let generation = records[position].generation
+    defer { if records[position].generation != generation { presentationChanged.insert(id) } }
     return body(&records[position])
   }
 
-  /// The ids whose timeline changed since the last call.
-  mutating func takeRetimed() -> Set<Int> {
-    defer { retimed.removeAll() }
-    return retimed
+  /// Starts noting changes of presentation, every shown notice first (a new listener hears of each),
+  /// or stops and forgets them.
+  mutating func notePresentations(_ on: Bool) {
+    notesPresentations = on
+    presentationChanged = on ? presentationChanged.union(records.lazy.filter(\.isShown).map(\.notice.id)) : []
+  }
+
+  /// Notes that the presentation of notice `id` changed (its text, by which it matches rules).
+  mutating func notePresentationChanged(_ id: Int) {
+    if notesPresentations { presentationChanged.insert(id) }
+  }
+
+  /// The ids whose presentation changed since the last call.
+  mutating func takePresentationChanges() -> Set<Int> {
+    defer { presentationChanged.removeAll() }
+    return presentationChanged
   }
 
   mutating func insert(_ record: NoticeRecord) {

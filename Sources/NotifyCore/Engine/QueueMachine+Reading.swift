@@ -68,22 +68,22 @@ extension QueueMachine {
       hints: notice.hints)
   }
 
-  /// What the popups need of shown notice `id` (`Presentation`); `nil` for one not unfinished.
+  /// What the popups need of shown notice `id` (`Presentation`); `nil` for one not shown (its rules
+  /// are matched only once it shows: a flood of waiting notices costs no matching).
   public func presentation(of id: Int) -> Presentation? {
-    guard let record = notices[id] else { return nil }
+    guard let record = notices[id], let timeline = record.timeline else { return nil }
     return Presentation(
-      rules: matchingRules(of: id), fullscreen: record.gates.fullscreen, timeline: record.timeline,
+      rules: matchingRules(of: id), fullscreen: record.gates.fullscreen, timeline: timeline,
       startedAt: record.startedAt)
   }
 
-  /// Whether timelines changing are noted (`takeRetimed()`): while someone is told of presentations.
-  public mutating func notePresentations(_ on: Bool) { notices.tracksRetimed = on }
+  /// Whether changes of presentation are noted (`takePresentationChanges()`): while someone is told
+  /// of them. Turned on, every shown notice counts as changed.
+  public mutating func notePresentations(_ on: Bool) { notices.notePresentations(on) }
 
-  /// The unfinished notices whose timeline changed since the last call (with `notePresentations`).
-  public mutating func takeRetimed() -> Set<Int> { notices.takeRetimed() }
-
-  /// The ids of every shown unfinished notice.
-  public var shownIDs: [Int] { notices.records.filter(\.isShown).map(\.notice.id) }
+  /// The unfinished notices whose presentation changed since the last call (with
+  /// `notePresentations`): shown, or its timeline rewritten, or its text changed while shown.
+  public mutating func takePresentationChanges() -> Set<Int> { notices.takePresentationChanges() }
 
   /// Every unfinished notice as it is at `now`, oldest first.
   public func unfinishedNotices(at now: Double) -> [Notice] {

@@ -333,6 +333,7 @@ public struct QueueMachine {
           kind: kind, at: instant.wall, id: id, notice: record.current(at: instant.now),
           activationToken: activationToken)))
     if record.isShown {
+      notices.notePresentationChanged(id)  // the rules it matches, by its text
       indexDuplicate(id)  // its text may have changed
       step(id, at: instant)  // its timeline changed
     }
