@@ -24,8 +24,8 @@ public enum CenterTarget: Hashable, Sendable {
 public struct CenterLook: Sendable, Equatable {
   public var hover: CenterTarget?
   public var suspended = false
-  /// What do-not-disturb says beside its switch ("quiet hours until 07:00").
-  public var doNotDisturbDetail: String?
+  /// The rule that holds do-not-disturb, told beside its switch ("quiet hours, until 07:00").
+  public var doNotDisturb: DoNotDisturb?
   /// Entries marked unread: those unread when the center first listed them.
   public var marked: Set<Int> = []
   /// Wall-clock seconds the times are told from.
@@ -245,7 +245,7 @@ public final class CenterPainter {
     cards.setSource(context, colours.background)
     cairo_fill(context)
     var words = "Do not disturb"
-    if let detail = look.doNotDisturbDetail { words += " · " + detail }
+    if let detail = Self.doNotDisturbDetail(look.doNotDisturb) { words += " · " + detail }
     drawText(
       context, words, font: cards.font, x: row.x + Self.switchWidth + 8,
       y: row.y + (row.height - lineHeight) / 2,
@@ -443,6 +443,26 @@ public final class CenterPainter {
     let width = size(of: time, font: cards.appFont).width + 1
     timeWidths[time] = width
     return width
+  }
+
+  /// What the header says of do-not-disturb beside its switch.
+  static func doNotDisturbDetail(_ rule: DoNotDisturb?) -> String? {
+    guard let rule else { return nil }
+    var parts: [String] = []
+    if rule.reason == .schedule { parts.append("quiet hours") }
+    if let until = rule.until { parts.append("until " + clockTime(until)) }
+    parts.append(rule.allow == .critical ? "critical shows" : "nothing shows")
+    return parts.joined(separator: ", ")
+  }
+
+  /// `wall` (seconds since the epoch) as the local time of day, "07:00".
+  static func clockTime(_ wall: Double) -> String {
+    var seconds = time_t(wall)
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    let hour = Int(parts.tm_hour)
+    let minute = Int(parts.tm_min)
+    return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
   }
 
   /// How long ago, in words: "now", "5 min ago", "3 h ago", "yesterday", "4 days ago".

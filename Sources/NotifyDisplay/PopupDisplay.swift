@@ -38,8 +38,11 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   private var subscription: NoticeQueue.Subscription?
 
   var connected = false
-  /// The notification center, while it is open (`PopupDisplay+Center.swift`).
-  var center: CenterSession?
+  /// The notification center, while it is open (`PopupDisplay+Center.swift`): made on opening and
+  /// let go on closing, so that a closed center holds nothing and wakes nothing.
+  var center: CenterMachine?
+  /// Tells the center's times again once a minute while it is open.
+  var centerClock: (any DispatchSourceTimer)?
   /// The center's painter, made with the cards' painter when the center first opens.
   lazy var centerPainter = CenterPainter(cards: painter)
   /// What the connected backend draws on ("Wayland (HEADLESS-1)"), for `Status`.
@@ -142,11 +145,11 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   /// What the backend read: handed to the machine, whose actions are carried out.
   public func input(_ input: DisplayInput) {
     if center != nil, case .key(let key) = input {
-      centerKeyPressed(key)
+      centerKey(key)
       return
     }
     if center != nil, case .keyboardLeft = input {
-      closeCenter()
+      centerKey(nil)
       return
     }
     run(input)

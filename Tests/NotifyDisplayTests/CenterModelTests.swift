@@ -162,12 +162,13 @@ struct CenterModelTests {
   @Test func doNotDisturb_isToldBesideTheSwitch() {
     var status = StatusReply(
       version: "0", suspended: true, waiting: 0, queued: 0, visible: 0, finished: 0, unread: 0)
-    #expect(PopupDisplay.doNotDisturbDetail(status) == nil)
+    #expect(CenterPainter.doNotDisturbDetail(status.doNotDisturb) == nil)
     status.doNotDisturb = DoNotDisturb(reason: .hand, allow: .critical)
-    #expect(PopupDisplay.doNotDisturbDetail(status) == "critical shows")
+    #expect(CenterPainter.doNotDisturbDetail(status.doNotDisturb) == "critical shows")
     let seven = Double(Self.localSeconds(hour: 7, minute: 5))
     status.doNotDisturb = DoNotDisturb(reason: .schedule, allow: .nothing, until: seven)
-    #expect(PopupDisplay.doNotDisturbDetail(status) == "quiet hours, until 07:05, nothing shows")
+    #expect(
+      CenterPainter.doNotDisturbDetail(status.doNotDisturb) == "quiet hours, until 07:05, nothing shows")
   }
 
   /// Seconds since the epoch of today's `hour`:`minute`, local time.
