@@ -65,6 +65,14 @@ public enum CardOutput: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
+/// How a card comes and goes (`Animation=`): `fade` in and out over its fades; `none` cuts — the
+/// card is there at full opacity from the start of its fade-in to the end of its fade-out, and
+/// nothing on it moves (reduced motion).
+public enum CardAnimation: String, Sendable, CaseIterable {
+  case fade
+  case none
+}
+
 /// How a card looks: its colours, its sizes in logical pixels, its font, its text's form, its
 /// layer. A card's look is resolved from the config's layers for its urgency and the rules its
 /// notice matches (`DisplaySettings.look(for:rules:)`).
@@ -77,6 +85,10 @@ public struct CardLook: Sendable, Hashable {
   public var width = 360
   /// A pango font description: the body's; the title is its bold, the app line a smaller size.
   public var font = "Sans 10"
+  /// What every text's size is multiplied by (`FontScale=`), the font's and the buttons'.
+  public var fontScale = 1.0
+  /// How it comes and goes.
+  public var animation = CardAnimation.fade
   /// Pixels, the edge of the icon's square.
   public var iconSize = 48
   /// Pixels, the radius of the card's corners.

@@ -92,6 +92,19 @@ extension Field {
       show: { $0[keyPath: path].map { "\($0)" } })
   }
 
+  /// A number in `range`, or unset; empty unsets it.
+  static func number(
+    _ name: String, _ path: WritableKeyPath<Target, Double?> & Sendable, in range: ClosedRange<Double>,
+    doc: String
+  ) -> Field {
+    Field(
+      name: name, values: "\(Value.number(range.lowerBound))…\(Value.number(range.upperBound))", doc: doc,
+      read: { target, text throws(ConfigProblem) in
+        target[keyPath: path] = text.isEmpty ? nil : try Value.number(text, in: range)
+      },
+      show: { $0[keyPath: path].map(Value.number) })
+  }
+
   /// A duration of at most a day.
   static func duration(_ name: String, _ path: WritableKeyPath<Target, Double> & Sendable, doc: String)
     -> Field
@@ -202,6 +215,20 @@ enum Value {
       throw ConfigProblem("\(value) is out of range (\(range.lowerBound)…\(range.upperBound))")
     }
     return value
+  }
+
+  static func number(_ text: String, in range: ClosedRange<Double>) throws(ConfigProblem) -> Double {
+    guard let value = Double(text), value.isFinite else { throw ConfigProblem("'\(text)' is not a number") }
+    guard range.contains(value) else {
+      throw ConfigProblem(
+        "\(number(value)) is out of range (\(number(range.lowerBound))…\(number(range.upperBound)))")
+    }
+    return value
+  }
+
+  /// `value` as the config writes it: 1.5, 2 (no ".0").
+  static func number(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
   }
 
   static func duration(_ text: String) throws(ConfigProblem) -> Double {

@@ -48,6 +48,9 @@ public enum ConfigTable {
         look.font = text
       },
       show: { $0.font }),
+    .number(
+      "FontScale", \.fontScale, in: 0.5...4,
+      doc: "What the size of every text on the card is multiplied by: 1.5 for text half as large again."),
     .integer("IconSize", \.iconSize, in: 16...256, doc: "Pixels, the edge of the icon's square."),
     .integer("CornerRadius", \.cornerRadius, in: 0...100, doc: "Pixels, the radius of the card's corners."),
     .integer("Padding", \.padding, in: 0...100, doc: "Pixels inside the border, around what the card shows."),
@@ -65,6 +68,10 @@ public enum ConfigTable {
     .choice(
       "Fullscreen", \.fullscreen,
       doc: "Under a fullscreen window: show; delay until it leaves; pushback shown ones too."),
+    .choice(
+      "Animation", \.animation,
+      doc:
+        "fade: cards fade in and out; none: they appear and go at once, and nothing moves (reduced motion)."),
   ]
 
   // MARK: - The engine's sections

@@ -13,6 +13,8 @@ public struct LookOverrides: Sendable, Equatable {
   public var borderWidth: Int?
   public var width: Int?
   public var font: String?
+  public var fontScale: Double?
+  public var animation: CardAnimation?
   public var iconSize: Int?
   public var cornerRadius: Int?
   public var padding: Int?
@@ -52,6 +54,8 @@ public struct LookOverrides: Sendable, Equatable {
     look.borderWidth = borderWidth ?? look.borderWidth
     look.width = width ?? look.width
     look.font = font ?? look.font
+    look.fontScale = fontScale ?? look.fontScale
+    look.animation = animation ?? look.animation
     look.iconSize = iconSize ?? look.iconSize
     look.cornerRadius = cornerRadius ?? look.cornerRadius
     look.padding = padding ?? look.padding
@@ -78,6 +82,8 @@ public struct LookOverrides: Sendable, Equatable {
       borderWidth = borderWidth ?? look.borderWidth
       width = width ?? look.width
       font = font ?? look.font
+      fontScale = fontScale ?? look.fontScale
+      animation = animation ?? look.animation
       iconSize = iconSize ?? look.iconSize
       cornerRadius = cornerRadius ?? look.cornerRadius
       padding = padding ?? look.padding

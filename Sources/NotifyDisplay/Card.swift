@@ -72,6 +72,13 @@ public struct Card: Sendable, Equatable {
     return same == other
   }
 
-  /// Whether the card moves by itself while it holds: an indicator without a value spins.
-  public var isAnimated: Bool { kind == .progress && value == nil }
+  /// Whether it shows activity rather than a value: an indicator without one.
+  public var isActivity: Bool { kind == .progress && value == nil }
+
+  /// Whether the card moves by itself while it holds: an indicator without a value sweeps, unless
+  /// its look asks for no motion (`Animation=none`).
+  public var isAnimated: Bool { isActivity && look.animation != .none }
+
+  /// Whether it cuts rather than fades (`Animation=none`): at full opacity while visible.
+  public var cuts: Bool { look.animation == .none }
 }

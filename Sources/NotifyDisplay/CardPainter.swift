@@ -17,9 +17,10 @@ import NotifyProtocol
 /// - Important: not thread-safe; one painter per display thread.
 public final class CardPainter {
   public let settings: DisplaySettings
-  /// The fonts of `[Display]`'s look (the center's), and those of every other font a look names.
+  /// The fonts of `[Display]`'s look (the center's), and those of every other font and scale a look
+  /// names.
   private let base: Fonts
-  private var fonts: [String: Fonts] = [:]
+  private var fonts: [FontKey: Fonts] = [:]
   /// A 1×1 surface to lay text out on when measuring.
   private let measuringSurface: OpaquePointer
   let measuringContext: OpaquePointer
@@ -44,6 +45,15 @@ public final class CardPainter {
   /// Pixels around a button's label.
   static let buttonPadding = 6.0
 
+  /// A font description at a `FontScale=`.
+  struct FontKey: Hashable {
+    var description: String
+    var scale: Double
+  }
+
+  /// The size a font without one is drawn at, in points: pango's own default.
+  static let defaultPoints = 10.0
+
   /// A font's faces — the body's, the title's bold, the app line's smaller one — and the height of
   /// a button labelled in it.
   final class Fonts {
@@ -52,8 +62,18 @@ public final class CardPainter {
     let app: OpaquePointer
     let buttonHeight: Double
 
-    init(_ description: String, measuringOn context: OpaquePointer) {
-      body = pango_font_description_from_string(description)
+    init(_ key: FontKey, measuringOn context: OpaquePointer) {
+      body = pango_font_description_from_string(key.description)
+      if key.scale != 1 {
+        // Pango units (1024 a point, or a pixel when absolute), kept within Int32 at any scale.
+        let size = Double(pango_font_description_get_size(body))
+        let scaled = Int32(min((size > 0 ? size : CardPainter.defaultPoints * 1024) * key.scale, 1e9))
+        if pango_font_description_get_size_is_absolute(body) != 0 {
+          pango_font_description_set_absolute_size(body, Double(scaled))
+        } else {
+          pango_font_description_set_size(body, scaled)
+        }
+      }
       title = pango_font_description_copy(body)
       pango_font_description_set_weight(title, PANGO_WEIGHT_BOLD)
       app = pango_font_description_copy(body)
@@ -82,16 +102,19 @@ public final class CardPainter {
     iconTheme = IconTheme.named(settings.iconTheme, environment: environment)
     measuringSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
     measuringContext = cairo_create(measuringSurface)
-    let font = settings.look(for: .normal).font
-    base = Fonts(font, measuringOn: measuringContext)
-    fonts[font] = base
+    let look = settings.look(for: .normal)
+    let key = FontKey(description: look.font, scale: look.fontScale)
+    base = Fonts(key, measuringOn: measuringContext)
+    fonts[key] = base
   }
 
-  /// The faces of `description`, made the first time a look names it (a config names a few).
-  func fonts(_ description: String) -> Fonts {
-    if let made = fonts[description] { return made }
-    let made = Fonts(description, measuringOn: measuringContext)
-    fonts[description] = made
+  /// The faces of `look`'s font at its scale, made the first time a look names them (a config names
+  /// a few).
+  func fonts(_ look: CardLook) -> Fonts {
+    let key = FontKey(description: look.font, scale: look.fontScale)
+    if let made = fonts[key] { return made }
+    let made = Fonts(key, measuringOn: measuringContext)
+    fonts[key] = made
     return made
   }
 
@@ -185,7 +208,7 @@ public final class CardPainter {
       pango_cairo_show_layout(context, block.layout)
       y += block.height
     }
-    let fonts = fonts(look.font)
+    let fonts = fonts(look)
     let geometry = geometry(of: card, height: height)
     for button in geometry.buttons {
       drawButton(
@@ -221,7 +244,7 @@ public final class CardPainter {
     let context = cairo_create(image)!
     defer { cairo_destroy(context) }
     let colours = new.look.colours
-    let font = fonts(new.look.font).body
+    let font = fonts(new.look).body
     let scale = Self.scale(of: image)
     for part in parts {
       cairo_save(context)
@@ -269,13 +292,14 @@ public final class CardPainter {
     cairo_set_operator(context, CAIRO_OPERATOR_OVER)
     cairo_set_source_surface(context, image, 0, 0)
     cairo_paint_with_alpha(context, opacity)
-    if card.isAnimated {
-      // A segment a third of the track wide, sweeping across and back, eased at the ends.
+    if card.isActivity {
+      // A segment a third of the track wide, sweeping across and back, eased at the ends; standing
+      // in the middle where the look asks for no motion.
       let track = CardGeometry.innerWidth(card.look)
       let segment = track / 3
       let phase = activity.truncatingRemainder(dividingBy: Self.activityPeriod) / Self.activityPeriod
       let travel = phase < 0.5 ? phase * 2 : 2 - phase * 2
-      let eased = travel * travel * (3 - 2 * travel)
+      let eased = card.isAnimated ? travel * travel * (3 - 2 * travel) : 0.5
       var colours = card.look.colours
       colours.progress.alpha *= opacity
       drawFill(
@@ -322,7 +346,7 @@ public final class CardPainter {
         TextBlock(layout: layout, height: Double(height), spaceBefore: blocks.isEmpty ? 0 : 4, dim: dim))
     }
     let look = card.look
-    let fonts = fonts(look.font)
+    let fonts = fonts(look)
     func addMarkup(_ markup: String) {
       let (text, attributes) = Self.styled(BodyMarkup.runs(markup), link: look.colours.border)
       add(text, font: fonts.body, lines: Int32(look.maxLines), attributes: attributes)
@@ -350,7 +374,7 @@ public final class CardPainter {
     if card.kind == .progress { height += 8 + CardGeometry.barHeight }
     return height
       + CardGeometry.footHeight(
-        card, rowHeight: fonts(look.font).buttonHeight, maxButtons: settings.maxButtons)
+        card, rowHeight: fonts(look).buttonHeight, maxButtons: settings.maxButtons)
   }
 
   // MARK: - Buttons
@@ -361,7 +385,7 @@ public final class CardPainter {
   /// Where the parts of `card`, `height` pixels high, are, in its font's measure.
   public func geometry(of card: Card, height: Int) -> CardGeometry {
     CardGeometry(
-      card, height: height, rowHeight: fonts(card.look.font).buttonHeight, maxButtons: settings.maxButtons)
+      card, height: height, rowHeight: fonts(card.look).buttonHeight, maxButtons: settings.maxButtons)
   }
 
   /// The buttons of `card`, `height` pixels high (`CardGeometry.buttons`).

@@ -109,8 +109,9 @@ extension DisplayMachine {
       actions.append(.make(key, shown))
       surfaces[key] = SurfaceState(shown: shown, mapped: false, dirty: true, ready: traits.windows)
     }
-    // Where alpha does not blend, a card shows only while it holds.
-    let shows = traits.blends || appearance(of: key.id, at: now)?.phase == .holding
+    // Where alpha does not blend, a card shows only while it holds; one that cuts rather than fades
+    // shows whole while it is visible.
+    let shows = traits.blends || card.cuts || appearance(of: key.id, at: now)?.phase == .holding
     if shows != surfaces[key]!.mapped {
       surfaces[key]!.mapped = shows
       // What shows anew is drawn anew.
@@ -125,8 +126,10 @@ extension DisplayMachine {
     guard let traits, var state = surfaces[key], state.mapped, state.dirty, state.ready,
       let appearance = appearance(of: key.id, at: now)
     else { return }
-    let moving = (traits.blends && appearance.phase.isFading) || state.shown.card.isAnimated
-    actions.append(.draw(key, opacity: traits.blends ? appearance.opacity : 1, moving: moving))
+    let card = state.shown.card
+    let fades = traits.blends && !card.cuts
+    let moving = (fades && appearance.phase.isFading) || card.isAnimated
+    actions.append(.draw(key, opacity: fades ? appearance.opacity : 1, moving: moving))
     state.dirty = false
     // A layer surface that moves waits for its frame callback; one that holds can draw at once.
     if !traits.windows { state.ready = !moving }
@@ -146,8 +149,9 @@ extension DisplayMachine {
     }
     for key in surfaces.keys.sorted(by: Self.order) {
       guard let state = surfaces[key], state.mapped else { continue }
-      let fading = traits.blends && appearance(of: key.id, at: now)?.phase.isFading == true
-      guard fading || state.shown.card.isAnimated else { continue }
+      let card = state.shown.card
+      let fading = traits.blends && !card.cuts && appearance(of: key.id, at: now)?.phase.isFading == true
+      guard fading || card.isAnimated else { continue }
       surfaces[key]!.dirty = true
       draw(key, at: now)
     }

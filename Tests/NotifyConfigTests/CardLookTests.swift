@@ -56,6 +56,41 @@ struct CardLookTests {
     #expect(try parse([]).rendered().contains("\nOutput=focused\n"))
   }
 
+  @Test func fontScaleAndAnimation_layerAsLookKeys_andAScaleOutOfBoundsIsRefused() throws {
+    let config = try parse([
+      ("Display", "FontScale", "1.25"), ("Display:critical", "FontScale", "2"),
+      ("Display:low", "Animation", "none"), ("Rule:calm", "MatchApp", "calm"),
+      ("Rule:calm", "Animation", "none"),
+      ("Rule:calm", "FontScale", ""),
+    ])
+    #expect(
+      CardLook.builtIn(for: .normal).fontScale == 1 && CardLook.builtIn(for: .normal).animation == .fade)
+    let display = config.display
+    #expect((display.look(for: .normal).fontScale, display.look(for: .normal).animation) == (1.25, .fade))
+    #expect((display.look(for: .critical).fontScale, display.look(for: .critical).animation) == (2, .fade))
+    #expect((display.look(for: .low).fontScale, display.look(for: .low).animation) == (1.25, .none))
+    // A rule's empty value leaves the layer below's.
+    #expect(display.look(for: .critical, rules: ["calm"]).fontScale == 2)
+    #expect(display.look(for: .normal, rules: ["calm"]).animation == .none)
+    let text = config.rendered()
+    #expect(
+      text.contains("\nFontScale=1.25\n") && text.contains("\nFontScale=2\n")
+        && text.contains("\nAnimation=none\n"))
+    for (value, problem) in [
+      ("0.4", "0.4 is out of range (0.5…4)"), ("5", "5 is out of range (0.5…4)"),
+      ("big", "'big' is not a number"),
+      ("nan", "'nan' is not a number"), ("inf", "'inf' is not a number"),
+    ] {
+      #expect(throws: ConfigError.self) { try parse([("Display", "FontScale", value)]) }
+      do {
+        _ = try parse([("Display", "FontScale", value)])
+      } catch {
+        #expect("\(error)".contains(problem), "\(error)")
+      }
+    }
+    #expect(throws: ConfigError.self) { try parse([("Display", "Animation", "slow")]) }
+  }
+
   @Test func fullscreen_layersAsALookKey_andTheEngineGetsWhatTheLooksResolve() throws {
     let config = try parse([
       ("Display", "Fullscreen", "pushback"), ("Display:low", "Fullscreen", "show"),
@@ -169,8 +204,9 @@ struct CardLookTests {
         Format=<b>%s</b>\\n%b
         # the look of its cards (critical, over [Display] and [Display:critical]):
         #   Background=#400000 Foreground=#e8ebf0 Border=#ff5c5c Progress=#ff5c5c BorderWidth=2
-        #   Width=480 Font=Serif 9 IconSize=48 CornerRadius=8 Padding=12
-        #   MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused Fullscreen=show
+        #   Width=480 Font=Serif 9 FontScale=1 IconSize=48 CornerRadius=8
+        #   Padding=12 MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused
+        #   Fullscreen=show Animation=fade
 
         """), "\(text)")
     // A rule that sets no look key gets no look written.

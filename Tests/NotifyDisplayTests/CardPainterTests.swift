@@ -37,6 +37,30 @@ struct CardPainterTests {
     #expect(body < 300)
   }
 
+  @Test func fontScale_multipliesTheTextsHeight_andTheButtons() {
+    var settings = settings
+    settings.look.padding = 0
+    settings.look.borderWidth = 0
+    let painter = CardPainter(settings: settings)
+    func text(scale: Double, buttons: Bool = false) -> (height: Int, row: Double) {
+      var look = settings.look(for: .normal)
+      look.fontScale = scale
+      var notice = Notice(id: 1, kind: .notice, title: "Backup done", body: "312 files\nin 4 minutes")
+      if buttons { notice.actions = [Action(key: "open", label: "Open")] }
+      let card = Card(notice, look: look)
+      let height = painter.height(of: card)
+      return (height, painter.geometry(of: card, height: height).buttons.first?.height ?? 0)
+    }
+    let (one, two, half) = (text(scale: 1).height, text(scale: 2).height, text(scale: 0.5).height)
+    // Three lines of text, nothing around them: the height follows the font's size (within a
+    // pixel of rounding a line).
+    #expect(abs(Double(two) / Double(one) - 2) < 0.15, "\(one) → \(two)")
+    #expect(abs(Double(half) / Double(one) - 0.5) < 0.15, "\(one) → \(half)")
+    let (rowOne, rowTwo) = (text(scale: 1, buttons: true).row, text(scale: 2, buttons: true).row)
+    // A button is a line of its label and 6 pixels above and below it.
+    #expect(abs((rowTwo - 12) / (rowOne - 12) - 2) < 0.15, "\(rowOne) → \(rowTwo)")
+  }
+
   @Test func anIndicator_isTallerByItsBar() {
     let painter = CardPainter(settings: settings)
     #expect(
@@ -99,6 +123,37 @@ struct CardPainterTests {
     #expect(fill?.first ?? 1 < 0.1)
     #expect(abs((fill?.last ?? 0) - 0.4 * 336 / 360 - 12 / 360.0) < 0.03)
     #expect(filled(forty, activity: 0.7)?.last == fill?.last)
+  }
+
+  @Test func animationNone_standsAnIndicatorWithoutAValueStill_inTheMiddleOfItsTrack() {
+    var settings = settings
+    settings.look.animation = CardAnimation.none
+    let painter = CardPainter(settings: settings)
+    let still = Card(Notice(id: 1, kind: .progress, title: "Syncing"), look: settings.look(for: .normal))
+    #expect(still.isActivity && !still.isAnimated)
+    let height = painter.height(of: still)
+    let image = painter.render(still, height: height)
+    defer { cairo_surface_destroy(image) }
+    let target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+    defer { cairo_surface_destroy(target) }
+    func segment(at activity: Double) -> (first: Int, last: Int)? {
+      painter.composite(image, of: still, into: target, opacity: 1, activity: activity)
+      let stride = Int(cairo_image_surface_get_stride(target))
+      let data = cairo_image_surface_get_data(target)!
+      let row = height - 12 - 3
+      let green = (0..<width).filter { x in
+        let offset = row * stride + x * 4
+        return data[offset + 1] > 200 && data[offset + 2] < 60 && data[offset] < 60
+      }
+      return green.first.map { ($0, green.last!) }
+    }
+    let start = segment(at: 0)
+    #expect(start != nil)
+    #expect(segment(at: CardPainter.activityPeriod / 4)! == start!)
+    #expect(segment(at: CardPainter.activityPeriod / 2)! == start!)
+    // A third of the track, centred.
+    let middle = Double(start!.first + start!.last) / 2
+    #expect(abs(middle - Double(width) / 2) < 3, "\(start!)")
   }
 
   @Test func bodyMarkup_becomesAttributes_overPlainText() {

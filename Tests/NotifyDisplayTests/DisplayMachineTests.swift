@@ -395,6 +395,61 @@ struct DisplayMachineTests {
     #expect(rig.screen.violations.isEmpty)
   }
 
+  @Test func animationNone_showsACardWholeFromItsFadeInsStartToItsFadeOutsEnd_drawingNoFadeFrames() throws {
+    for traits in [DisplayRig.wayland, DisplayRig.x11, DisplayTraits(windows: true, blends: false)] {
+      var settings = DisplaySettings()
+      settings.look.animation = CardAnimation.none
+      let rig = DisplayRig(settings: settings, traits: traits)
+      let id = rig.show(notice("Calm"))
+      rig.advance(by: 0.1)
+      let first = try #require(rig.surface(id)?.surface)
+      #expect(rig.notice(id)?.phase == .fadingIn)
+      #expect(first.mapped && first.opacity == 1 && !first.pending, "\(traits)")
+      // The rest of the fade-in draws nothing: no frame follows a cut.
+      rig.advance(by: 0.8)
+      #expect(rig.surface(id)?.surface.frames == first.frames, "\(traits)")
+      rig.advance(by: 5.5)  // 6.4 s: into the fade-out
+      #expect(rig.notice(id)?.phase == .fadingOut)
+      let fading = try #require(rig.surface(id)?.surface)
+      #expect(fading.mapped && fading.opacity == 1, "\(traits)")
+      rig.advance(by: 0.4)
+      #expect(rig.surface(id)?.surface.frames == fading.frames, "\(traits)")
+      rig.advance(by: 1)
+      #expect(rig.screen.surfaces.isEmpty && rig.screen.violations.isEmpty, "\(traits)")
+    }
+  }
+
+  @Test func animationNone_byRule_stillsAnIndicatorWithoutAValue_whileOthersSweep() throws {
+    var queue = QueueSettings()
+    queue.rules = [Rule(name: "calm", matchApp: Glob("calm"))]
+    var settings = DisplaySettings()
+    settings.ruleLooks["calm"] = LookOverrides()
+    settings.ruleLooks["calm"]?.animation = CardAnimation.none
+    let rig = DisplayRig(settings: settings, queue: queue)
+    func indicator(app: String) -> Int {
+      let id = try! rig.change { engine, instant throws(QueueError) in
+        try engine.progress(
+          ProgressParameters(title: "Copying", app: app, timeout: 0, delay: 0, fadeIn: 1, fadeOut: 1),
+          at: instant
+        ).id
+      }
+      rig.settle()
+      return id
+    }
+    let calm = indicator(app: "calm")
+    let busy = indicator(app: "busy")
+    rig.advance(by: 2)  // both holding
+    let (calmFrames, busyFrames) = (
+      rig.surface(calm)?.surface.frames ?? 0, rig.surface(busy)?.surface.frames ?? 0
+    )
+    rig.advance(by: 0.5)
+    rig.advance(by: 0.5)
+    #expect(rig.surface(calm)?.surface.frames == calmFrames)
+    #expect((rig.surface(busy)?.surface.frames ?? 0) > busyFrames)
+    #expect(rig.surface(calm)?.surface.shown.card.isActivity == true)
+    #expect(rig.screen.violations.isEmpty)
+  }
+
   @Test func whereAlphaDoesNotBlend_aCardShowsOnlyWhileItHolds_atFullOpacity() {
     let rig = DisplayRig(traits: DisplayTraits(windows: true, blends: false))
     let id = rig.show(notice("n"))
