@@ -52,7 +52,7 @@ WORKERS = os.environ.get("NOTIFYD_TEST_WORKERS", "3")
 SANITIZED = ["tests/test_varlink.py", "tests/test_bad_input.py", "tests/test_store.py", "tests/test_config.py",
              "tests/test_bounds.py", "tests/test_popups_wayland.py", "tests/test_popups_acting.py", "tests/test_popups_x11.py",
              "tests/test_freedesktop.py", "tests/test_dnd.py", "tests/test_relay.py", "tests/test_relay_answers.py", "tests/test_logind.py",
-             "tests/test_center.py", "tests/test_screens.py", "tests/test_fullscreen.py", "tests/test_session.py",
+             "tests/test_center.py", "tests/test_screens.py", "tests/test_fullscreen.py", "tests/test_session.py", "tests/test_accessibility.py",
              "-k", "not full_capacity and not flood_of_100000 and not history_of_60000"]
 # The Debian package and `make install` need the release build that `deb` makes.
 PACKAGE = ["tests/test_package.py", "tests/test_install.py"]

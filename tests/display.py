@@ -331,6 +331,14 @@ def bus(session):
         yield address
 
 
+@pytest.fixture
+def x11_bus(x11_session):
+    """A session bus of the X session's own; its address."""
+    x, _ = x11_session
+    with private_bus(x.directory) as address:
+        yield address
+
+
 def serving_with_pointer(sway, make_daemon, bus):
     """A daemon serving `bus` for its popups, and a virtual pointer parked off them."""
     daemon = make_daemon(bus_config(), env={"DBUS_SESSION_BUS_ADDRESS": bus})

@@ -18,9 +18,9 @@ import pytest
 
 from conftest import cpu_used_over, wait_for
 from display import (BACKGROUND, BORDER, CARD, GAP, MARGIN, OUTPUT, WIDTH, held_while_away_then_goes_once_back,
-                     needs_x11, send_shows, settled_rss_kib, x11_config, x11_session)  # noqa: F401 (a fixture)
+                     needs_x11, send_shows, settled_rss_kib, x11_bus, x11_config, x11_session)  # noqa: F401 (fixtures)
 from pixels import blend, button_centres, button_fill_at, close_to, fully_drawn
-from session_bus import notification_signals, private_bus
+from session_bus import notification_signals
 
 pytestmark = needs_x11
 
@@ -301,14 +301,8 @@ def test_1000_popups_with_fades_leave_memory_flat_and_a_holding_popup_costs_no_c
     assert len(x.screenshot().runs_down(column)) == 1
 
 
-@pytest.fixture
-def bus(x11_session):
-    x, _ = x11_session
-    with private_bus(x.directory) as address:
-        yield address
-
-
-def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes_it_with_reason_2(x11_session, bus):
+def test_notify_send_reaches_the_x11_popups_a_click_invokes_its_action_or_closes_it_with_reason_2(x11_session, x11_bus):
+    bus = x11_bus
     x, make_daemon = x11_session
     # [DBus] and [Display] both auto, as users run it: no other server, so notifyd serves for its popups.
     config = x11_config().replace("[DBus]\nMode=off\n", "").replace("Mode=x11", "Mode=auto")

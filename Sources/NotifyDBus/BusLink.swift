@@ -100,6 +100,21 @@ final class BusLink {
     }
   }
 
+  /// Reads property `name` of `interface` on `path` of `destination` (`Properties.Get`), as `call`
+  /// does: `reply` has the variant to read.
+  func getProperty(
+    destination: String, path: String, interface: String, name: String,
+    reply: @escaping (Result<DBusMessage, DBusError>) -> Void
+  ) {
+    call(
+      destination: destination, path: path, interface: DBusNames.Properties.interface,
+      member: DBusNames.Properties.get,
+      build: { message throws(DBusError) in
+        try message.append(interface)
+        try message.append(name)
+      }, reply: reply)
+  }
+
   /// Keeps a match of the client's until the connection goes.
   func keep(_ slot: DBusConnection.Slot) {
     matches.append(slot)

@@ -29,6 +29,12 @@ final class DBusConnection: @unchecked Sendable {
     }
   }
 
+  /// A Swift closure answering method calls, handed to sd-bus as `userdata`.
+  private final class CallHandler {
+    let body: (DBusMessage) -> Bool
+    init(_ body: @escaping (DBusMessage) -> Bool) { self.body = body }
+  }
+
   /// A Swift closure handed to sd-bus as `userdata`; the slot's destroy callback releases it.
   private final class MessageHandler {
     let body: (DBusMessage) -> Void
@@ -330,6 +336,30 @@ final class DBusConnection: @unchecked Sendable {
     try DBusError.check(result, "sd_bus_request_name \(name)")
   }
 
+  /// Answers method calls to `prefix` and every path under it: `handler` answers whether it took
+  /// the call (and replied); sd-bus answers the others (an unknown object or method). Wraps
+  /// `sd_bus_add_fallback(3)`.
+  func addFallback(_ prefix: String, handler: @escaping (DBusMessage) -> Bool) throws(DBusError) -> Slot {
+    let bus = try requireBus()
+    let box = Unmanaged.passRetained(CallHandler(handler))
+    var slot: OpaquePointer?
+    let result = sd_bus_add_fallback(bus, &slot, prefix, Self.callTrampoline, box.toOpaque())
+    guard result >= 0, let slot else {
+      box.release()
+      throw .system(call: "sd_bus_add_fallback", errno: result < 0 ? -result : ENOMEM)
+    }
+    sd_bus_slot_set_destroy_callback(slot, Self.releaseCallHandler)
+    return Slot(slot)
+  }
+
+  /// The connection's unique name on the bus (`:1.42`); wraps `sd_bus_get_unique_name(3)`.
+  var uniqueName: String? {
+    guard let bus else { return nil }
+    var name: UnsafePointer<CChar>?
+    guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+    return String(cString: name)
+  }
+
   /// Puts the `org.freedesktop.Notifications` object on the bus; wraps
   /// `notify_bus_add_server_object` (and so `sd_bus_add_object_vtable(3)`).
   func addNotificationsObject(_ handlers: notify_bus_server_handlers) throws(DBusError) -> Slot {
@@ -376,6 +406,24 @@ final class DBusConnection: @unchecked Sendable {
       guard let message, let userdata else { return 0 }
       Unmanaged<MessageHandler>.fromOpaque(userdata).takeUnretainedValue().body(DBusMessage(pointer: message))
       return 0
+    }
+  }
+
+  /// Calls the `CallHandler` passed as `userdata`: 1 when it took the call.
+  private static var callTrampoline: sd_bus_message_handler_t {
+    { message, userdata, _ in
+      guard let message, let userdata else { return 0 }
+      return Unmanaged<CallHandler>.fromOpaque(userdata).takeUnretainedValue().body(
+        DBusMessage(pointer: message))
+        ? 1 : 0
+    }
+  }
+
+  /// Releases the `CallHandler` passed as `userdata` when its slot goes.
+  private static var releaseCallHandler: sd_bus_destroy_t {
+    { userdata in
+      guard let userdata else { return }
+      Unmanaged<CallHandler>.fromOpaque(userdata).release()
     }
   }
 

@@ -63,6 +63,12 @@ struct DBusMessage {
   /// The method or signal name; wraps `sd_bus_message_get_member(3)`.
   var member: String? { sd_bus_message_get_member(pointer).map { String(cString: $0) } }
 
+  /// The interface of a method call or signal; wraps `sd_bus_message_get_interface(3)`.
+  var interface: String? { sd_bus_message_get_interface(pointer).map { String(cString: $0) } }
+
+  /// The object path it is sent to or from; wraps `sd_bus_message_get_path(3)`.
+  var path: String? { sd_bus_message_get_path(pointer).map { String(cString: $0) } }
+
   /// The unique name of the sender; wraps `sd_bus_message_get_sender(3)`.
   var sender: String? { sd_bus_message_get_sender(pointer).map { String(cString: $0) } }
 
@@ -111,6 +117,35 @@ struct DBusMessage {
     var value: Int32 = 0
     try readBasic("b", into: &value)
     return value != 0
+  }
+
+  /// Reads a double (`d`).
+  func readDouble() throws(DBusError) -> Double {
+    var value = 0.0
+    try readBasic("d", into: &value)
+    return value
+  }
+
+  /// Reads an object reference, `(so)`: a bus name and an object path.
+  func readReference() throws(DBusError) -> (name: String, path: String) {
+    guard try enter("r", "so") else { throw .malformed("expected (so)") }
+    let name = try readString()
+    var path: UnsafePointer<CChar>? = nil
+    try readBasic("o", into: &path)
+    try exit()
+    return (name, path.map { String(cString: $0) } ?? "")
+  }
+
+  /// Reads an array of string pairs (`a(ss)`).
+  func readStringPairs() throws(DBusError) -> [(String, String)] {
+    guard try enter("a", "(ss)") else { throw .malformed("expected an array of string pairs") }
+    var pairs: [(String, String)] = []
+    while try enter("r", "ss") {
+      pairs.append((try readString(), try readString()))
+      try exit()
+    }
+    try exit()
+    return pairs
   }
 
   /// Enters a container of `type` holding `contents`; answers `false` at the end of the
@@ -244,6 +279,35 @@ struct DBusMessage {
     // For string types sd-bus takes the characters themselves, not a pointer to them.
     let result = string.withCString { sd_bus_message_append_basic(pointer, Self.type("s"), $0) }
     try DBusError.check(result, "sd_bus_message_append_basic")
+  }
+
+  /// Appends an object path (`o`).
+  func append(objectPath: String) throws(DBusError) {
+    let result = objectPath.withCString { sd_bus_message_append_basic(pointer, Self.type("o"), $0) }
+    try DBusError.check(result, "sd_bus_message_append_basic")
+  }
+
+  /// Appends an object reference, `(so)`.
+  func append(reference name: String, _ path: String) throws(DBusError) {
+    try open("r", "so")
+    try append(name)
+    try append(objectPath: path)
+    try close()
+  }
+
+  /// Appends a boolean (`b`).
+  func append(_ value: Bool) throws(DBusError) { try appendBasic("b", Int32(value ? 1 : 0)) }
+
+  /// Appends a double (`d`).
+  func append(_ value: Double) throws(DBusError) { try appendBasic("d", value) }
+
+  /// Appends a container of `type` holding `contents`, its members appended by `body`.
+  func append(
+    container type: Unicode.Scalar, _ contents: String, _ body: () throws(DBusError) -> Void
+  ) throws(DBusError) {
+    try open(type, contents)
+    try body()
+    try close()
   }
 
   /// Appends an unsigned 32-bit integer (`u`).

@@ -107,13 +107,9 @@ public final class LogindIdle: @unchecked Sendable {
 
   /// Asks for the user's `IdleHint`; the answer (or why there is none) is told when it comes.
   private func readIdleHint() {
-    link.call(
-      destination: DBusNames.Login.name, path: userPath, interface: DBusNames.Properties.interface,
-      member: DBusNames.Properties.get,
-      build: { message throws(DBusError) in
-        try message.append(DBusNames.Login.userInterface)
-        try message.append(DBusNames.Login.idleHint)
-      }
+    link.getProperty(
+      destination: DBusNames.Login.name, path: userPath, interface: DBusNames.Login.userInterface,
+      name: DBusNames.Login.idleHint
     ) { [weak self] result in
       guard let self else { return }
       switch result {

@@ -124,13 +124,8 @@ public final class UserManagerEnvironment: @unchecked Sendable {
     again = false
     let names = DBusNames.UserManager.self
     // A call the bus refuses at once loses the connection, and `unlinking` ends the reading.
-    link.call(
-      destination: names.name, path: names.path, interface: DBusNames.Properties.interface,
-      member: DBusNames.Properties.get,
-      build: { message throws(DBusError) in
-        try message.append(names.interface)
-        try message.append(names.environment)
-      }
+    link.getProperty(
+      destination: names.name, path: names.path, interface: names.interface, name: names.environment
     ) { [weak self] result in
       guard let self else { return }
       reading = false

@@ -79,6 +79,8 @@ extension Daemon {
           environment: ["NOTIFYD_SOCKET": path])
       }
     }
+    // What a screen reader reads: the cards on the screen.
+    if let accessibility { popups.onShown = { notices in accessibility.show(notices) } }
     self.popups = popups
     popups.start()
   }

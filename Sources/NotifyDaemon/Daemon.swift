@@ -76,6 +76,8 @@ public final class Daemon: @unchecked Sendable {
   var hookSubscription: NoticeQueue.Subscription?
   var hooks: HookRunner?
   var bridge: DBusBridge?
+  /// notifyd on the accessibility bus: the cards as objects a screen reader reads (DESIGN §18).
+  var accessibility: AccessibilityBridge?
   var relay: NoticeRelay?
   /// logind's `IdleHint`, the idle source while the display cannot tell (or with no popups).
   var logindIdle: LogindIdle?
@@ -179,8 +181,23 @@ public final class Daemon: @unchecked Sendable {
       currentPopups.withLock { $0 }?.setSuppressed(forwarding)
     }
     logindIdle = LogindIdle(service: service, log: log)
+    // The cards read by a screen reader: on the accessibility bus, found through the session bus,
+    // which [DBus] Mode=off keeps notifyd off altogether.
+    if config.dbusMode != .off {
+      let accessibility = AccessibilityBridge(log: log, environment: environment)
+      accessibility.onRequest = { request in
+        guard let popups = currentPopups.withLock({ $0 }) else { return }
+        switch request {
+        case .invoke(let id, let action): popups.invoke(id, action: action)
+        case .dismiss(let id): popups.dismiss(id)
+        case .reply(let id, let text): popups.reply(to: id, text: text)
+        }
+      }
+      self.accessibility = accessibility
+    }
     followSession(environment: environment)
     startPopups(environment: environment)
+    accessibility?.start()
     sessionFollower?.start()
     bridge.start()
     if config.relay.isEnabled { try startRelay(store: store, service: service, queue: queue) }
@@ -372,6 +389,7 @@ public final class Daemon: @unchecked Sendable {
     log.info("\(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
     subscription?.cancel()
     server?.stop()
+    accessibility?.stop()
     socket?.removeOwnedPath()
     if let store {
       // The last changes: a failed commit gets as many more tries as fit in 10 s.

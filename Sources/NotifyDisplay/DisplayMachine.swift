@@ -66,6 +66,17 @@ public struct DisplayMachine {
     self.host = host
   }
 
+  /// The notices whose cards are on the screen (a surface of theirs mapped), newest shown first.
+  public var onScreen: [Notice] {
+    let mapped = Set(surfaces.lazy.filter { $0.value.mapped }.map { $0.key.id })
+    return visible.compactMap { mapped.contains($0) ? told[$0] : nil }
+  }
+
+  /// The surfaces of notice `id`'s card, in the machine's order.
+  public func surfaceKeys(of id: Int) -> [SurfaceKey] {
+    surfaces.keys.filter { $0.id == id }.sorted(by: Self.order)
+  }
+
   /// The actions listed since the last call, in order.
   public mutating func takeActions() -> [DisplayAction] {
     defer { actions.removeAll(keepingCapacity: true) }

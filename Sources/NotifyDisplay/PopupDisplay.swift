@@ -113,6 +113,10 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
       let wasConnected = connected
       disconnect()
       if wasConnected { onDrawable?(false) }
+      if !toldShown.isEmpty {
+        toldShown = []
+        onShown?([])
+      }
     }
     idleFallback?.stop()
   }
@@ -133,6 +137,12 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
       if connected { service.setPresenter(.popups, !suppressed) }
     }
   }
+
+  /// Told (on the display's queue) the notices whose cards are on the screen, newest first, each
+  /// time that changes: what a screen reader reads (`AccessibilityBridge`). Set before `start()`.
+  public var onShown: (@Sendable ([Notice]) -> Void)?
+  /// What `onShown` was told last.
+  private var toldShown: [Notice] = []
 
   /// `onMenu`'s argument: the notice whose actions go to the picker.
   public typealias MenuRequest = @Sendable (Int) -> Void
@@ -161,7 +171,35 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
     machine.handle(input, at: notices.now)
     carryOut(machine.takeActions())
     if machine.needsSettle { settleSoon() }
+    tellShown()
   }
+
+  /// Tells `onShown` the cards on the screen, when they changed.
+  private func tellShown() {
+    guard let onShown else { return }
+    let shown = machine?.onScreen ?? []
+    guard shown != toldShown else { return }
+    toldShown = shown
+    onShown(shown)
+  }
+
+  /// A screen reader chose action `key` of notice `id` (a button, or `default`): as a click on its
+  /// card would, with the activation token of the surface it shows on.
+  public func invoke(_ id: Int, action key: String) {
+    queue.async { [self] in
+      guard let surface = machine?.surfaceKeys(of: id).first else {
+        service.invoke(
+          InvokeParameters(id: id, action: key), done: asking("reader: action '\(key)' of notice \(id)"))
+        return
+      }
+      ask(.invoke(id: id, action: key, from: surface))
+    }
+  }
+
+  /// A screen reader dismissed notice `id`, or sent `text` as its reply: as the card would.
+  public func dismiss(_ id: Int) { queue.async { [self] in ask(.dismiss(id)) } }
+
+  public func reply(to id: Int, text: String) { queue.async { [self] in ask(.reply(id: id, text: text)) } }
 
   private func handle(_ event: Event) {
     if event.kind == .frame {
@@ -196,6 +234,7 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
     if machine.showsNewCard { machine.handle(.outputs(backend.readOutputs()), at: notices.now) }
     machine.settle(at: notices.now)
     carryOut(machine.takeActions())
+    tellShown()
   }
 
   /// Draws one frame for the engine's frames queued so far: a display that falls behind skips
