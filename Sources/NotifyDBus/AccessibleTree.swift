@@ -361,9 +361,12 @@ struct AccessibleTree: Sendable {
 
   // MARK: - What a screen reader does
 
-  /// The text typed into the reply field at `path` (`EditableText`); false when it is none.
+  /// The text typed into the reply field at `path` (`EditableText`); false when it is none, or the
+  /// text is longer than a reply may be (`RequestLimits.maximumReplyLength` bytes).
   mutating func setText(_ text: String, at path: String) -> Bool {
-    guard nodes[path]?.role == .entry, nodes[path]?.states.contains(.defunct) == false else { return false }
+    guard nodes[path]?.role == .entry, nodes[path]?.states.contains(.defunct) == false,
+      text.utf8.count <= RequestLimits.maximumReplyLength
+    else { return false }
     nodes[path]!.text = text
     return true
   }

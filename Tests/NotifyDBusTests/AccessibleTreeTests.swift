@@ -153,6 +153,9 @@ struct AccessibleTreeTests {
     #expect(taken && tree.node(field)?.text == "on my way")
     let onTheCard = tree.setText("x", at: card)
     #expect(!onTheCard)
+    // No longer than a reply may be: refused, the text kept.
+    let long = tree.setText(String(repeating: "x", count: RequestLimits.maximumReplyLength + 1), at: field)
+    #expect(!long && tree.node(field)?.text == "on my way")
     _ = tree.show([], at: 1)
     let late = tree.setText("late", at: field)
     #expect(!late)
