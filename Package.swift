@@ -78,6 +78,8 @@ let package = Package(
     // Icons that both the D-Bus adapter and the popups need, without drawing: raw pixels as clients
     // send them, the store that keeps them as files, icon names found in the freedesktop themes.
     .target(name: "NotifyIcons", dependencies: ["NotifyPosix", "NotifyProtocol", "NotifyPaths"]),
+    // Notices spoken through speech-dispatcher, over its SSIP socket.
+    .target(name: "NotifySpeech", dependencies: ["NotifyPosix", "NotifySupport"]),
     // The desktop bridge over D-Bus (sd-bus): the forwarder, the freedesktop server, logind's idle
     // hint. It draws nothing: the icon store is handed in.
     .target(
@@ -148,8 +150,8 @@ let package = Package(
       name: "NotifyDaemon",
       dependencies: [
         "NotifyVarlink", "NotifyStore", "NotifyDBus", "NotifyDisplay", "NotifyWayland", "NotifyX11",
-        "NotifyRelay", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol", "NotifyPaths",
-        "NotifyPosix", "NotifySupport", "CSystemd", "CLinux",
+        "NotifyRelay", "NotifySpeech", "NotifyService", "NotifyCore", "NotifyConfig", "NotifyProtocol",
+        "NotifyPaths", "NotifyPosix", "NotifySupport", "CSystemd", "CLinux",
       ]),
     // notifyctl's argument parsing and commands.
     .target(name: "NotifyCLI", dependencies: ["NotifyProtocol", "NotifyPaths", "NotifyPosix", "NotifyNATS"]),
@@ -209,6 +211,7 @@ let package = Package(
         "NotifyDBus", "NotifyDisplay", "NotifyIcons", "NotifyCore", "NotifyProtocol", "NotifySupport",
       ]),
     .testTarget(name: "NotifyIconsTests", dependencies: ["NotifyIcons"]),
+    .testTarget(name: "NotifySpeechTests", dependencies: ["NotifySpeech"]),
     .testTarget(name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "NotifyProtocol"]),
     .testTarget(
       name: "NotifyDisplayTests",

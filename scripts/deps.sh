@@ -28,6 +28,7 @@ debian_packages=(
   pulseaudio pulseaudio-utils gnome-session-canberra sound-theme-freedesktop  # sounds: a null-sink server, paplay, canberra-gtk-play
   libnats-dev nats-server openssl                         # the relay: the NATS C client (JetStream), a real server, test certificates
   at-spi2-core python3-pyatspi gir1.2-atspi-2.0           # screen readers: the accessibility bus's launcher and registry, an AT-SPI client (pyatspi)
+  speech-dispatcher                                       # [Speech]: a real speech-dispatcher (its dummy module and protocol log)
 )
 # import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast);
 # nats-py: a NATS client nobody here wrote, for the relay tests' garbage and stream checks;

@@ -9,7 +9,7 @@ public enum ConfigTable {
   /// The sections, in the order `--check-config` shows them.
   public static let sections: [ConfigSection] = [
     queue, doNotDisturb, limits, idle, timing, urgency, progress, rules, socket, store, dbus, sound, display,
-    displayLooks, center, hooks, relay,
+    displayLooks, center, speech, hooks, relay,
   ]
 
   /// The section a header (`Queue`, `Urgency:low`, `Rule:backups`) belongs to, with what follows the
@@ -209,6 +209,7 @@ public enum ConfigTable {
         .choice("LeftClick", \.leftClick, doc: "Overrides [Display] LeftClick= for what it matches."),
         .choice("MiddleClick", \.middleClick, doc: "Overrides [Display] MiddleClick= for what it matches."),
         .choice("RightClick", \.rightClick, doc: "Overrides [Display] RightClick= for what it matches."),
+        .choice("Speak", \.speak, doc: "Overrides [Speech] Speak= for what it matches."),
       ], looks: lookFields)
 
   // MARK: - The adapters' sections
@@ -302,6 +303,20 @@ public enum ConfigTable {
     [
       .choice("Anchor", \.anchor, doc: "The output's edge it opens on: left or right."),
       .integer("Width", \.width, in: 200...4_000, doc: "Pixels, its width; it is the output's full height."),
+    ])
+
+  static let speech = ConfigSection.single(
+    "Speech", \.display.speech, doc: "Notices spoken through speech-dispatcher as their cards show.",
+    [
+      .choice(
+        "Speak", \.speak,
+        doc:
+          "no; yes: the app, title and body; title: the app and title. Not while a screen reader reads them."),
+      .path(
+        "Socket", \.socket, optional: true, unset: "",
+        doc:
+          "speech-dispatcher's socket; empty: SPEECHD_ADDRESS, else $XDG_RUNTIME_DIR/speech-dispatcher/speechd.sock."
+      ),
     ])
 
   static let displayLooks = ConfigSection.perUrgency(

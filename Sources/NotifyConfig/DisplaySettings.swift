@@ -39,6 +39,17 @@ public struct CenterSettings: Sendable, Equatable {
   public init() {}
 }
 
+/// `[Speech]`: notices spoken through speech-dispatcher as their cards show (DESIGN §18).
+public struct SpeechSettings: Sendable, Equatable {
+  /// `Speak=`: what is spoken of a notice no rule says otherwise of.
+  public var speak = SpeechChoice.no
+  /// `Socket=`: speech-dispatcher's socket; nil: `SPEECHD_ADDRESS`'s, else
+  /// `$XDG_RUNTIME_DIR/speech-dispatcher/speechd.sock`.
+  public var socket: String?
+
+  public init() {}
+}
+
 /// The corner or edge of the output the popups stack from (`[Display] Anchor=`).
 public enum PopupAnchor: String, Sendable, CaseIterable {
   case topLeft = "top-left"
@@ -142,6 +153,8 @@ public struct DisplaySettings: Sendable, Equatable {
   public var picker: String?
   /// The notification center (`[Center]`).
   public var center = CenterSettings()
+  /// Speaking notices (`[Speech]`).
+  public var speech = SpeechSettings()
   /// The cards' look: `[Display]`'s keys, over the built-in look of each urgency.
   public var look = LookOverrides()
   /// `[Display:URGENCY]`'s keys, over `look`.

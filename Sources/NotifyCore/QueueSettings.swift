@@ -65,6 +65,14 @@ public enum FullscreenPolicy: String, Sendable, CaseIterable {
   case pushback
 }
 
+/// What is spoken of a notice as its card shows (`[Speech] Speak=`, a rule's `Speak=`): nothing,
+/// its app, title and body, or its app and title.
+public enum SpeechChoice: String, Sendable, CaseIterable {
+  case no
+  case yes
+  case title
+}
+
 public struct Rule: Sendable, Equatable {
   public var name: String
   public var matchApp: Glob?
@@ -90,6 +98,8 @@ public struct Rule: Sendable, Equatable {
   /// `Fullscreen=` of its look: what its notices do under a fullscreen window, over the urgency's
   /// (`Config.engineSettings` sets it).
   public var fullscreen: FullscreenPolicy?
+  /// `Speak=`: what is spoken of its notices as they show, over `[Speech] Speak=`.
+  public var speak: SpeechChoice?
 
   public init(
     name: String, matchApp: Glob? = nil, matchTag: Glob? = nil, matchTitle: Glob? = nil,

@@ -143,6 +143,19 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
           self.embed(on: connection)
         }
       })
+    // A listener's connection gone (a screen reader quit or crashed): its events are no longer
+    // listened for, whether or not the registry says so.
+    let gone =
+      "type='signal',sender='\(DBusNames.Bus.name)',member='\(DBusNames.Bus.nameOwnerChanged)',arg2=''"
+    link.keep(
+      try connection.addMatch(gone) { [weak self] message in
+        guard let self, let name = try? message.readString(), listeners.contains(where: { $0[0] == name })
+        else {
+          return
+        }
+        listeners = listeners.filter { $0[0] != name }
+        listenersChanged()
+      })
     for (member, added) in [("EventListenerRegistered", true), ("EventListenerDeregistered", false)] {
       let rule =
         "type='signal',interface='\(AccessibleTree.Names.registryInterface)',member='\(member)'"

@@ -8,6 +8,7 @@ import NotifyPosix
 import NotifyProtocol
 import NotifyRelay
 import NotifyService
+import NotifySpeech
 import NotifyStore
 import NotifySupport
 import NotifyVarlink
@@ -81,8 +82,41 @@ extension Daemon {
     }
     // What a screen reader reads: the cards on the screen.
     if let accessibility { popups.onShown = { notices in accessibility.show(notices) } }
+    // What is spoken as a card shows, unless a screen reader reads it itself.
+    if let speech = speaker(environment: environment) {
+      let accessibility = accessibility
+      let log = log
+      popups.onSpeak = { text, critical in
+        guard accessibility?.screenReaderListens != true else {
+          log.debug("speech: a screen reader reads the cards; notifyd says nothing")
+          return
+        }
+        speech.speak(text, critical: critical)
+      }
+    }
     self.popups = popups
     popups.start()
+  }
+
+  /// speech-dispatcher's client, while `[Speech] Speak=` or a rule's asks for anything to be spoken
+  /// (made again when its socket changes); nil when nothing is, or no socket is known.
+  func speaker(environment: [String: String]) -> SpeechDispatcher? {
+    let wanted =
+      config.display.speech.speak != .no || config.queue.rules.contains { $0.speak != nil && $0.speak != .no }
+    let path = SpeechDispatcher.socketPath(configured: config.display.speech.socket, environment: environment)
+    guard wanted, let path else {
+      if wanted {
+        log.notice("speech: no speech-dispatcher socket (XDG_RUNTIME_DIR is unset); nothing is spoken")
+      }
+      speech?.stop()
+      speech = nil
+      return nil
+    }
+    if speech?.path != path {
+      speech?.stop()
+      speech = SpeechDispatcher(path: path, log: log)
+    }
+    return speech
   }
 
   /// For a daemon the user's service manager started (`INVOCATION_ID` set), perhaps before the

@@ -8,6 +8,7 @@ import NotifyPosix
 import NotifyProtocol
 import NotifyRelay
 import NotifyService
+import NotifySpeech
 import NotifyStore
 import NotifySupport
 import NotifyVarlink
@@ -78,6 +79,8 @@ public final class Daemon: @unchecked Sendable {
   var bridge: DBusBridge?
   /// notifyd on the accessibility bus: the cards as objects a screen reader reads (DESIGN §18).
   var accessibility: AccessibilityBridge?
+  /// speech-dispatcher, while `[Speech]` or a rule asks for notices to be spoken.
+  var speech: SpeechDispatcher?
   var relay: NoticeRelay?
   /// logind's `IdleHint`, the idle source while the display cannot tell (or with no popups).
   var logindIdle: LogindIdle?
@@ -390,6 +393,7 @@ public final class Daemon: @unchecked Sendable {
     subscription?.cancel()
     server?.stop()
     accessibility?.stop()
+    speech?.stop()
     socket?.removeOwnedPath()
     if let store {
       // The last changes: a failed commit gets as many more tries as fit in 10 s.

@@ -284,6 +284,12 @@ public struct DisplayMachine {
     }
     return (presentations[id]?.rules ?? []).compactMap { $0[keyPath: path] }.last ?? fallback
   }
+
+  /// What is spoken of notice `id` as its card shows: the last matching rule's `Speak=`, else
+  /// `[Speech]`'s.
+  public func speech(of id: Int) -> SpeechChoice {
+    (presentations[id]?.rules ?? []).compactMap(\.speak).last ?? settings.speech.speak
+  }
 }
 
 /// A surface the display shows: the card of notice `id` on the output of that name (`nil`: where

@@ -143,6 +143,10 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   public var onShown: (@Sendable ([Notice]) -> Void)?
   /// What `onShown` was told last.
   private var toldShown: [Notice] = []
+  /// Told (on the display's queue) what to say of a card that has just shown, as `[Speech]` and
+  /// the rules it matches ask (`Speak=`), and whether it is critical (it interrupts). Set before
+  /// `start()`.
+  public var onSpeak: (@Sendable (_ text: String, _ critical: Bool) -> Void)?
 
   /// `onMenu`'s argument: the notice whose actions go to the picker.
   public typealias MenuRequest = @Sendable (Int) -> Void
@@ -176,11 +180,33 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
 
   /// Tells `onShown` the cards on the screen, when they changed.
   private func tellShown() {
-    guard let onShown else { return }
+    guard onShown != nil || onSpeak != nil else { return }
     let shown = machine?.onScreen ?? []
     guard shown != toldShown else { return }
+    let before = Set(toldShown.map(\.id))
     toldShown = shown
-    onShown(shown)
+    onShown?(shown)
+    guard let onSpeak, let machine else { return }
+    for notice in shown.reversed() where !before.contains(notice.id) {
+      let choice = machine.speech(of: notice.id)
+      guard let words = Self.words(of: notice, choice) else { continue }
+      onSpeak(words, notice.urgency == .critical)
+    }
+  }
+
+  /// What is said of `notice` as `choice` asks: its app, title and body (or not the body), as
+  /// plain text; nil for nothing.
+  static func words(of notice: Notice, _ choice: SpeechChoice) -> String? {
+    guard choice != .no else { return nil }
+    var parts: [String] = []
+    if let app = notice.app, !app.isEmpty { parts.append(app) }
+    parts.append(BodyMarkup.plainText(notice.displayTitle))
+    if choice == .yes, let body = notice.body.map(BodyMarkup.plainText), !body.isEmpty { parts.append(body) }
+    return parts.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.filter {
+      !$0.isEmpty
+    }
+    .map { part in part.last.map { ".!?:".contains($0) } == true ? part : part + "." }
+    .joined(separator: " ")
   }
 
   /// A screen reader chose action `key` of notice `id` (a button, or `default`): as a click on its

@@ -450,6 +450,34 @@ struct DisplayMachineTests {
     #expect(rig.screen.violations.isEmpty)
   }
 
+  @Test func whatIsSaid_isTheLastMatchingRulesSpeak_elseSpeechs_inPlainWords() throws {
+    var quiet = Rule(name: "quiet", matchApp: Glob("quiet"))
+    quiet.speak = SpeechChoice.no
+    var brief = Rule(name: "brief", matchApp: Glob("*"))
+    brief.speak = .title
+    var queue = QueueSettings()
+    queue.rules = [quiet, brief]
+    var settings = DisplaySettings()
+    settings.speech.speak = .yes
+    let rig = DisplayRig(settings: settings, queue: queue)
+    let loud = rig.show(notice("Backup <b>done</b>", app: "backup"))
+    let hushed = rig.show(notice("Psst", app: "quiet"))
+    // The later matching rule wins: title for every app, but quiet's own is overruled by brief's.
+    #expect(rig.machine.speech(of: loud) == .title && rig.machine.speech(of: hushed) == .title)
+    let plain = DisplayRig(settings: settings)
+    let id = plain.show(notice("Backup done"))
+    #expect(plain.machine.speech(of: id) == .yes)
+    var shown = Notice(
+      id: 1, kind: .notice, title: "Backup <b>done</b>", body: "312 files\ncopied  today", app: "backup")
+    #expect(PopupDisplay.words(of: shown, .yes) == "backup. Backup done. 312 files copied today.")
+    #expect(PopupDisplay.words(of: shown, .title) == "backup. Backup done.")
+    #expect(PopupDisplay.words(of: shown, .no) == nil)
+    shown.app = nil
+    shown.title = "Done?"
+    shown.body = nil
+    #expect(PopupDisplay.words(of: shown, .yes) == "Done?")
+  }
+
   @Test func whereAlphaDoesNotBlend_aCardShowsOnlyWhileItHolds_atFullOpacity() {
     let rig = DisplayRig(traits: DisplayTraits(windows: true, blends: false))
     let id = rig.show(notice("n"))

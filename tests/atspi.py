@@ -1,0 +1,143 @@
+"""The accessibility bus for the suites that need one: at-spi2-core's real bus launcher (and the
+registry its bus starts) on a private session bus, and what an AT-SPI client (pyatspi over
+libatspi, as Orca reads) finds there, through tests/fixtures/atspi_reader.py run by the system's
+python3."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import wait_for
+from display import as_user
+
+LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
+READER = Path(__file__).resolve().parent / "fixtures" / "atspi_reader.py"
+# The system's python3: Debian's python3-pyatspi is installed for it, not for the one running pytest.
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+class AccessibilityBus:
+    """at-spi2-core's bus launcher on the session bus at `session_address`: the accessibility bus it
+    starts, and the registry that bus starts when notifyd embeds itself — as `user` when given (the
+    bus lets in only its own user). `enabled` is org.a11y.Status.IsEnabled to begin with."""
+
+    def __init__(self, session_address, directory: Path, enabled=True, user=None):
+        self.session_address = session_address
+        self.user = user
+        self.runtime = directory / f"a11y-{time.monotonic_ns()}"
+        self.runtime.mkdir(mode=0o700)
+        if user:
+            os.chown(self.runtime, user.pw_uid, user.pw_gid)
+        self.enabled = enabled
+        self.log = self.runtime / "launcher.log"
+        self.process = None
+
+    def env(self):
+        # The launcher keeps IsEnabled in GSettings: in memory here, since the private session bus
+        # starts no dconf service to write it to (a Set would be lost, and nothing signalled).
+        return {"PATH": os.environ["PATH"], "DBUS_SESSION_BUS_ADDRESS": self.session_address,
+                "XDG_RUNTIME_DIR": str(self.runtime), "HOME": str(self.runtime), "GSETTINGS_BACKEND": "memory"}
+
+    def command(self, *command):
+        return (as_user(self.user) if self.user else []) + list(command)
+
+    def start(self):
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                self.command(LAUNCHER, "--launch-immediately", f"--a11y={1 if self.enabled else 0}"), env=self.env(),
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: self.address(), timeout=10, what="the accessibility bus launcher")
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            # The launcher, the accessibility bus it started, and the registry that bus started.
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+    def kill_registry(self):
+        """Kills the registry the accessibility bus started (it is in the launcher's process group)."""
+        found = subprocess.run(["pgrep", "-g", str(self.process.pid), "-f", "at-spi2-registryd"], capture_output=True,
+                               text=True)
+        pids = [int(pid) for pid in found.stdout.split()]
+        assert pids, "no registry running"
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+
+    def gdbus(self, *arguments, check=True):
+        result = subprocess.run(self.command("gdbus", "call", "--address", self.session_address, *arguments),
+                                env=self.env(), capture_output=True, text=True, timeout=30)
+        if check:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    def address(self):
+        """The accessibility bus's address, once the launcher answers."""
+        result = self.gdbus("--dest", "org.a11y.Bus", "--object-path", "/org/a11y/bus", "--method",
+                            "org.a11y.Bus.GetAddress", check=False)
+        if result.returncode != 0:
+            return None
+        return result.stdout.strip().removeprefix("('").removesuffix("',)")
+
+    def set_enabled(self, on):
+        self.gdbus("--dest", "org.a11y.Bus", "--object-path", "/org/a11y/bus", "--method",
+                   "org.freedesktop.DBus.Properties.Set", "org.a11y.Status", "IsEnabled", "<true>" if on else "<false>")
+
+    def pids_on_the_bus(self):
+        """The processes with a connection to the accessibility bus."""
+        result = subprocess.run(self.command("busctl", f"--address={self.address()}", "list", "--unique",
+                                             "--no-legend", "--no-pager"),
+                                env=self.env(), capture_output=True, text=True, timeout=30)
+        assert result.returncode == 0, result.stderr
+        return {int(line.split()[1]) for line in result.stdout.splitlines() if line.split()[1].isdigit()}
+
+    def reader(self, *arguments):
+        """atspi_reader.py's answer, as JSON."""
+        result = subprocess.run(self.command(SYSTEM_PYTHON, str(READER), *arguments), env=self.env(),
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    def listen(self, seconds):
+        """atspi_reader.py listening for `seconds`, once it listens; `heard()` parses what it printed."""
+        listener = subprocess.Popen(self.command(SYSTEM_PYTHON, str(READER), "listen", str(seconds)), env=self.env(),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert listener.stdout.readline().strip() == "ready", listener.stderr.read()
+        return listener
+
+    def tree_with(self, test, what):
+        """notifyd's tree once `test` holds for it."""
+        return wait_for(lambda: (lambda tree: tree if tree and test(tree) else None)(self.reader("tree")), timeout=15,
+                        what=what)
+
+
+def heard(listener):
+    """What a listener printed, once it stopped: its events as dictionaries."""
+    output, errors = listener.communicate(timeout=60)
+    assert listener.returncode == 0, errors
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def cards(tree):
+    return [child for child in tree["children"] if child["role"] == "notification"]
+
+
+def serving(make_daemon, config, address):
+    """A notifyd serving the session bus at `address` for its popups ([DBus] Mode=off would keep it off
+    the session bus, and so off the accessibility bus)."""
+    daemon = make_daemon(config.replace("[DBus]\nMode=off\n", ""), env={"DBUS_SESSION_BUS_ADDRESS": address})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus")
+    return daemon
+
+
+def available():
+    """Whether at-spi2-core and pyatspi are here (scripts/deps.sh installs them)."""
+    return os.path.exists(LAUNCHER) and subprocess.run([SYSTEM_PYTHON, "-c", "import pyatspi"],
+                                                       capture_output=True).returncode == 0

@@ -1,0 +1,158 @@
+"""Notices spoken (DESIGN §18, `[Speech]`): a real speech-dispatcher with its dummy output module
+(headless with `AudioOutputMethod "libao"`), whose protocol log records what it was asked to say —
+once per card as it shows, `Speak=` by rule, nothing during do-not-disturb, critical notices
+interrupting, and nothing while a screen reader (an AT-SPI client listening for cards showing) reads
+the cards itself."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from atspi import AccessibilityBus, available, serving
+from conftest import wait_for
+from display import needs_x11, x11_bus, x11_config, x11_session  # noqa: F401
+
+pytestmark = [needs_x11, pytest.mark.skipif(shutil.which("speech-dispatcher") is None,
+                                            reason="speech-dispatcher is not installed (scripts/deps.sh installs it)")]
+
+SPEECHD_CONFIG = """\
+LogLevel 4
+LogDir "{directory}/log"
+CustomLogFile "protocol" "{directory}/protocol.log"
+AudioOutputMethod "libao"
+AddModule "dummy" "sd_dummy" ""
+DefaultModule dummy
+"""
+
+
+class SpeechServer:
+    """speech-dispatcher in `directory`, on its socket there, with the dummy module; `utterances()`
+    reads its protocol log: what each SPEAK was asked to say, with the priority then."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory / "speechd"
+        (self.directory / "config").mkdir(parents=True)
+        (self.directory / "log").mkdir()
+        (self.directory / "run").mkdir(mode=0o700)
+        (self.directory / "config" / "speechd.conf").write_text(SPEECHD_CONFIG.format(directory=self.directory))
+        self.socket = self.directory / "run" / "speech-dispatcher" / "speechd.sock"
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ["speech-dispatcher", "-s", "-t", "0", "-C", str(self.directory / "config")],
+            env={**os.environ, "XDG_RUNTIME_DIR": str(self.directory / "run")}, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for(lambda: self.socket.exists(), timeout=10, what="speech-dispatcher's socket")
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=10)
+
+    def utterances(self):
+        """[(priority, text)] in the order asked."""
+        log = self.directory / "protocol.log"
+        if not log.exists():
+            return []
+        data = re.findall(r"DATA:\|(.*?)\n\|", log.read_text(errors="replace"), re.S)
+        spoken, priority, body = [], "message", None
+        for line in (entry.rstrip("\r\n") for entry in data):
+            if body is not None:
+                if line == ".":
+                    spoken.append((priority, " ".join(body)))
+                    body = None
+                else:
+                    body.append(line)
+            elif line == "SPEAK":
+                body = []
+            elif line.startswith("SET SELF PRIORITY "):
+                priority = line.split()[-1]
+        return spoken
+
+    def texts(self):
+        return [text for _, text in self.utterances()]
+
+    def said(self, words):
+        """Waits until something with `words` was said; answers everything said."""
+        return wait_for(lambda: (lambda texts: texts if any(words in text for text in texts) else None)(self.texts()),
+                        timeout=15, what=f"speech-dispatcher to be asked to say {words!r}")
+
+
+@pytest.fixture
+def speechd(x11_session):
+    x, _ = x11_session
+    server = SpeechServer(x.directory).start()
+    yield server
+    server.stop()
+
+
+def speaking_config(speechd, *rules):
+    return x11_config() + f"[Speech]\nSpeak=yes\nSocket={speechd.socket}\n" + "".join(rules)
+
+
+def test_a_notice_is_said_once_as_its_card_shows_a_rule_may_silence_it_and_a_critical_one_interrupts(x11_session,
+                                                                                                     speechd):
+    x, make_daemon = x11_session
+    daemon = make_daemon(speaking_config(speechd, "[Rule:quiet]\nMatchApp=quiet\nSpeak=no\n",
+                                         "[Rule:brief]\nMatchApp=brief\nSpeak=title\n"))
+    quiet = daemon.show("Not to be said", "--app", "quiet", "--hold", "60s")
+    daemon.visible(quiet)
+    daemon.show("Backup done", "312 files", "--app", "backup", "--hold", "60s")
+    said = speechd.said("Backup done")
+    # The quiet card showed first: had it been said, it would be said before.
+    assert said == ["backup. Backup done. 312 files."], said
+    daemon.show("Build 42 failed", "see the log", "--app", "brief", "--hold", "60s")
+    daemon.show("Disk full", "/home has 0 bytes left", "--urgency", "critical", "--app", "df")
+    speechd.said("Disk full")
+    spoken = speechd.utterances()
+    # Each once, however many frames their fades took; the title alone by its rule; the critical
+    # one at the priority that interrupts.
+    assert spoken == [("message", "backup. Backup done. 312 files."), ("message", "brief. Build 42 failed."),
+                      ("important", "df. Disk full. /home has 0 bytes left.")], spoken
+
+
+def test_nothing_is_said_of_a_notice_do_not_disturb_holds_back(x11_session, speechd):
+    x, make_daemon = x11_session
+    daemon = make_daemon(speaking_config(speechd))
+    daemon.notifyctl("suspend", check=True)
+    held = daemon.show("Held back", "--hold", "60s")
+    wait_for(lambda: daemon.status()["suspended"] and daemon.get(held)["phase"] in ("waiting", "queued", "delayed"),
+             timeout=10, what="the notice held back")
+    # A critical one comes through do-not-disturb, and is said; the one held back was not, before it.
+    daemon.show("Server down", "--urgency", "critical")
+    said = speechd.said("Server down")
+    assert not any("Held back" in text for text in said), said
+
+
+@pytest.mark.skipif(not available(), reason="at-spi2-core or python3-pyatspi is not installed")
+def test_while_a_screen_reader_listens_for_cards_notifyd_says_nothing_itself(x11_session, x11_bus, speechd):
+    x, make_daemon = x11_session
+    a11y = AccessibilityBus(x11_bus, x.directory).start()
+    try:
+        daemon = serving(make_daemon, speaking_config(speechd), x11_bus)
+        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
+                 what="notifyd on the accessibility bus")
+        listener = a11y.listen(seconds=30)
+        try:
+            wait_for(lambda: "a screen reader listens for cards" in daemon.stderr(), timeout=15,
+                     what="notifyd to hear of the screen reader")
+            read = daemon.show("Read by the screen reader", "--hold", "60s")
+            daemon.visible(read)
+            a11y.tree_with(lambda tree: tree["children"], "the card in the tree")
+        finally:
+            listener.terminate()
+            listener.wait(timeout=10)
+        wait_for(lambda: "no screen reader listens" in daemon.stderr(), timeout=15,
+                 what="notifyd to hear the screen reader go")
+        daemon.show("Said by notifyd", "--hold", "60s")
+        said = speechd.said("Said by notifyd")
+        assert not any("screen reader" in text for text in said), said
+    finally:
+        a11y.stop()
