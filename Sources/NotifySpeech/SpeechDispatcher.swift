@@ -13,9 +13,9 @@ import NotifySupport
 ///
 /// The connection is made at the first utterance and kept; each command is answered before the
 /// next is sent, within `replyTimeout`. When speech-dispatcher cannot be reached or stops
-/// answering, the connection is dropped, said once in the log, and tried again at the next
-/// utterance no sooner than `retryInterval` after; what comes meanwhile waits, at most
-/// `maximumWaiting` utterances (the oldest go first).
+/// answering, the connection is dropped, said once in the log, and tried again at an utterance no
+/// sooner than `retryInterval` after; what was to be said meanwhile is dropped (a notice said
+/// minutes after it showed would mislead). At most `maximumWaiting` utterances wait their turn.
 ///
 /// - Important: everything mutable belongs to `queue`.
 public final class SpeechDispatcher: @unchecked Sendable {
@@ -83,7 +83,10 @@ public final class SpeechDispatcher: @unchecked Sendable {
 
   /// Sends what waits, while speech-dispatcher answers.
   private func flush() {
-    if let failedAt, Posix.monotonicNow() - failedAt < Self.retryInterval { return }
+    if let failedAt, Posix.monotonicNow() - failedAt < Self.retryInterval {
+      waiting = []
+      return
+    }
     while let next = waiting.first {
       do throws(SpeechError) {
         try say(next.text, priority: next.critical ? "important" : "message")
@@ -99,6 +102,7 @@ public final class SpeechDispatcher: @unchecked Sendable {
             "speech: speech-dispatcher at \(path): \(error); notices are not spoken until it answers")
         }
         failedAt = Posix.monotonicNow()
+        waiting = []
         return
       }
     }
