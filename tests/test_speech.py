@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,26 @@ def test_while_a_screen_reader_listens_for_cards_notifyd_says_nothing_itself(x11
         assert not any("screen reader" in text for text in said), said
     finally:
         a11y.stop()
+
+
+def test_a_speech_dispatcher_not_there_is_said_once_and_notices_are_spoken_once_it_answers(x11_session):
+    x, make_daemon = x11_session
+    server = SpeechServer(x.directory)
+    daemon = make_daemon(speaking_config(server))
+    first = daemon.show("Nobody hears this", "--hold", "60s")
+    daemon.visible(first)
+    wait_for(lambda: "notices are not spoken until it answers" in daemon.stderr(), timeout=10,
+             what="notifyd to say speech-dispatcher is not there")
+    failed = time.monotonic()
+    server.start()
+    try:
+        # Tried again no sooner than its retry interval after the failure (5 s).
+        time.sleep(max(0.0, failed + 5.5 - time.monotonic()))
+        daemon.show("Heard now", "--hold", "60s")
+        said = server.said("Heard now")
+        # What could not be said then is not said late.
+        assert said == ["Heard now."], said
+        assert daemon.stderr().count("notices are not spoken until it answers") == 1
+        assert "answers again" in daemon.stderr()
+    finally:
+        server.stop()
