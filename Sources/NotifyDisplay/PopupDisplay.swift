@@ -175,6 +175,8 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
     machine.handle(input, at: notices.now)
     carryOut(machine.takeActions())
     if machine.needsSettle { settleSoon() }
+    // A frame draws what is mapped already: what is on the screen is as it was.
+    if case .frame = input { return }
     tellShown()
   }
 
