@@ -29,6 +29,7 @@ debian_packages=(
   libnats-dev nats-server openssl                         # the relay: the NATS C client (JetStream), a real server, test certificates
   at-spi2-core python3-pyatspi gir1.2-atspi-2.0           # screen readers: the accessibility bus's launcher and registry, an AT-SPI client (pyatspi)
   speech-dispatcher                                       # [Speech]: a real speech-dispatcher (its dummy module and protocol log)
+  orca python3-speechd xkb-data x11-xkb-utils             # a real screen reader: Orca 43 under Xvfb, speaking through speech-dispatcher
 )
 # import name:PyPI name. desktop-notifier: a D-Bus notification client nobody here wrote (dbus-fast);
 # nats-py: a NATS client nobody here wrote, for the relay tests' garbage and stream checks;

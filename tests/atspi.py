@@ -3,8 +3,10 @@ registry its bus starts) on a private session bus, and what an AT-SPI client (py
 libatspi, as Orca reads) finds there, through tests/fixtures/atspi_reader.py run by the system's
 python3."""
 
+import fcntl
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -141,3 +143,68 @@ def available():
     """Whether at-spi2-core and pyatspi are here (scripts/deps.sh installs them)."""
     return os.path.exists(LAUNCHER) and subprocess.run([SYSTEM_PYTHON, "-c", "import pyatspi"],
                                                        capture_output=True).returncode == 0
+
+
+# Orca's own customizations file, loaded from its preferences directory as it starts: its debug
+# file written line by line (Python's default is a block), so that what it says is read as it says
+# it.
+ORCA_CUSTOMIZATIONS = """\
+from orca import debug
+if debug.debugFile is not None:
+    debug.debugFile.reconfigure(line_buffering=True)
+"""
+
+
+class Orca:
+    """Orca, the screen reader, on the X display `display` and the session bus at `session_address`
+    (whose launcher gives it the accessibility bus), with preferences of its own in `directory` (its
+    defaults, as on a first start) and speaking through the speech-dispatcher at `speech_socket`.
+    Its debug file records what it says ("SPEECH OUTPUT: '…'").
+
+    Orca refuses to start beside another Orca of the same user, and the suites run side by side
+    (the integration suite beside its ASan and TSan runs): one Orca at a time on the machine, by a
+    lock held from `start` to `stop`."""
+
+    LOCK = Path("/tmp/notifyd-tests-orca.lock")
+
+    def __init__(self, session_address, display, directory: Path, speech_socket: Path):
+        self.directory = directory / f"orca-{time.monotonic_ns()}"
+        self.preferences = self.directory / "preferences"
+        self.preferences.mkdir(parents=True)
+        (self.preferences / "orca-customizations.py").write_text(ORCA_CUSTOMIZATIONS)
+        self.debug_file = self.directory / "debug.out"
+        self.environment = {
+            "PATH": os.environ["PATH"], "HOME": str(self.directory), "XDG_RUNTIME_DIR": str(self.directory),
+            "DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session_address, "GSETTINGS_BACKEND": "memory",
+            "SPEECHD_ADDRESS": f"unix_socket:{speech_socket}"}
+        self.process = None
+        self.lock = None
+
+    def start(self):
+        self.lock = open(self.LOCK, "a")
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        with open(self.directory / "orca.log", "w") as log:
+            self.process = subprocess.Popen(
+                ["orca", "--user-prefs", str(self.preferences), "--debug-file", str(self.debug_file)],
+                env=self.environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: "ORCA: Starting registry" in self.debug(), timeout=30, what="Orca to start")
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        if self.lock:
+            self.lock.close()
+            self.lock = None
+
+    def debug(self):
+        return self.debug_file.read_text(errors="replace") if self.debug_file.exists() else ""
+
+    def speech(self):
+        """What Orca said, in order."""
+        return re.findall(r"SPEECH OUTPUT: '(.*?)'", self.debug())

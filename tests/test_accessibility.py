@@ -2,17 +2,19 @@
 a private session bus, and what an AT-SPI client (pyatspi over libatspi, as Orca reads) finds
 there — the cards on the screen as notification objects, their buttons pressed, each card
 announced once, and notifyd off the accessibility bus while accessibility is off. On X11 and on
-headless sway."""
+headless sway. And Orca itself, the screen reader, saying a card as it shows."""
 
+import shutil
 import subprocess
 
 import pytest
 
-from atspi import AccessibilityBus, available, cards, heard, serving
+from atspi import AccessibilityBus, Orca, available, cards, heard, serving
 from conftest import wait_for
 from display import (bus, display_config, needs_wayland, needs_x11, session, user, x11_bus,  # noqa: F401
                      x11_config, x11_session)
 from session_bus import notification_signals
+from speech_server import SpeechServer
 
 pytestmark = pytest.mark.skipif(not available(),
                                 reason="at-spi2-core or python3-pyatspi is not installed (scripts/deps.sh installs them)")
@@ -110,4 +112,45 @@ def test_on_sway_a_layer_shell_card_is_announced_once_and_leaves_the_tree_when_i
         assert changes == [("object:children-changed:add", "application"),
                            ("object:children-changed:remove", "application")], events
     finally:
+        a11y.stop()
+
+
+@needs_x11
+@pytest.mark.skipif(shutil.which("orca") is None or shutil.which("speech-dispatcher") is None,
+                    reason="orca or speech-dispatcher is not installed (scripts/deps.sh installs them)")
+def test_orca_says_a_card_as_it_shows_once_and_keeps_it_among_its_notifications(x11_session, x11_bus):
+    x, make_daemon = x11_session
+    a11y = AccessibilityBus(x11_bus, x.directory).start()
+    speech = SpeechServer(x.directory).start()
+    # Orca 43 with the preferences of a first start, speaking through speech-dispatcher.
+    orca = Orca(x11_bus, x.display, x.directory, speech.socket)
+    try:
+        daemon = serving(make_daemon, x11_config(), x11_bus)
+        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
+                 what="notifyd on the accessibility bus")
+        orca.start()
+        wait_for(lambda: "a screen reader listens for cards" in daemon.stderr(), timeout=30,
+                 what="notifyd to hear Orca listen")
+        subprocess.run(["notify-send", "--app-name", "backup", "Backup done", "312 files"],
+                       env={**x.env(), "DBUS_SESSION_BUS_ADDRESS": x11_bus}, check=True, timeout=30)
+        said = wait_for(lambda: (lambda said: said if "Backup done. 312 files." in said else None)(orca.speech()),
+                        timeout=15, what="Orca to say the card")
+        # What it is, whose, then its words, as Orca says a notification; and it reached the
+        # speech server.
+        at = said.index("Backup done. 312 files.")
+        assert said[at - 1] == "notification backup.", said
+        wait_for(lambda: "Backup done. 312 files." in speech.plain_texts(), timeout=15,
+                 what="speech-dispatcher to be asked to say the card")
+        # Kept in Orca's list of notifications (what Orca+N reads again), with the card's words.
+        debug = orca.debug()
+        assert "saveMessage (queue length: 1)" in debug
+        assert "BRAILLE LINE:  'Backup done. 312 files'" in debug
+        # Said once, however many frames its fade took: by the time it has gone, still once.
+        notice, = [entry for entry in daemon.notices("list") if entry["title"] == "Backup done"]
+        daemon.notifyctl("dismiss", str(notice["id"]), check=True)
+        a11y.tree_with(lambda tree: not cards(tree), "the dismissed card to leave the tree")
+        assert orca.speech().count("Backup done. 312 files.") == 1, orca.speech()
+    finally:
+        orca.stop()
+        speech.stop()
         a11y.stop()

@@ -4,86 +4,18 @@ once per card as it shows, `Speak=` by rule, nothing during do-not-disturb, crit
 interrupting, and nothing while a screen reader (an AT-SPI client listening for cards showing) reads
 the cards itself."""
 
-import os
-import re
 import shutil
-import signal
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from atspi import AccessibilityBus, available, serving
 from conftest import wait_for
 from display import needs_x11, x11_bus, x11_config, x11_session  # noqa: F401
+from speech_server import SpeechServer
 
 pytestmark = [needs_x11, pytest.mark.skipif(shutil.which("speech-dispatcher") is None,
                                             reason="speech-dispatcher is not installed (scripts/deps.sh installs it)")]
-
-SPEECHD_CONFIG = """\
-LogLevel 4
-LogDir "{directory}/log"
-CustomLogFile "protocol" "{directory}/protocol.log"
-AudioOutputMethod "libao"
-AddModule "dummy" "sd_dummy" ""
-DefaultModule dummy
-"""
-
-
-class SpeechServer:
-    """speech-dispatcher in `directory`, on its socket there, with the dummy module; `utterances()`
-    reads its protocol log: what each SPEAK was asked to say, with the priority then."""
-
-    def __init__(self, directory: Path):
-        self.directory = directory / "speechd"
-        (self.directory / "config").mkdir(parents=True)
-        (self.directory / "log").mkdir()
-        (self.directory / "run").mkdir(mode=0o700)
-        (self.directory / "config" / "speechd.conf").write_text(SPEECHD_CONFIG.format(directory=self.directory))
-        self.socket = self.directory / "run" / "speech-dispatcher" / "speechd.sock"
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            ["speech-dispatcher", "-s", "-t", "0", "-C", str(self.directory / "config")],
-            env={**os.environ, "XDG_RUNTIME_DIR": str(self.directory / "run")}, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for(lambda: self.socket.exists(), timeout=10, what="speech-dispatcher's socket")
-        return self
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=10)
-
-    def utterances(self):
-        """[(priority, text)] in the order asked."""
-        log = self.directory / "protocol.log"
-        if not log.exists():
-            return []
-        data = re.findall(r"DATA:\|(.*?)\n\|", log.read_text(errors="replace"), re.S)
-        spoken, priority, body = [], "message", None
-        for line in (entry.rstrip("\r\n") for entry in data):
-            if body is not None:
-                if line == ".":
-                    spoken.append((priority, " ".join(body)))
-                    body = None
-                else:
-                    body.append(line)
-            elif line == "SPEAK":
-                body = []
-            elif line.startswith("SET SELF PRIORITY "):
-                priority = line.split()[-1]
-        return spoken
-
-    def texts(self):
-        return [text for _, text in self.utterances()]
-
-    def said(self, words):
-        """Waits until something with `words` was said; answers everything said."""
-        return wait_for(lambda: (lambda texts: texts if any(words in text for text in texts) else None)(self.texts()),
-                        timeout=15, what=f"speech-dispatcher to be asked to say {words!r}")
 
 
 @pytest.fixture
