@@ -106,9 +106,11 @@ class AccessibilityBus:
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout.strip().splitlines()[-1])
 
-    def listen(self, seconds):
-        """atspi_reader.py listening for `seconds`, once it listens; `heard()` parses what it printed."""
-        listener = subprocess.Popen(self.command(SYSTEM_PYTHON, str(READER), "listen", str(seconds)), env=self.env(),
+    def listen(self, seconds, *events):
+        """atspi_reader.py listening for `seconds` (to `events`, else cards showing and children
+        changing), once it listens; `heard()` parses what it printed."""
+        listener = subprocess.Popen(self.command(SYSTEM_PYTHON, str(READER), "listen", str(seconds), *events),
+                                    env=self.env(),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert listener.stdout.readline().strip() == "ready", listener.stderr.read()
         return listener

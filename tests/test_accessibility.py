@@ -4,6 +4,7 @@ there — the cards on the screen as notification objects, their buttons pressed
 announced once, and notifyd off the accessibility bus while accessibility is off. On X11 and on
 headless sway. And Orca itself, the screen reader, saying a card as it shows."""
 
+import json
 import shutil
 import subprocess
 
@@ -118,7 +119,7 @@ def test_on_sway_a_layer_shell_card_is_announced_once_and_leaves_the_tree_when_i
 @needs_x11
 @pytest.mark.skipif(shutil.which("orca") is None or shutil.which("speech-dispatcher") is None,
                     reason="orca or speech-dispatcher is not installed (scripts/deps.sh installs them)")
-def test_orca_says_a_card_as_it_shows_once_and_keeps_it_among_its_notifications(x11_session, x11_bus):
+def test_orca_says_a_card_as_it_shows_once_keeps_it_among_its_notifications_and_follows_the_center(x11_session, x11_bus):
     x, make_daemon = x11_session
     a11y = AccessibilityBus(x11_bus, x.directory).start()
     speech = SpeechServer(x.directory).start()
@@ -150,7 +151,81 @@ def test_orca_says_a_card_as_it_shows_once_and_keeps_it_among_its_notifications(
         daemon.notifyctl("dismiss", str(notice["id"]), check=True)
         a11y.tree_with(lambda tree: not cards(tree), "the dismissed card to leave the tree")
         assert orca.speech().count("Backup done. 312 files.") == 1, orca.speech()
+        # The center: Orca says its window as it opens, and follows the keys through its list.
+        daemon.notifyctl("center", "open", check=True)
+        wait_for(lambda: "Notification center window." in orca.speech(), timeout=15,
+                 what="Orca to say the center's window")
+        # One key at a time: Orca says only the newest of focus changes that come together.
+        x.run("xdotool", "key", "Down")
+        wait_for(lambda: "backup, 1 notice heading." in orca.speech(), timeout=15, what="Orca to say the heading")
+        x.run("xdotool", "key", "Down")
+        said = wait_for(lambda: (lambda said: said if said.count("Backup done. 312 files.") == 2 else None)(
+            orca.speech()), timeout=15, what="Orca to say the chosen entry")
+        opened = said.index("Notification center window.")
+        assert said[opened:] == ["Notification center window.", "Notices.", "List with 1 item.",
+                                 "backup, 1 notice heading.", "Backup done. 312 files.", "backup."], said
     finally:
         orca.stop()
         speech.stop()
+        a11y.stop()
+
+
+@needs_x11
+def test_the_center_is_a_window_whose_chosen_entry_has_the_focus_and_enter_restores_it(x11_session, x11_bus):
+    x, make_daemon = x11_session
+    a11y = AccessibilityBus(x11_bus, x.directory).start()
+    try:
+        daemon = serving(make_daemon, x11_config(), x11_bus)
+        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
+                 what="notifyd on the accessibility bus")
+        # Three in history, dismissed (shown again, each holds a minute).
+        ids = [daemon.show(f"Job {n} finished", f"step {n}", "--app", "ci", "--fade-in", "0", "--hold", "60s",
+                           "--fade-out", "0") for n in range(3)]
+        daemon.notifyctl("dismiss", "--all", check=True)
+        wait_for(lambda: daemon.status()["finished"] >= 3, timeout=30, what="3 notices to finish")
+        listener = a11y.listen(30, "object:state-changed:focused", "focus:", "window:activate", "window:deactivate")
+        daemon.notifyctl("center", "open", check=True)
+        # A window with a list: the app's heading, then its entries, newest first.
+        tree = a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
+                              "the center's window in the tree")
+        window, = [child for child in tree["children"] if child["role"] == "window"]
+        assert window["name"] == "Notification center" and "active" in window["states"], window
+        rows, = [child["children"] for child in window["children"] if child["role"] == "list"]
+        assert [(row["role"], row["name"]) for row in rows] == [
+            ("heading", "ci, 3 notices"), ("list item", "Job 2 finished. step 2"),
+            ("list item", "Job 1 finished. step 1"), ("list item", "Job 0 finished. step 0")], rows
+        assert rows[1]["description"] == "ci" and rows[1]["actions"] == ["restore", "forget"], rows[1]
+        # Down, Down, Down: the focus goes from row to row, as a screen reader follows it.
+        for _ in range(3):
+            x.run("xdotool", "key", "Down")
+        a11y.tree_with(lambda tree: any("focused" in row["states"] and row["name"].startswith("Job 1")
+                                        for child in tree["children"] if child["role"] == "window"
+                                        for row in child["children"][0]["children"]), "the focus on Job 1's entry")
+        # Enter on it: shown again (a notice restored from it, holding a minute), and the center
+        # closes.
+        x.run("xdotool", "key", "Return")
+        wait_for(lambda: [notice for notice in daemon.notices("list") if notice.get("restoredFrom") == ids[1]],
+                 timeout=15, what="Job 1 shown again")
+        a11y.tree_with(lambda tree: not [child for child in tree["children"] if child["role"] == "window"],
+                       "the center's window to leave the tree")
+        listener.terminate()
+        output, _ = listener.communicate(timeout=10)
+        events = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        focus = [event["name"] for event in events if event["type"] == "focus:"]
+        assert focus == ["ci, 3 notices", "Job 2 finished. step 2", "Job 1 finished. step 1"], events
+        focused = [(event["detail1"], event["name"]) for event in events
+                   if event["type"] == "object:state-changed:focused"]
+        assert focused == [(1, "ci, 3 notices"), (0, "ci, 3 notices"), (1, "Job 2 finished. step 2"),
+                           (0, "Job 2 finished. step 2"), (1, "Job 1 finished. step 1")], events
+        windows = [(event["type"], event["name"]) for event in events if event["type"].startswith("window:")]
+        assert windows == [("window:activate", "Notification center"), ("window:deactivate", "Notification center")]
+        # The center again: an entry's "forget" action, pressed as a screen reader presses it,
+        # forgets it, as Delete on its row would.
+        daemon.notifyctl("center", "open", check=True)
+        a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
+                       "the center's window again")
+        assert a11y.reader("act", "Job 0 finished. step 0", "forget") is True
+        wait_for(lambda: ids[0] not in [notice["id"] for notice in daemon.notices("history")], timeout=15,
+                 what="Job 0 forgotten")
+    finally:
         a11y.stop()

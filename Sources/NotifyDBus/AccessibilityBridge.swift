@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NotifyCore
 import NotifyProtocol
 import NotifySupport
 
@@ -9,6 +10,8 @@ public enum AccessibleRequest: Equatable, Sendable {
   case invoke(id: Int, action: String)
   case dismiss(id: Int)
   case reply(id: Int, text: String)
+  /// The center's entry of notice `id`: as Enter on its row (`forget` false), or Delete.
+  case centerEntry(id: Int, forget: Bool)
 }
 
 /// notifyd as an AT-SPI2 application (DESIGN §18): on the accessibility bus while the session's
@@ -93,6 +96,14 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
     queue.async { [self] in
       let events = tree.show(notices, at: Self.now())
       tell(events)
+      armSweep()
+    }
+  }
+
+  /// The open center's rows and chosen row, or nil once it closes: the tree follows, and tells.
+  public func showCenter(_ outline: CenterOutline?) {
+    queue.async { [self] in
+      tell(tree.showCenter(outline, at: Self.now()))
       armSweep()
     }
   }
@@ -282,6 +293,18 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
             message throws(DBusError) in
             try message.append(container: "v", "i") { () throws(DBusError) in try message.append(Int32(0)) }
           }
+        case .focused(let path):
+          try emit(on: connection, path: path, interface: AccessibleTree.Names.focusEvents, "Focus", "", 0) {
+            message throws(DBusError) in
+            try message.append(container: "v", "i") { () throws(DBusError) in try message.append(Int32(0)) }
+          }
+        case .window(let path, let member):
+          try emit(on: connection, path: path, interface: AccessibleTree.Names.windowEvents, member, "", 0) {
+            message throws(DBusError) in
+            try message.append(container: "v", "s") { () throws(DBusError) in
+              try message.append(AccessibleTree.centerName)
+            }
+          }
         }
       }
     } catch {
@@ -289,12 +312,13 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
     }
   }
 
-  /// Emits `org.a11y.atspi.Event.Object.<member>(detail, detail1, 0, any, {})` from `path`.
+  /// Emits `<interface>.<member>(detail, detail1, 0, any, {})` from `path`: an
+  /// `org.a11y.atspi.Event.Object` event unless another interface is given.
   private func emit(
-    on connection: DBusConnection, path: String, _ member: String, _ detail: String, _ detail1: Int32,
-    any: (DBusMessage) throws(DBusError) -> Void
+    on connection: DBusConnection, path: String, interface: String = AccessibleTree.Names.objectEvents,
+    _ member: String, _ detail: String, _ detail1: Int32, any: (DBusMessage) throws(DBusError) -> Void
   ) throws(DBusError) {
-    try connection.emitSignal(path: path, interface: AccessibleTree.Names.objectEvents, member: member) {
+    try connection.emitSignal(path: path, interface: interface, member: member) {
       message throws(DBusError) in
       try message.append(detail)
       try message.append(detail1)
@@ -363,6 +387,8 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
     switch deed {
     case .invoke(let key): onRequest?(.invoke(id: id, action: key))
     case .dismiss: onRequest?(.dismiss(id: id))
+    case .openEntry: onRequest?(.centerEntry(id: id, forget: false))
+    case .forgetEntry: onRequest?(.centerEntry(id: id, forget: true))
     case .reply:
       guard let text = node.text, !text.isEmpty else { return }
       onRequest?(.reply(id: id, text: text))

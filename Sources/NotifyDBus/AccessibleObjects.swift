@@ -13,6 +13,8 @@ extension AccessibleTree {
     static let registryInterface = "org.a11y.atspi.Registry"
     static let socketInterface = "org.a11y.atspi.Socket"
     static let objectEvents = "org.a11y.atspi.Event.Object"
+    static let focusEvents = "org.a11y.atspi.Event.Focus"
+    static let windowEvents = "org.a11y.atspi.Event.Window"
     /// The bus launcher, on the session bus.
     static let launcher = "org.a11y.Bus"
     static let launcherPath = "/org/a11y/bus"

@@ -3,16 +3,24 @@ import NotifyProtocol
 /// The roles notifyd's objects take: at-spi2-core's `AtspiRole`.
 enum AccessibleRole: UInt32, Sendable {
   case label = 29
+  case list = 31
+  case listItem = 32
   case progressBar = 42
   case pushButton = 43
+  case window = 69
   case application = 75
   case entry = 79
+  case heading = 83
   case notification = 101
 
   /// As libatspi names it (its enumeration's nick, a space for each dash).
   var name: String {
     switch self {
     case .label: "label"
+    case .list: "list"
+    case .listItem: "list item"
+    case .window: "window"
+    case .heading: "heading"
     case .progressBar: "progress bar"
     case .pushButton: "push button"
     case .application: "application"
@@ -31,6 +39,9 @@ struct AccessibleStates: OptionSet, Sendable, Hashable {
   static let editable = AccessibleStates(rawValue: 1 << 7)
   static let enabled = AccessibleStates(rawValue: 1 << 8)
   static let focusable = AccessibleStates(rawValue: 1 << 11)
+  static let focused = AccessibleStates(rawValue: 1 << 12)
+  static let selectable = AccessibleStates(rawValue: 1 << 22)
+  static let selected = AccessibleStates(rawValue: 1 << 23)
   static let sensitive = AccessibleStates(rawValue: 1 << 24)
   static let showing = AccessibleStates(rawValue: 1 << 25)
   static let singleLine = AccessibleStates(rawValue: 1 << 26)
@@ -44,11 +55,13 @@ struct AccessibleStates: OptionSet, Sendable, Hashable {
 }
 
 /// What an object's action does: a notice's action by its key, dismissing the notice, or sending
-/// what its reply field holds.
+/// what its reply field holds; on the center's entry, what Enter or Delete on its row does.
 enum AccessibleDeed: Equatable, Sendable {
   case invoke(String)
   case dismiss
   case reply
+  case openEntry
+  case forgetEntry
 }
 
 /// One action of an object, as the Action interface lists it.
@@ -97,6 +110,10 @@ enum AccessibleEvent: Equatable, Sendable {
   case propertyChanged(path: String, property: String, value: String)
   /// `PropertyChange` "accessible-value": a progress bar moved.
   case valueChanged(path: String)
+  /// `org.a11y.atspi.Event.Focus.Focus` from the object now focused.
+  case focused(path: String)
+  /// `org.a11y.atspi.Event.Window.<member>` ("Activate", "Deactivate") from a window.
+  case window(path: String, member: String)
 }
 
 /// notifyd's AT-SPI2 tree (DESIGN §18) as a value: the application, and under it one object of
@@ -158,20 +175,19 @@ struct AccessibleTree: Sendable {
     }
 
     /// The label's text: "title. body".
-    var label: String {
-      guard !body.isEmpty else { return title }
-      let end = title.last.map { ".!?:".contains($0) } == true ? " " : ". "
-      return title + end + body
-    }
+    var label: String { BodyMarkup.sentences([title, body], closingLast: false) }
   }
 
   static let defaultAction = "default"
 
-  private(set) var nodes: [String: AccessibleNode]
+  /// Every object answering, by path (the center's too: `AccessibleTree+Center.swift`).
+  var nodes: [String: AccessibleNode]
   private var cards: [Int: CardObjects] = [:]
   /// Finished cards' paths (each with its descendants), and until when they answer.
-  private var lingering: [(until: Double, paths: [String])] = []
+  var lingering: [(until: Double, paths: [String])] = []
   private var nextNumber = 1
+  /// The open center's objects.
+  var center: CenterObjects?
 
   init(name: String = "notifyd") {
     nodes = [Self.rootPath: AccessibleNode(role: .application, name: name, parent: nil, states: .onScreen)]
@@ -184,7 +200,9 @@ struct AccessibleTree: Sendable {
   var nodeCount: Int { nodes.count }
 
   /// The cards on the screen, in the application's order.
-  var cardPaths: [String] { nodes[Self.rootPath]?.children ?? [] }
+  var cardPaths: [String] {
+    (nodes[Self.rootPath]?.children ?? []).filter { nodes[$0]?.role == .notification }
+  }
 
   /// When the next lingering card stops answering.
   var nextSweep: Double? { lingering.first?.until }
@@ -219,7 +237,7 @@ struct AccessibleTree: Sendable {
     }
   }
 
-  private mutating func newPath() -> String {
+  mutating func newPath() -> String {
     defer { nextNumber += 1 }
     return Self.pathPrefix + "\(nextNumber)"
   }
@@ -281,7 +299,9 @@ struct AccessibleTree: Sendable {
   }
 
   private mutating func remove(_ id: Int, at now: Double) -> [AccessibleEvent] {
-    guard let card = cards.removeValue(forKey: id), let index = cardPaths.firstIndex(of: card.path) else {
+    guard let card = cards.removeValue(forKey: id),
+      let index = nodes[Self.rootPath]?.children.firstIndex(of: card.path)
+    else {
       return []
     }
     nodes[Self.rootPath]!.children.remove(at: index)

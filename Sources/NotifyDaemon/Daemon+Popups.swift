@@ -80,8 +80,11 @@ extension Daemon {
           environment: ["NOTIFYD_SOCKET": path])
       }
     }
-    // What a screen reader reads: the cards on the screen.
-    if let accessibility { popups.onShown = { notices in accessibility.show(notices) } }
+    // What a screen reader reads: the cards on the screen, and the center while it is open.
+    if let accessibility {
+      popups.onShown = { notices in accessibility.show(notices) }
+      popups.onCenter = { outline in accessibility.showCenter(outline) }
+    }
     // What is spoken as a card shows, unless a screen reader reads it itself.
     if let speech = speaker(environment: environment) {
       let accessibility = accessibility

@@ -194,6 +194,7 @@ public final class Daemon: @unchecked Sendable {
         case .invoke(let id, let action): popups.invoke(id, action: action)
         case .dismiss(let id): popups.dismiss(id)
         case .reply(let id, let text): popups.reply(to: id, text: text)
+        case .centerEntry(let id, let forget): popups.centerEntry(id, forget: forget)
         }
       }
       self.accessibility = accessibility

@@ -238,6 +238,51 @@ public struct CenterMachine {
     effects.append(.list(after: 0))
   }
 
+  /// A screen reader acts on entry `id` (its accessible object's actions): as Enter on its row
+  /// (`forget` false), or Delete (true).
+  public mutating func act(on id: Int, forget: Bool) {
+    guard let index = model.index(of: .entry(id)) else { return }
+    model.select(row: index)
+    effects.append(.redraw)
+    if forget { chooseAfterListing = index }
+    carryOut(forget ? .forget(id) : .entry(id))
+  }
+
+  // MARK: - What a screen reader reads
+
+  /// The most rows the outline holds: around the chosen row, when there are more.
+  public static let maximumOutlineRows = 500
+
+  /// The list as a screen reader reads it: at most `maximumOutlineRows` rows, the chosen one among
+  /// them.
+  public var outline: CenterOutline {
+    let rows = model.rows
+    let chosen = model.selection.flatMap(model.index(of:))
+    let limit = Self.maximumOutlineRows
+    let first = rows.count <= limit ? 0 : min(max((chosen ?? 0) - limit / 2, 0), rows.count - limit)
+    let window = rows[first..<min(first + limit, rows.count)]
+    return CenterOutline(
+      rows: window.map { row in
+        switch row {
+        case .group(let group, let count, let collapsed):
+          let words = "\(group.label), \(count) \(count == 1 ? "notice" : "notices")"
+          return CenterOutline.Row(
+            notice: nil, name: words + (collapsed ? ", collapsed" : ""), description: "")
+        case .entry(let index):
+          let entry = model.entries[index]
+          var about = [entry.app.flatMap { $0.isEmpty ? nil : $0 } ?? "Other"]
+          if entry.unread { about.append("unread") }
+          if entry.live { about.append(entry.isIndicator ? "running" : "on the screen") }
+          return CenterOutline.Row(
+            notice: entry.id,
+            name: BodyMarkup.sentences(
+              [BodyMarkup.plainText(entry.title), entry.body.map(BodyMarkup.plainText) ?? ""],
+              closingLast: false),
+            description: about.joined(separator: ", "), live: entry.live, buttons: entry.buttons)
+        }
+      }, chosen: chosen.map { $0 - first })
+  }
+
   // MARK: - Keys
 
   /// A key while the center is open: Up, Down (j, k), Page Up, Page Down, Home, End move; Enter

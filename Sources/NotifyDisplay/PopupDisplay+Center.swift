@@ -72,6 +72,10 @@ extension PopupDisplay {
     center = nil
     centerClock?.cancel()
     centerClock = nil
+    if toldOutline != nil {
+      toldOutline = nil
+      onCenter?(nil)
+    }
     backend.closeCenter()
     if connected { tellCenter() }
     run(.center(false))
@@ -100,7 +104,8 @@ extension PopupDisplay {
 
   /// An engine event while the center is open.
   func centerEvent(_ event: Event) {
-    steerCenter { $0.event(event, at: Posix.monotonicNow()) }
+    // Only an entry changed in place changes the rows now; other events list again first.
+    steerCenter(changesRows: event.kind == .updated) { $0.event(event, at: Posix.monotonicNow()) }
   }
 
   /// A key while the center is open; the keyboard leaving closes it.
@@ -114,13 +119,29 @@ extension PopupDisplay {
 
   /// What the backend says of the center's panel.
   public func input(_ input: CenterInput) {
-    steerCenter { $0.handle(input) }
+    // The pointer over it, a scroll or its size change neither its rows nor the chosen one.
+    let changesRows: Bool
+    switch input {
+    case .pressed, .closed: changesRows = true
+    case .pointerMoved, .pointerLeft, .scrolled, .resized: changesRows = false
+    }
+    steerCenter(changesRows: changesRows) { $0.handle(input) }
   }
 
-  /// Hands the open center an input and carries out its effects.
-  private func steerCenter(_ input: (inout CenterMachine) -> Void) {
+  /// A screen reader acted on entry `id` of the open center: as Enter on its row, or Delete.
+  public func centerEntry(_ id: Int, forget: Bool) {
+    queue.async { [self] in steerCenter { $0.act(on: id, forget: forget) } }
+  }
+
+  /// Hands the open center an input and carries out its effects; tells `onCenter` its rows when
+  /// they or the chosen one changed (`changesRows`: the input may have changed them).
+  private func steerCenter(changesRows: Bool = true, _ input: (inout CenterMachine) -> Void) {
     guard center != nil else { return }
     input(&center!)
+    if changesRows, let onCenter, let outline = center?.outline, outline != toldOutline {
+      toldOutline = outline
+      onCenter(outline)
+    }
     for effect in center?.takeEffects() ?? [] {
       switch effect {
       case .redraw: redrawCenter()
@@ -171,12 +192,12 @@ extension PopupDisplay {
     cairo_surface_set_device_scale(target, scale, scale)
     guard let machine = center else { return }
     if machine.size.map({ $0 != (width, height) }) ?? true {
-      steerCenter { $0.handle(.resized(width: width, height: height)) }
+      steerCenter(changesRows: false) { $0.handle(.resized(width: width, height: height)) }
     }
     guard let machine = center else { return }
     var look = machine.look
     look.now = notices.wallTime
     centerPainter.paint(machine.model, look: look, into: target, width: width, height: height)
-    steerCenter { $0.painted() }
+    steerCenter(changesRows: false) { $0.painted() }
   }
 }

@@ -143,6 +143,11 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   public var onShown: (@Sendable ([Notice]) -> Void)?
   /// What `onShown` was told last.
   private var toldShown: [Notice] = []
+  /// Told (on the display's queue) the open center's rows and chosen row each time they change,
+  /// and nil when it closes: what a screen reader reads of it. Set before `start()`.
+  public var onCenter: (@Sendable (CenterOutline?) -> Void)?
+  /// What `onCenter` was told last.
+  var toldOutline: CenterOutline?
   /// Told (on the display's queue) what to say of a card that has just shown, as `[Speech]` and
   /// the rules it matches ask (`Speak=`), and whether it is critical (it interrupts). Set before
   /// `start()`.
@@ -200,15 +205,9 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   /// plain text; nil for nothing.
   static func words(of notice: Notice, _ choice: SpeechChoice) -> String? {
     guard choice != .no else { return nil }
-    var parts: [String] = []
-    if let app = notice.app, !app.isEmpty { parts.append(app) }
-    parts.append(BodyMarkup.plainText(notice.displayTitle))
-    if choice == .yes, let body = notice.body.map(BodyMarkup.plainText), !body.isEmpty { parts.append(body) }
-    return parts.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.filter {
-      !$0.isEmpty
-    }
-    .map { part in part.last.map { ".!?:".contains($0) } == true ? part : part + "." }
-    .joined(separator: " ")
+    var parts = [notice.app ?? "", BodyMarkup.plainText(notice.displayTitle)]
+    if choice == .yes, let body = notice.body { parts.append(BodyMarkup.plainText(body)) }
+    return BodyMarkup.sentences(parts, closingLast: true)
   }
 
   /// A screen reader chose action `key` of notice `id` (a button, or `default`): as a click on its

@@ -300,3 +300,24 @@ extension Substring {
     return start[..<end]
   }
 }
+
+extension BodyMarkup {
+  /// `parts` (plain text) as one line to be read aloud: each on one line, empty ones left out,
+  /// joined by a full stop and a space (none after a part that ends in `.`, `!`, `?` or `:`), and
+  /// the last closed the same way when `closingLast` — "Deploy 42. ready", "backup. Backup done."
+  public static func sentences(_ parts: [String], closingLast: Bool) -> String {
+    let lines = parts.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+      .filter { !$0.isEmpty }
+    var text = ""
+    for (index, line) in lines.enumerated() {
+      text += line
+      let closed = line.last.map { ".!?:".contains($0) } == true
+      if index < lines.count - 1 {
+        text += closed ? " " : ". "
+      } else if closingLast, !closed {
+        text += "."
+      }
+    }
+    return text
+  }
+}

@@ -1,3 +1,4 @@
+import NotifyCore
 import NotifyProtocol
 import Testing
 
@@ -179,5 +180,71 @@ struct AccessibleTreeTests {
     #expect(!AccessibilityBridge.hearsShowing("Object:StateChanged:Focused"))
     #expect(!AccessibilityBridge.hearsShowing("Window:Create:"))
     #expect(!AccessibilityBridge.hearsShowing("Object:ChildrenChanged:"))
+  }
+
+  @Test func theCenter_isAWindowWithAList_itsChosenRowFocused_andItsRowsFollowTheListing() throws {
+    var tree = AccessibleTree()
+    let heading = CenterOutline.Row(notice: nil, name: "mail, 2 notices", description: "")
+    let two = CenterOutline.Row(notice: 2, name: "t2", description: "mail, unread")
+    let one = CenterOutline.Row(notice: 1, name: "t1", description: "mail")
+    var events = tree.showCenter(CenterOutline(rows: [heading, two, one], chosen: nil), at: 0)
+    let window = try #require(tree.node(AccessibleTree.rootPath)?.children.first)
+    #expect(
+      events == [
+        .childrenChanged(parent: AccessibleTree.rootPath, added: true, index: 0, child: window),
+        .stateChanged(path: window, state: "active", on: true),
+        .window(path: window, member: "Activate"),
+      ])
+    #expect(tree.cardPaths.isEmpty)
+    let list = try #require(tree.node(window)?.children.first)
+    #expect(tree.node(window)?.role == .window && tree.node(list)?.role == .list)
+    var rows = try #require(tree.node(list)?.children)
+    #expect(rows.compactMap { tree.node($0)?.role } == [.heading, .listItem, .listItem])
+    let entry = try #require(tree.node(rows[1]))
+    #expect(entry.name == "t2" && entry.description == "mail, unread" && entry.notice == 2)
+    #expect(entry.actions.map(\.name) == ["restore", "forget"])
+    #expect(entry.actions.map(\.deed) == [.openEntry, .forgetEntry])
+    // Down: the focus moves to the chosen row, once; the same outline again tells nothing.
+    events = tree.showCenter(CenterOutline(rows: [heading, two, one], chosen: 1), at: 1)
+    #expect(events == [.stateChanged(path: rows[1], state: "focused", on: true), .focused(path: rows[1])])
+    #expect(tree.node(rows[1])?.states.isSuperset(of: [.focused, .selected]) == true)
+    #expect(tree.showCenter(CenterOutline(rows: [heading, two, one], chosen: 1), at: 1).isEmpty)
+    // Entry 2 forgotten: its row goes (defunct, answering a while), the focus moves to the next,
+    // and the heading's count is told in place.
+    let fewer = CenterOutline.Row(notice: nil, name: "mail, 1 notice", description: "")
+    events = tree.showCenter(CenterOutline(rows: [fewer, one], chosen: 1), at: 2)
+    #expect(
+      events == [
+        .childrenChanged(parent: list, added: false, index: 1, child: rows[1]),
+        .stateChanged(path: rows[1], state: "defunct", on: true),
+        .propertyChanged(path: rows[0], property: "accessible-name", value: "mail, 1 notice"),
+        .stateChanged(path: rows[2], state: "focused", on: true), .focused(path: rows[2]),
+      ])
+    #expect(tree.node(rows[1])?.states.contains(.defunct) == true)
+    rows = try #require(tree.node(list)?.children)
+    #expect(rows.count == 2)
+    // A live entry's buttons are push buttons under it.
+    let running = CenterOutline.Row(
+      notice: 3, name: "live", description: "ci, on the screen", live: true,
+      buttons: [Action(key: "yes", label: "Approve")])
+    _ = tree.showCenter(CenterOutline(rows: [running, fewer, one], chosen: 2), at: 3)
+    let live = try #require(tree.node(list)?.children.first)
+    #expect(tree.node(live)?.actions.map(\.name) == ["open", "dismiss"])
+    let button = try #require(tree.node(live)?.children.first.flatMap { tree.node($0) })
+    #expect(
+      button.role == .pushButton && button.name == "Approve" && button.actions.map(\.deed) == [.invoke("yes")]
+    )
+    // Closed: the window is deactivated, removed and defunct; gone once its time is up.
+    events = tree.showCenter(nil, at: 4)
+    #expect(
+      events == [
+        .window(path: window, member: "Deactivate"),
+        .stateChanged(path: window, state: "showing", on: false),
+        .childrenChanged(parent: AccessibleTree.rootPath, added: false, index: 0, child: window),
+        .stateChanged(path: window, state: "defunct", on: true),
+      ])
+    #expect(tree.node(live)?.states.contains(.defunct) == true)
+    tree.sweep(at: 4 + AccessibleTree.linger)
+    #expect(tree.node(window) == nil && tree.node(live) == nil && tree.nodeCount == 1)
   }
 }

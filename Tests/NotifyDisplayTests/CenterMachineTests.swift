@@ -1,3 +1,4 @@
+import NotifyCore
 import NotifyProtocol
 import Testing
 
@@ -256,5 +257,46 @@ struct CenterMachineTests {
     other.key(.text("/"))
     other.key(.backspace)
     #expect(other.model.filter == nil)
+  }
+
+  @Test func theOutline_readsEachRow_theChosenOneAmongThem_andAScreenReadersActionsDoWhatEnterAndDeleteDo() {
+    var withButton = live(3)
+    withButton.actions = [Action(key: "yes", label: "Approve")]
+    withButton.body = "<b>ready</b>"
+    var center = machine(
+      live: [withButton], history: [finished(2, at: 20), finished(1, at: 10, unread: false)])
+    var outline = center.outline
+    #expect(
+      outline.rows == [
+        CenterOutline.Row(notice: nil, name: "Now, 1 notice", description: ""),
+        CenterOutline.Row(
+          notice: 3, name: "live 3. ready", description: "ci, on the screen", live: true,
+          buttons: [Action(key: "yes", label: "Approve")]),
+        CenterOutline.Row(notice: nil, name: "mail, 2 notices", description: ""),
+        CenterOutline.Row(notice: 2, name: "t2", description: "mail, unread"),
+        CenterOutline.Row(notice: 1, name: "t1", description: "mail"),
+      ])
+    #expect(outline.chosen == nil)
+    center.key(.down)
+    center.key(.down)
+    #expect(center.outline.chosen == 1)
+    // Its action "forget" on entry 2: as Delete on its row (the row after it chosen once listed).
+    _ = center.takeEffects()
+    center.act(on: 2, forget: true)
+    #expect(center.takeEffects() == [.redraw, .request(.forget(2)), .list(after: 0)])
+    center.list(CenterListing(live: [withButton], history: [finished(1, at: 10, unread: false)]), at: 1)
+    #expect(center.model.selection == .entry(1))
+    // "restore" on entry 1: as Enter on it.
+    _ = center.takeEffects()
+    center.act(on: 1, forget: false)
+    #expect(center.takeEffects() == [.redraw, .request(.restore(1)), .close])
+    // Past its bound, the outline is the rows around the chosen one.
+    let many = (1...1_000).reversed().map { finished($0, at: Double($0)) }
+    center = machine(history: many)
+    #expect(center.model.rows.count > CenterMachine.maximumOutlineRows)
+    center.key(.end)
+    outline = center.outline
+    #expect(outline.rows.count == CenterMachine.maximumOutlineRows)
+    #expect(outline.chosen.map { outline.rows[$0].notice } == 1)
   }
 }
