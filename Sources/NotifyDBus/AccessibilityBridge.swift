@@ -43,8 +43,14 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
   private var desktop = (name: "", path: AccessibleTree.Names.nullPath)
   /// `Application.Id`, as the registry set it.
   private var applicationID: Int32 = 0
-  /// The event listeners the registry knows of: (bus name, event), as `GetRegisteredEvents` says.
-  private var listeners: Set<[String]> = []
+  /// An event listener the registry knows of: whose it is, and the event it listens for (as the
+  /// registry writes it: "Object:StateChanged:Showing").
+  private struct Listener: Hashable {
+    var bus: String
+    var event: String
+  }
+  /// The listeners, as `GetRegisteredEvents` and the registry's signals say.
+  private var listeners: Set<Listener> = []
   private var sweepTimer: (any DispatchSourceTimer)?
   private let listening = Locked(false)
 
@@ -160,11 +166,11 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
       "type='signal',sender='\(DBusNames.Bus.name)',member='\(DBusNames.Bus.nameOwnerChanged)',arg2=''"
     link.keep(
       try connection.addMatch(gone) { [weak self] message in
-        guard let self, let name = try? message.readString(), listeners.contains(where: { $0[0] == name })
+        guard let self, let name = try? message.readString(), listeners.contains(where: { $0.bus == name })
         else {
           return
         }
-        listeners = listeners.filter { $0[0] != name }
+        listeners = listeners.filter { $0.bus != name }
         listenersChanged()
       })
     for (member, added) in [("EventListenerRegistered", true), ("EventListenerDeregistered", false)] {
@@ -175,7 +181,8 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
           guard let self, let bus = try? message.readString(), let event = try? message.readString() else {
             return
           }
-          if added { listeners.insert([bus, event]) } else { listeners.remove([bus, event]) }
+          let listener = Listener(bus: bus, event: event)
+          if added { listeners.insert(listener) } else { listeners.remove(listener) }
           listenersChanged()
         })
     }
@@ -235,13 +242,13 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
       guard let self, case .success(let reply) = result, let pairs = try? reply.readStringPairs() else {
         return
       }
-      listeners = Set(pairs.map { [$0.0, $0.1] })
+      listeners = Set(pairs.map { Listener(bus: $0.0, event: $0.1) })
       listenersChanged()
     }
   }
 
   private func listenersChanged() {
-    let now = listeners.contains { Self.hearsShowing($0[1]) }
+    let now = listeners.contains { Self.hearsShowing($0.event) }
     let before = listening.withLock { value in
       defer { value = now }
       return value
