@@ -28,11 +28,19 @@ bench table's columns.
   then with Adwaita's symbolic SVG icon on every card (mako told where Adwaita is): RSS with 8,
   the first frame committed of a new daemon and the median after.
 
-Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,scale,x11]
+- a screen reader (issue 54), on X11 with picom: `notifyctl show` → Orca 43's speech output line
+  for the card (Orca's debug file, its own clock), beside `notifyctl show` → the card's first
+  pixels in the same runs. And what accessibility costs when no assistive technology
+  runs: daemon CPU per Show (200 cards shown and gone, through the socket) and RSS with no
+  accessibility bus launcher on the session bus, with one whose `IsEnabled` is false, and with it
+  true and Orca listening; wakeups at rest with `IsEnabled` false.
+
+Usage: bench/popups.py [--bin DIR] [--quick] [--only first,holding,fading,click,center,scale,x11,a11y]
 """
 
 import argparse
 import contextlib
+import datetime
 import json
 import os
 import queue
@@ -185,8 +193,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / ".build" / "release"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="first,holding,fading,click,center,scale,x11",
-                        help="some of first, holding, fading, click, center, scale, x11")
+    parser.add_argument("--only", default="first,holding,fading,click,center,scale,x11,a11y",
+                        help="some of first, holding, fading, click, center, scale, x11, a11y")
     options = parser.parse_args()
     only = set(options.only.split(","))
     conftest.BIN = Path(options.bin)
@@ -196,6 +204,8 @@ def main():
         wayland(options, only, rows)
     if "x11" in only:
         x11(options, rows)
+    if "a11y" in only:
+        accessibility(options, rows)
     rows.print()
 
 
@@ -808,6 +818,136 @@ def x11(options, rows):
         daemon.stop()
     finally:
         stop_all(daemons, processes)
+        bus_context.close()
+        x.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def wall_seconds_of_day(wall):
+    """A `time.time()` as seconds since local midnight: Orca's debug file stamps its lines so."""
+    moment = datetime.datetime.fromtimestamp(wall)
+    return moment.hour * 3600 + moment.minute * 60 + moment.second + moment.microsecond / 1e6
+
+
+def orca_said_at(orca, words):
+    """When (seconds since local midnight) Orca's debug file first says `words`; None before it does."""
+    for hours, minutes, seconds, said in re.findall(r"^(\d\d):(\d\d):(\d\d\.\d+) - SPEECH OUTPUT: '(.*?)'",
+                                                    orca.debug(), re.M):
+        if said == words:
+            return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+    return None
+
+
+def accessibility(options, rows):
+    """Orca 43 reading notifyd's cards on X11 (Xvfb + picom): show → pixels beside show → Orca's
+    speech line; and the cost of the accessibility bridge with no assistive technology running."""
+    from atspi import AccessibilityBus, Orca  # noqa: E402 (the tests' harness)
+    from speech_server import SpeechServer  # noqa: E402
+
+    runs = 5 if options.quick else 20
+    rows.add("**A screen reader (Orca 43 on Xvfb 1280×720 with picom; issue 54)**", "")
+    directory = Path(tempfile.mkdtemp(prefix="notifyd-bench-a11y-"))
+    x = harness.X(directory)
+    daemons = []
+    a11y = speech = orca = None
+    bus_context = contextlib.ExitStack()
+    try:
+        x.start()
+        x.start_picom()
+        bus = bus_context.enter_context(private_bus(directory))
+
+        def make_daemon(name):
+            runtime = directory / name
+            runtime.mkdir(mode=0o700)
+            config = "[Idle]\nAfter=off\n[Queue]\nMaxVisible=10\n[Display]\nMode=x11\nFont=DejaVu Sans 10\n"
+            daemon = harness.X11Daemon(runtime, x, config, {"DBUS_SESSION_BUS_ADDRESS": bus})
+            daemons.append(daemon)
+            daemon.start()
+            conftest.wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+                              what="notifyd to serve the bus")
+            return daemon
+
+        def cost(daemon):
+            """Daemon CPU per Show over 200 cards shown and gone, and its RSS after."""
+            harness.send_shows(daemon, 20, title="warm-up", fadeIn=0, hold=0.01, fadeOut=0)
+            conftest.wait_for(lambda: daemon.status()["visible"] == 0, timeout=60, what="the warm-up to go")
+            before = conftest.cpu_seconds(daemon.process.pid)
+            harness.send_shows(daemon, 200, title="Load", body="shown and gone", fadeIn=0, hold=0.01, fadeOut=0)
+            conftest.wait_for(lambda: daemon.status()["visible"] == 0 and daemon.status()["queued"] == 0, timeout=120,
+                              what="the load to go")
+            per_show = (conftest.cpu_seconds(daemon.process.pid) - before) / 200
+            time.sleep(2)
+            return per_show, conftest.rss_kib(daemon.process.pid)
+
+        log("== accessibility: no launcher on the session bus")
+        daemon = make_daemon("none")
+        conftest.wait_for(lambda: "accessibility:" in daemon.stderr(), timeout=15, what="notifyd to look for it")
+        none_cpu, none_rss = cost(daemon)
+        daemon.stop()
+
+        log("== accessibility: IsEnabled false")
+        a11y = AccessibilityBus(bus, directory, enabled=False).start()
+        daemon = make_daemon("off")
+        conftest.wait_for(lambda: "accessibility is off" in daemon.stderr(), timeout=15, what="notifyd to read it")
+        off_cpu, off_rss = cost(daemon)
+        on_bus = daemon.process.pid in a11y.pids_on_the_bus()
+        time.sleep(8)  # Dispatch's idle worker threads exit 5 s after their last work
+        rest = wakeups_per_second(daemon.process.pid, 5 if options.quick else 10)
+        daemon.stop()
+
+        log("== accessibility: IsEnabled true, Orca listening")
+        a11y.set_enabled(True)
+        speech = SpeechServer(directory).start()
+        daemon = make_daemon("orca")
+        conftest.wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
+                          what="notifyd on the accessibility bus")
+        orca = Orca(bus, x.display, directory, speech.socket)
+        orca.start()
+        conftest.wait_for(lambda: "a screen reader listens for cards" in daemon.stderr(), timeout=30,
+                          what="notifyd to hear Orca")
+        notifyctl = str(Path(options.bin) / "notifyctl")
+        pixels, spoken = [], []
+        for run in range(runs + 2):
+            words = f"Run {run} done. {run} files"
+            began = time.time()
+            elapsed, _ = first_pixels(x, lambda: subprocess.Popen(
+                [notifyctl, "--socket", daemon.socket_path, "show", f"Run {run} done", f"{run} files", "--fade-in", "0",
+                 "--hold", "60s"], env=x.env(), stdout=subprocess.DEVNULL), X11_REGION)
+            said = conftest.wait_for(lambda: orca_said_at(orca, words + "."), timeout=15, what="Orca to say it")
+            if run >= 2:
+                pixels.append(elapsed)
+                spoken.append(said - wall_seconds_of_day(began))
+            daemon.notifyctl("cancel", "--all", "--now", check=True)
+            wait_clear(x, X11_REGION)
+        orca_cpu, orca_rss = cost(daemon)
+        daemon.stop()
+
+        # The card shows after `show` is called: show → Orca bounds shown → Orca from above. (The
+        # difference of the two medians would be finer, but `import` takes tens of milliseconds
+        # to see the pixels: Orca often speaks before the probe sees the card.)
+        to_speech = statistics.median(spoken)
+        rows.add(f"X11: notifyctl show → Orca's speech output line for the card, median of {runs}",
+                 f"{to_speech * 1000:.1f} ms (p90 {percentile(spoken, 0.9) * 1000:.1f})", "card shown → it ≤ 100 ms",
+                 f"show → first pixels {statistics.median(pixels) * 1000:.1f} ms (import)", "",
+                 "met" if to_speech <= 0.1 else "missed")
+        for label, (cpu, rss) in (("IsEnabled false", (off_cpu, off_rss)), ("Orca listening", (orca_cpu, orca_rss))):
+            rows.add(f"X11: daemon CPU per Show, accessibility {label}", f"{cpu * 1e6:.0f} µs",
+                     "no launcher's within noise" if label == "IsEnabled false" else "",
+                     f"no launcher {none_cpu * 1e6:.0f} µs", f"{cpu / none_cpu:.2f}×", "")
+            rows.add(f"X11: RSS after 200 cards, accessibility {label}", f"{rss / 1024:.1f} MiB",
+                     "no launcher's within noise" if label == "IsEnabled false" else "",
+                     f"no launcher {none_rss / 1024:.1f} MiB", f"{rss / none_rss:.2f}×", "")
+        rows.add("X11: connected to the accessibility bus while IsEnabled is false", "yes" if on_bus else "no", "no",
+                 "", "", "missed" if on_bus else "met")
+        rows.add("X11: wakeups/s at rest, IsEnabled false", f"{rest:.1f}", "0", "", "", "met" if rest == 0 else "missed")
+    finally:
+        if orca:
+            orca.stop()
+        if speech:
+            speech.stop()
+        if a11y:
+            a11y.stop()
+        stop_all(daemons, [])
         bus_context.close()
         x.stop()
         shutil.rmtree(directory, ignore_errors=True)
