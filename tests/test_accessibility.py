@@ -142,10 +142,11 @@ def test_orca_says_a_card_as_it_shows_once_keeps_it_among_its_notifications_and_
         assert said[at - 1] == "notification backup.", said
         wait_for(lambda: "Backup done. 312 files." in speech.plain_texts(), timeout=15,
                  what="speech-dispatcher to be asked to say the card")
-        # Kept in Orca's list of notifications (what Orca+N reads again), with the card's words.
-        debug = orca.debug()
-        assert "saveMessage (queue length: 1)" in debug
-        assert "BRAILLE LINE:  'Backup done. 312 files'" in debug
+        # Kept in Orca's list of notifications (what Orca+N reads again), with the card's words
+        # (shown on the braille line), just after it is said.
+        wait_for(lambda: "saveMessage (queue length: 1)" in orca.debug(), timeout=15,
+                 what="Orca to keep the card among its notifications")
+        assert "BRAILLE LINE:  'Backup done. 312 files'" in orca.debug()
         # Said once, however many frames its fade took: by the time it has gone, still once.
         notice, = [entry for entry in daemon.notices("list") if entry["title"] == "Backup done"]
         daemon.notifyctl("dismiss", str(notice["id"]), check=True)
@@ -159,7 +160,8 @@ def test_orca_says_a_card_as_it_shows_once_keeps_it_among_its_notifications_and_
         x.run("xdotool", "key", "Down")
         wait_for(lambda: "backup, 1 notice heading." in orca.speech(), timeout=15, what="Orca to say the heading")
         x.run("xdotool", "key", "Down")
-        said = wait_for(lambda: (lambda said: said if said.count("Backup done. 312 files.") == 2 else None)(
+        # The entry: its name, then its description.
+        said = wait_for(lambda: (lambda said: said if said[-2:] == ["Backup done. 312 files.", "backup."] else None)(
             orca.speech()), timeout=15, what="Orca to say the chosen entry")
         opened = said.index("Notification center window.")
         assert said[opened:] == ["Notification center window.", "Notices.", "List with 1 item.",
