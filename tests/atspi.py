@@ -106,10 +106,12 @@ class AccessibilityBus:
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout.strip().splitlines()[-1])
 
-    def listen(self, seconds, *events):
+    def listen(self, seconds, *events, until=None):
         """atspi_reader.py listening for `seconds` (to `events`, else cards showing and children
-        changing), once it listens; `heard()` parses what it printed."""
-        listener = subprocess.Popen(self.command(SYSTEM_PYTHON, str(READER), "listen", str(seconds), *events),
+        changing; or until it hears an event of type `until`), once it listens; `heard()` parses
+        what it printed."""
+        stop = ["--until", until] if until else []
+        listener = subprocess.Popen(self.command(SYSTEM_PYTHON, str(READER), "listen", str(seconds), *stop, *events),
                                     env=self.env(),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert listener.stdout.readline().strip() == "ready", listener.stderr.read()

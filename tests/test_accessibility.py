@@ -4,7 +4,6 @@ there — the cards on the screen as notification objects, their buttons pressed
 announced once, and notifyd off the accessibility bus while accessibility is off. On X11 and on
 headless sway. And Orca itself, the screen reader, saying a card as it shows."""
 
-import json
 import shutil
 import subprocess
 
@@ -185,7 +184,8 @@ def test_the_center_is_a_window_whose_chosen_entry_has_the_focus_and_enter_resto
                            "--fade-out", "0") for n in range(3)]
         daemon.notifyctl("dismiss", "--all", check=True)
         wait_for(lambda: daemon.status()["finished"] >= 3, timeout=30, what="3 notices to finish")
-        listener = a11y.listen(30, "object:state-changed:focused", "focus:", "window:activate", "window:deactivate")
+        listener = a11y.listen(60, "object:state-changed:focused", "focus:", "window:activate", "window:deactivate",
+                               until="window:deactivate")
         daemon.notifyctl("center", "open", check=True)
         # A window with a list: the app's heading, then its entries, newest first.
         tree = a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
@@ -210,9 +210,8 @@ def test_the_center_is_a_window_whose_chosen_entry_has_the_focus_and_enter_resto
                  timeout=15, what="Job 1 shown again")
         a11y.tree_with(lambda tree: not [child for child in tree["children"] if child["role"] == "window"],
                        "the center's window to leave the tree")
-        listener.terminate()
-        output, _ = listener.communicate(timeout=10)
-        events = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        # It stops once it heard the window go: every event before that is in.
+        events = heard(listener)
         focus = [event["name"] for event in events if event["type"] == "focus:"]
         assert focus == ["ci, 3 notices", "Job 2 finished. step 2", "Job 1 finished. step 1"], events
         focused = [(event["detail1"], event["name"]) for event in events
