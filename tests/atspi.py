@@ -20,6 +20,18 @@ READER = Path(__file__).resolve().parent / "fixtures" / "atspi_reader.py"
 # The system's python3: Debian's python3-pyatspi is installed for it, not for the one running pytest.
 SYSTEM_PYTHON = "/usr/bin/python3"
 
+def stop_group(process):
+    """Stops `process` and its process group (it started one of its own): SIGTERM, then SIGKILL
+    after 10 s. Nothing when it was never started or has ended."""
+    if process and process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
 class AccessibilityBus:
     """at-spi2-core's bus launcher on the session bus at `session_address`: the accessibility bus it
     starts, and the registry that bus starts when notifyd embeds itself — as `user` when given (the
@@ -54,14 +66,8 @@ class AccessibilityBus:
         return self
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            # The launcher, the accessibility bus it started, and the registry that bus started.
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        # The launcher, the accessibility bus it started, and the registry that bus started.
+        stop_group(self.process)
 
     def kill_registry(self):
         """Kills the registry the accessibility bus started (it is in the launcher's process group)."""
@@ -143,6 +149,14 @@ def serving(make_daemon, config, address):
     return daemon
 
 
+def readable(make_daemon, config, address):
+    """`serving`, once notifyd is on the accessibility bus (embedded in its registry)."""
+    daemon = serving(make_daemon, config, address)
+    wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
+             what="notifyd on the accessibility bus")
+    return daemon
+
+
 def available():
     """Whether at-spi2-core and pyatspi are here (scripts/deps.sh installs them)."""
     return os.path.exists(LAUNCHER) and subprocess.run([SYSTEM_PYTHON, "-c", "import pyatspi"],
@@ -195,13 +209,7 @@ class Orca:
         return self
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        stop_group(self.process)
         if self.lock:
             self.lock.close()
             self.lock = None

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from atspi import AccessibilityBus, Orca, available, cards, heard, serving
+from atspi import AccessibilityBus, Orca, available, cards, heard, readable, serving
 from conftest import wait_for
 from display import (bus, display_config, needs_wayland, needs_x11, session, user, x11_bus,  # noqa: F401
                      x11_config, x11_session)
@@ -20,42 +20,47 @@ pytestmark = pytest.mark.skipif(not available(),
                                 reason="at-spi2-core or python3-pyatspi is not installed (scripts/deps.sh installs them)")
 
 
-@needs_x11
-def test_a_notify_send_card_is_a_notification_object_and_its_button_invokes_the_action(x11_session, x11_bus):
+@pytest.fixture
+def x11_a11y(x11_session, x11_bus):
+    """Xvfb, its session bus with an accessibility bus launcher (accessibility on), and a notifyd on
+    both, embedded in the registry: (x, the accessibility bus, the daemon)."""
     x, make_daemon = x11_session
     a11y = AccessibilityBus(x11_bus, x.directory).start()
     try:
-        daemon = serving(make_daemon, x11_config(), x11_bus)
-        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
-                 what="notifyd on the accessibility bus")
-        assert "notifyd" in a11y.reader("apps")
-        with notification_signals(x11_bus, x.directory) as signals:
-            sender = subprocess.Popen(["notify-send", "--print-id", "-A", "yes=Approve", "Deploy 42", "ready"],
-                                      env={**x.env(), "DBUS_SESSION_BUS_ADDRESS": x11_bus}, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True)
-            tree = a11y.tree_with(lambda tree: cards(tree), "the card in the tree")
-            assert tree["role"] == "application" and tree["name"] == "notifyd"
-            card, = cards(tree)
-            assert (card["name"], card["description"]) == ("notify-send", "ready"), card
-            assert {"showing", "visible", "enabled"} <= set(card["states"]), card
-            assert "dismiss" in card["actions"]
-            label, button = card["children"]
-            assert (label["role"], label["name"]) == ("label", "Deploy 42. ready"), label
-            assert (button["role"], button["name"], button["actions"]) == ("push button", "Approve", ["click"])
-            # Pressed as a screen reader presses it: the client hears the action, as from a click.
-            assert a11y.reader("press", "Approve") is True
-            output, errors = sender.communicate(timeout=15)
-            bus_id = int(output.split()[0])
-            assert output.split()[1:] == ["yes"], (output, errors)
-            wait_for(lambda: ("ActionInvoked", bus_id, "yes") in signals.signals(), timeout=10,
-                     what="ActionInvoked on the bus")
-        # Invoked, it goes: out of the tree too.
-        a11y.tree_with(lambda tree: not cards(tree), "the invoked card to leave the tree")
-        # The registry dies; the next client's call starts another, and notifyd embeds itself in it.
-        a11y.kill_registry()
-        wait_for(lambda: "notifyd" in a11y.reader("apps"), timeout=15, what="notifyd in the new registry")
+        yield x, a11y, readable(make_daemon, x11_config(), x11_bus)
     finally:
         a11y.stop()
+
+
+@needs_x11
+def test_a_notify_send_card_is_a_notification_object_and_its_button_invokes_the_action(x11_a11y, x11_bus):
+    x, a11y, daemon = x11_a11y
+    assert "notifyd" in a11y.reader("apps")
+    with notification_signals(x11_bus, x.directory) as signals:
+        sender = subprocess.Popen(["notify-send", "--print-id", "-A", "yes=Approve", "Deploy 42", "ready"],
+                                  env={**x.env(), "DBUS_SESSION_BUS_ADDRESS": x11_bus}, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        tree = a11y.tree_with(lambda tree: cards(tree), "the card in the tree")
+        assert tree["role"] == "application" and tree["name"] == "notifyd"
+        card, = cards(tree)
+        assert (card["name"], card["description"]) == ("notify-send", "ready"), card
+        assert {"showing", "visible", "enabled"} <= set(card["states"]), card
+        assert "dismiss" in card["actions"]
+        label, button = card["children"]
+        assert (label["role"], label["name"]) == ("label", "Deploy 42. ready"), label
+        assert (button["role"], button["name"], button["actions"]) == ("push button", "Approve", ["click"])
+        # Pressed as a screen reader presses it: the client hears the action, as from a click.
+        assert a11y.reader("press", "Approve") is True
+        output, errors = sender.communicate(timeout=15)
+        bus_id = int(output.split()[0])
+        assert output.split()[1:] == ["yes"], (output, errors)
+        wait_for(lambda: ("ActionInvoked", bus_id, "yes") in signals.signals(), timeout=10,
+                 what="ActionInvoked on the bus")
+    # Invoked, it goes: out of the tree too.
+    a11y.tree_with(lambda tree: not cards(tree), "the invoked card to leave the tree")
+    # The registry dies; the next client's call starts another, and notifyd embeds itself in it.
+    a11y.kill_registry()
+    wait_for(lambda: "notifyd" in a11y.reader("apps"), timeout=15, what="notifyd in the new registry")
 
 
 @needs_x11
@@ -125,9 +130,7 @@ def test_orca_says_a_card_as_it_shows_once_keeps_it_among_its_notifications_and_
     # Orca 43 with the preferences of a first start, speaking through speech-dispatcher.
     orca = Orca(x11_bus, x.display, x.directory, speech.socket)
     try:
-        daemon = serving(make_daemon, x11_config(), x11_bus)
-        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
-                 what="notifyd on the accessibility bus")
+        daemon = readable(make_daemon, x11_config(), x11_bus)
         orca.start()
         wait_for(lambda: "a screen reader listens for cards" in daemon.stderr(), timeout=30,
                  what="notifyd to hear Orca listen")
@@ -172,61 +175,54 @@ def test_orca_says_a_card_as_it_shows_once_keeps_it_among_its_notifications_and_
 
 
 @needs_x11
-def test_the_center_is_a_window_whose_chosen_entry_has_the_focus_and_enter_restores_it(x11_session, x11_bus):
-    x, make_daemon = x11_session
-    a11y = AccessibilityBus(x11_bus, x.directory).start()
-    try:
-        daemon = serving(make_daemon, x11_config(), x11_bus)
-        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
-                 what="notifyd on the accessibility bus")
-        # Three in history, dismissed (shown again, each holds a minute).
-        ids = [daemon.show(f"Job {n} finished", f"step {n}", "--app", "ci", "--fade-in", "0", "--hold", "60s",
-                           "--fade-out", "0") for n in range(3)]
-        daemon.notifyctl("dismiss", "--all", check=True)
-        wait_for(lambda: daemon.status()["finished"] >= 3, timeout=30, what="3 notices to finish")
-        listener = a11y.listen(60, "object:state-changed:focused", "focus:", "window:activate", "window:deactivate",
-                               until="window:deactivate")
-        daemon.notifyctl("center", "open", check=True)
-        # A window with a list: the app's heading, then its entries, newest first.
-        tree = a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
-                              "the center's window in the tree")
-        window, = [child for child in tree["children"] if child["role"] == "window"]
-        assert window["name"] == "Notification center" and "active" in window["states"], window
-        rows, = [child["children"] for child in window["children"] if child["role"] == "list"]
-        assert [(row["role"], row["name"]) for row in rows] == [
-            ("heading", "ci, 3 notices"), ("list item", "Job 2 finished. step 2"),
-            ("list item", "Job 1 finished. step 1"), ("list item", "Job 0 finished. step 0")], rows
-        assert rows[1]["description"] == "ci" and rows[1]["actions"] == ["restore", "forget"], rows[1]
-        # Down, Down, Down: the focus goes from row to row, as a screen reader follows it.
-        for _ in range(3):
-            x.run("xdotool", "key", "Down")
-        a11y.tree_with(lambda tree: any("focused" in row["states"] and row["name"].startswith("Job 1")
-                                        for child in tree["children"] if child["role"] == "window"
-                                        for row in child["children"][0]["children"]), "the focus on Job 1's entry")
-        # Enter on it: shown again (a notice restored from it, holding a minute), and the center
-        # closes.
-        x.run("xdotool", "key", "Return")
-        wait_for(lambda: [notice for notice in daemon.notices("list") if notice.get("restoredFrom") == ids[1]],
-                 timeout=15, what="Job 1 shown again")
-        a11y.tree_with(lambda tree: not [child for child in tree["children"] if child["role"] == "window"],
-                       "the center's window to leave the tree")
-        # It stops once it heard the window go: every event before that is in.
-        events = heard(listener)
-        focus = [event["name"] for event in events if event["type"] == "focus:"]
-        assert focus == ["ci, 3 notices", "Job 2 finished. step 2", "Job 1 finished. step 1"], events
-        focused = [(event["detail1"], event["name"]) for event in events
-                   if event["type"] == "object:state-changed:focused"]
-        assert focused == [(1, "ci, 3 notices"), (0, "ci, 3 notices"), (1, "Job 2 finished. step 2"),
-                           (0, "Job 2 finished. step 2"), (1, "Job 1 finished. step 1")], events
-        windows = [(event["type"], event["name"]) for event in events if event["type"].startswith("window:")]
-        assert windows == [("window:activate", "Notification center"), ("window:deactivate", "Notification center")]
-        # The center again: an entry's "forget" action, pressed as a screen reader presses it,
-        # forgets it, as Delete on its row would.
-        daemon.notifyctl("center", "open", check=True)
-        a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
-                       "the center's window again")
-        assert a11y.reader("act", "Job 0 finished. step 0", "forget") is True
-        wait_for(lambda: ids[0] not in [notice["id"] for notice in daemon.notices("history")], timeout=15,
-                 what="Job 0 forgotten")
-    finally:
-        a11y.stop()
+def test_the_center_is_a_window_whose_chosen_entry_has_the_focus_and_enter_restores_it(x11_a11y):
+    x, a11y, daemon = x11_a11y
+    # Three in history, dismissed (shown again, each holds a minute).
+    ids = [daemon.show(f"Job {n} finished", f"step {n}", "--app", "ci", "--fade-in", "0", "--hold", "60s",
+                       "--fade-out", "0") for n in range(3)]
+    daemon.notifyctl("dismiss", "--all", check=True)
+    wait_for(lambda: daemon.status()["finished"] >= 3, timeout=30, what="3 notices to finish")
+    listener = a11y.listen(60, "object:state-changed:focused", "focus:", "window:activate", "window:deactivate",
+                           until="window:deactivate")
+    daemon.notifyctl("center", "open", check=True)
+    # A window with a list: the app's heading, then its entries, newest first.
+    tree = a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
+                          "the center's window in the tree")
+    window, = [child for child in tree["children"] if child["role"] == "window"]
+    assert window["name"] == "Notification center" and "active" in window["states"], window
+    rows, = [child["children"] for child in window["children"] if child["role"] == "list"]
+    assert [(row["role"], row["name"]) for row in rows] == [
+        ("heading", "ci, 3 notices"), ("list item", "Job 2 finished. step 2"),
+        ("list item", "Job 1 finished. step 1"), ("list item", "Job 0 finished. step 0")], rows
+    assert rows[1]["description"] == "ci" and rows[1]["actions"] == ["restore", "forget"], rows[1]
+    # Down, Down, Down: the focus goes from row to row, as a screen reader follows it.
+    for _ in range(3):
+        x.run("xdotool", "key", "Down")
+    a11y.tree_with(lambda tree: any("focused" in row["states"] and row["name"].startswith("Job 1")
+                                    for child in tree["children"] if child["role"] == "window"
+                                    for row in child["children"][0]["children"]), "the focus on Job 1's entry")
+    # Enter on it: shown again (a notice restored from it, holding a minute), and the center
+    # closes.
+    x.run("xdotool", "key", "Return")
+    wait_for(lambda: [notice for notice in daemon.notices("list") if notice.get("restoredFrom") == ids[1]],
+             timeout=15, what="Job 1 shown again")
+    a11y.tree_with(lambda tree: not [child for child in tree["children"] if child["role"] == "window"],
+                   "the center's window to leave the tree")
+    # It stops once it heard the window go: every event before that is in.
+    events = heard(listener)
+    focus = [event["name"] for event in events if event["type"] == "focus:"]
+    assert focus == ["ci, 3 notices", "Job 2 finished. step 2", "Job 1 finished. step 1"], events
+    focused = [(event["detail1"], event["name"]) for event in events
+               if event["type"] == "object:state-changed:focused"]
+    assert focused == [(1, "ci, 3 notices"), (0, "ci, 3 notices"), (1, "Job 2 finished. step 2"),
+                       (0, "Job 2 finished. step 2"), (1, "Job 1 finished. step 1")], events
+    windows = [(event["type"], event["name"]) for event in events if event["type"].startswith("window:")]
+    assert windows == [("window:activate", "Notification center"), ("window:deactivate", "Notification center")]
+    # The center again: an entry's "forget" action, pressed as a screen reader presses it,
+    # forgets it, as Delete on its row would.
+    daemon.notifyctl("center", "open", check=True)
+    a11y.tree_with(lambda tree: [child for child in tree["children"] if child["role"] == "window"],
+                   "the center's window again")
+    assert a11y.reader("act", "Job 0 finished. step 0", "forget") is True
+    wait_for(lambda: ids[0] not in [notice["id"] for notice in daemon.notices("history")], timeout=15,
+             what="Job 0 forgotten")

@@ -228,8 +228,12 @@ def test_on_x11_follow_focus_keyboard_puts_the_stack_on_the_monitor_of_the_windo
 
         def activate(name):
             x.run("xdotool", "windowactivate", "--sync", windows[name])
-            wait_for(lambda: int(x.run("xprop", "-root", "_NET_ACTIVE_WINDOW").stdout.split()[-1], 16)
-                     == int(windows[name]), what=f"the {name} window to have the keyboard")
+            wait_for(lambda: active_window() == int(windows[name]), what=f"the {name} window to have the keyboard")
+
+        def active_window():
+            """The root's _NET_ACTIVE_WINDOW; None until the window manager has set it ("not found.")."""
+            value = x.run("xprop", "-root", "_NET_ACTIVE_WINDOW").stdout.split()[-1]
+            return int(value, 16) if value.startswith("0x") else None
 
         def stack_edges():
             return card_left_edges(x.screenshot((0, 0, *OUTPUT)))

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from atspi import AccessibilityBus, available, serving
+from atspi import AccessibilityBus, available, readable
 from conftest import wait_for
 from display import needs_x11, x11_bus, x11_config, x11_session  # noqa: F401
 from speech_server import SpeechServer
@@ -69,9 +69,7 @@ def test_while_a_screen_reader_listens_for_cards_notifyd_says_nothing_itself(x11
     x, make_daemon = x11_session
     a11y = AccessibilityBus(x11_bus, x.directory).start()
     try:
-        daemon = serving(make_daemon, speaking_config(speechd), x11_bus)
-        wait_for(lambda: "accessibility: the cards are readable" in daemon.stderr(), timeout=15,
-                 what="notifyd on the accessibility bus")
+        daemon = readable(make_daemon, speaking_config(speechd), x11_bus)
         listener = a11y.listen(seconds=30)
         try:
             wait_for(lambda: "a screen reader listens for cards" in daemon.stderr(), timeout=15,
