@@ -8,6 +8,9 @@ public struct CenterOutline: Equatable, Sendable {
   public struct Row: Equatable, Sendable {
     /// The entry's notice; nil for a heading.
     public var notice: Int?
+    /// A heading's group (its label); nil for an entry. With `notice`, what the row is across
+    /// listings, whatever its words say.
+    public var group: String?
     /// What is read first: a heading's group and count, an entry's "title. body".
     public var name: String
     /// What is read after: an entry's app and whether it is unread or on the screen.
@@ -18,8 +21,12 @@ public struct CenterOutline: Equatable, Sendable {
     /// A live entry's buttons.
     public var buttons: [Action]
 
-    public init(notice: Int?, name: String, description: String, live: Bool = false, buttons: [Action] = []) {
+    public init(
+      notice: Int?, group: String? = nil, name: String, description: String, live: Bool = false,
+      buttons: [Action] = []
+    ) {
       self.notice = notice
+      self.group = group
       self.name = name
       self.description = description
       self.live = live

@@ -78,7 +78,7 @@ extension AccessibleTree {
   /// What identifies a row across listings: its notice, or its heading's group.
   private static func key(of row: CenterOutline.Row) -> String {
     if let notice = row.notice { return "notice \(notice)" }
-    return "heading " + (row.name.split(separator: ",").first.map(String.init) ?? row.name)
+    return "heading " + (row.group ?? row.name)
   }
 
   /// The list's rows as `rows` has them: a row whose words alone changed keeps its object (its

@@ -267,7 +267,7 @@ public struct CenterMachine {
         case .group(let group, let count, let collapsed):
           let words = "\(group.label), \(count) \(count == 1 ? "notice" : "notices")"
           return CenterOutline.Row(
-            notice: nil, name: words + (collapsed ? ", collapsed" : ""), description: "")
+            notice: nil, group: group.label, name: words + (collapsed ? ", collapsed" : ""), description: "")
         case .entry(let index):
           let entry = model.entries[index]
           var about = [entry.app.flatMap { $0.isEmpty ? nil : $0 } ?? "Other"]

@@ -184,7 +184,7 @@ struct AccessibleTreeTests {
 
   @Test func theCenter_isAWindowWithAList_itsChosenRowFocused_andItsRowsFollowTheListing() throws {
     var tree = AccessibleTree()
-    let heading = CenterOutline.Row(notice: nil, name: "mail, 2 notices", description: "")
+    let heading = CenterOutline.Row(notice: nil, group: "mail", name: "mail, 2 notices", description: "")
     let two = CenterOutline.Row(notice: 2, name: "t2", description: "mail, unread")
     let one = CenterOutline.Row(notice: 1, name: "t1", description: "mail")
     var events = tree.showCenter(CenterOutline(rows: [heading, two, one], chosen: nil), at: 0)
@@ -211,7 +211,7 @@ struct AccessibleTreeTests {
     #expect(tree.showCenter(CenterOutline(rows: [heading, two, one], chosen: 1), at: 1).isEmpty)
     // Entry 2 forgotten: its row goes (defunct, answering a while), the focus moves to the next,
     // and the heading's count is told in place.
-    let fewer = CenterOutline.Row(notice: nil, name: "mail, 1 notice", description: "")
+    let fewer = CenterOutline.Row(notice: nil, group: "mail", name: "mail, 1 notice", description: "")
     events = tree.showCenter(CenterOutline(rows: [fewer, one], chosen: 1), at: 2)
     #expect(
       events == [

@@ -268,11 +268,11 @@ struct CenterMachineTests {
     var outline = center.outline
     #expect(
       outline.rows == [
-        CenterOutline.Row(notice: nil, name: "Now, 1 notice", description: ""),
+        CenterOutline.Row(notice: nil, group: "Now", name: "Now, 1 notice", description: ""),
         CenterOutline.Row(
           notice: 3, name: "live 3. ready", description: "ci, on the screen", live: true,
           buttons: [Action(key: "yes", label: "Approve")]),
-        CenterOutline.Row(notice: nil, name: "mail, 2 notices", description: ""),
+        CenterOutline.Row(notice: nil, group: "mail", name: "mail, 2 notices", description: ""),
         CenterOutline.Row(notice: 2, name: "t2", description: "mail, unread"),
         CenterOutline.Row(notice: 1, name: "t1", description: "mail"),
       ])
