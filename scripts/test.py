@@ -9,7 +9,9 @@ suites are jobs with what they need, run as soon as that is done:
   a time), the one earlier in the table first (the other runs at nice 10);
 - the end-to-end suites run on several pytest-xdist workers each, beside a build and each other;
 - what cannot share the machine with other tests (tests marked `alone`: floods, capacity, CPU and
-  tight timing; the soak) runs last, one at a time, with no other test running;
+  tight timing; the soak) runs last, one at a time, with no other test running; and with no other
+  `make test`'s alone ones either (a lock in /tmp, held from this run's first alone job to its end):
+  two runs on one machine take turns there, and each waits only for the other's alone part;
 
 Each job's output goes to .build/test-logs/JOB.log; a failing job's end is printed when it fails,
 and the run goes on with everything that does not need it. At the end, one line per job: its wall
@@ -18,6 +20,7 @@ and what they need (`make unit-test` and the other targets do that); `--list` sh
 """
 
 import argparse
+import fcntl
 import os
 import re
 import signal
@@ -230,7 +233,25 @@ class Run:
     def __init__(self, selected):
         self.started = time.monotonic()
         self.jobs = {job.name: job for job in selected}
+        self.alone_lock = None
+        self.waiting_for_alone = False
         sweep_cgroups()
+
+    def alone_turn(self):
+        """Whether this run may start its alone jobs: it holds the machine's alone lock (until it ends),
+        or took it now; while another run holds it, says so once and answers False."""
+        if self.alone_lock is None:
+            lock = os.open("/tmp/notifyd-make-test-alone.lock", os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(lock)
+                if not self.waiting_for_alone:
+                    self.say("alone jobs: waiting for another make test's alone jobs to end")
+                    self.waiting_for_alone = True
+                return False
+            self.alone_lock = lock
+        return True
 
     def say(self, text):
         print(f"[{minutes(time.monotonic() - self.started)}] {text}", flush=True)
@@ -338,10 +359,10 @@ class Run:
                 # The alone ones once nothing else runs or can start: one at a time, by themselves.
                 if not running:
                     alone = [job for job in waiting if job.kind == "alone" and self.ready(job)]
-                    if alone:
+                    if alone and self.alone_turn():
                         self.start(alone[0])
                         running.append(alone[0])
-                    elif not any(self.ready(job) for job in waiting):
+                    elif not alone and not any(self.ready(job) for job in waiting):
                         for job in waiting:
                             job.status = "not run"
             self.prioritise(running)

@@ -389,20 +389,25 @@ def x_display_in_use(number):
 
 
 class XDisplayReservation:
-    """An X display number held for one test until `release`: free now, and no other test process
-    reserves it meanwhile (an O_EXCL file in /tmp), for an X server that cannot pick its own number
-    with -displayfd (one in a container, whose /tmp is not this machine's), or for a DISPLAY that
-    must name no server at all."""
+    """An X display number held until `release` (or until this process ends): free now, and no other
+    test process on this machine, of this run or of another `make test` beside it, reserves it
+    meanwhile (a lock on a file in /tmp, which dies with its holder). For an X server that cannot pick
+    its own number with -displayfd (one in a container, whose /tmp is not this machine's), for a
+    DISPLAY that must name no server at all, and for an Xvfb that is killed and started again on its
+    number (a server picking its own would take the number in between)."""
 
     def __init__(self, first=200):
         for number in range(first, first + 2000):
-            marker = Path(tempfile.gettempdir()) / f"notifyd-test-x{number}.reserved"
+            # Never unlinked: a holder unlinking its file would let a second holder lock a new one.
+            marker = os.open(Path(tempfile.gettempdir()) / f"notifyd-test-x{number}.reserved",
+                             os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
             try:
-                os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            except FileExistsError:
+                fcntl.flock(marker, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(marker)
                 continue
             if x_display_in_use(number):
-                marker.unlink()
+                os.close(marker)
                 continue
             self.number, self.marker = number, marker
             self.display = f":{number}"
@@ -410,7 +415,9 @@ class XDisplayReservation:
         raise AssertionError(f"no free X display number from {first} on")
 
     def release(self):
-        self.marker.unlink(missing_ok=True)
+        if self.marker is not None:
+            os.close(self.marker)
+            self.marker = None
 
 
 class Cgroup:

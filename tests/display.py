@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, CLIENT_BIN, Daemon, rss_kib, unprivileged_user, wait_for
+from conftest import BIN, CLIENT_BIN, Daemon, XDisplayReservation, rss_kib, unprivileged_user, wait_for
 from pixels import Image, hex_colour
 from session_bus import private_bus
 from wayland_pointer import VirtualPointer
@@ -376,11 +376,12 @@ def spawn_as_user_with_bus(daemon, bus_address, *command):
 
 
 class X:
-    """An Xvfb of OUTPUT's size on a free display number, its root painted BACKGROUND; and picom on
+    """An Xvfb of OUTPUT's size on a reserved display number, its root painted BACKGROUND; and picom on
     it when asked."""
 
     def __init__(self, directory):
         self.directory = directory
+        self.reservation = None
         self.number = None
         self.process = None
         self.picom = None
@@ -395,30 +396,43 @@ class X:
         return {**os.environ, "DISPLAY": self.display}
 
     def start(self):
-        log = open(self.directory / "xvfb.log", "ab")
-        size = f"{OUTPUT[0]}x{OUTPUT[1]}x24"
-        if self.number is None:
-            # -displayfd: Xvfb picks a free number and writes it once it accepts clients.
-            read, write = os.pipe()
-            self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp",
-                                             "-noreset"],
-                                            stdout=log, stderr=log, pass_fds=(write,))
-            os.close(write)
-            with os.fdopen(read) as pipe:
-                self.number = int(pipe.readline())
+        """Xvfb on a display number reserved for this X's whole life, so that once killed it starts
+        again on the same one (the daemon under test reconnects to its DISPLAY)."""
+        if self.reservation is None:
+            # A number free when reserved may still be taken by a server outside the tests: then another.
+            for _ in range(20):
+                self.reservation = XDisplayReservation()
+                self.number = self.reservation.number
+                if self.launch():
+                    break
+                self.reservation.release()
+                self.reservation = None
+            else:
+                raise AssertionError("Xvfb started on none of 20 reserved display numbers")
         else:
             # The same number again: a killed server leaves its lock and socket behind.
             for stale in (Path(f"/tmp/.X{self.number}-lock"), Path(f"/tmp/.X11-unix/X{self.number}")):
                 stale.unlink(missing_ok=True)
-            self.process = subprocess.Popen(["Xvfb", self.display, "-screen", "0", size, "-nolisten", "tcp",
-                                             "-noreset"],
-                                            stdout=log, stderr=log)
-            wait_for(lambda: Path(f"/tmp/.X11-unix/X{self.number}").exists(), what="Xvfb to listen again")
-        log.close()
+            assert self.launch(), f"Xvfb did not start again on {self.display}: see xvfb.log"
         self.run("xsetroot", "-solid", "#%02x%02x%02x" % BACKGROUND)
         self.background = BACKGROUND
         wait_for(lambda: self.screenshot((0, 0, 4, 4)).pixel(2, 2) == BACKGROUND, what="the root background")
         return self
+
+    def launch(self):
+        """Xvfb on this X's number; whether it accepts clients there (-displayfd: it writes the number
+        once it does, and exits without a word when another server holds it)."""
+        read, write = os.pipe()
+        with open(self.directory / "xvfb.log", "ab") as log:
+            self.process = subprocess.Popen(["Xvfb", self.display, "-displayfd", str(write), "-screen", "0",
+                                             f"{OUTPUT[0]}x{OUTPUT[1]}x24", "-nolisten", "tcp", "-noreset"],
+                                            stdout=log, stderr=log, pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            if pipe.readline().strip() == str(self.number):
+                return True
+        self.process.wait(timeout=10)
+        return False
 
     def run(self, *command, check=True):
         result = subprocess.run(command, env=self.env(), capture_output=True, text=True, timeout=30)
@@ -490,6 +504,8 @@ class X:
             if process and process.poll() is None:
                 process.terminate()
                 process.wait(timeout=10)
+        if self.reservation is not None:
+            self.reservation.release()
 
 
 class X11Daemon(Daemon):
