@@ -19,6 +19,10 @@ public enum Command: Sendable, Equatable {
   case dismiss(DismissTarget)
   /// `invoke`: chooses one of a notice's actions (`id` nil: the newest visible notice's).
   case invoke(id: Int?, action: String)
+  /// `snooze`: puts a notice off until `time` (`id` nil: the newest visible notice).
+  case snooze(id: Int?, until: SnoozeTime)
+  /// `unsnooze`: brings a snoozed notice back now.
+  case unsnooze(id: Int)
   /// `reply`: answers a notice's reply field.
   case reply(ReplyParameters)
   /// `menu`: hands a notice's actions to a picker and invokes the chosen one (`id` nil: the newest
@@ -40,8 +44,9 @@ public enum Command: Sendable, Equatable {
   case reload
   /// `status`: the queue's state and counts.
   case status(json: Bool)
-  /// `list`: the unfinished notices (with `held`, those do-not-disturb holds back).
-  case list(held: Bool, json: Bool)
+  /// `list`: the unfinished notices (with `held`, those do-not-disturb holds back; with `snoozed`,
+  /// the snoozed ones).
+  case list(held: Bool, snoozed: Bool = false, json: Bool)
   /// `history`: finished notices, newest first.
   case history(HistoryOptions, json: Bool)
   /// `get`: one notice.

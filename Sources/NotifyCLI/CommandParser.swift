@@ -220,6 +220,39 @@ extension CommandParser {
     return .invoke(id: id, action: words.first ?? "default")
   }
 
+  /// `snooze [ID] DURATION` or `snooze [ID] --until TIME`: a lone bare number is refused, as it
+  /// could mean either an id or seconds.
+  static func snooze(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    let words = arguments.positionals
+    let isNumber = { (word: String) in !word.isEmpty && word.allSatisfy { $0.isASCII && $0.isNumber } }
+    if let until = arguments.string("until") {
+      guard words.count <= 1 else { throw .unexpectedArgument(verb: arguments.verb, argument: words.last!) }
+      guard let time = SnoozeTime(until, epochs: true), time != .after(0) else {
+        throw .invalidValue(
+          option: "--until", value: until, reason: "expected H:MM, H:MM:SS, tomorrow or seconds since the epoch")
+      }
+      var id: Int?
+      if let first = words.first { id = try ValueParser.noticeID(first, option: "ID") }
+      return .snooze(id: id, until: time)
+    }
+    guard let last = words.last else { throw .missingArgument(verb: arguments.verb, name: "DURATION") }
+    guard words.count <= 2 else { throw .unexpectedArgument(verb: arguments.verb, argument: words[2]) }
+    if words.count == 1 && isNumber(last) {
+      throw .invalidCombination(
+        verb: arguments.verb, reason: "'\(last)' could be an ID or seconds: give DURATION with a unit (10m), or ID DURATION")
+    }
+    guard let time = SnoozeTime(last), time != .after(0) else {
+      throw .invalidValue(
+        option: "DURATION", value: last, reason: "expected a duration above 0 (10m, 1h), H:MM or tomorrow")
+    }
+    return .snooze(id: try words.count == 2 ? ValueParser.noticeID(words[0], option: "ID") : nil, until: time)
+  }
+
+  static func unsnooze(_ arguments: ParsedArguments) throws(UsageError) -> Command {
+    try arguments.expectPositionals(minimum: 1, names: ["ID"])
+    return .unsnooze(id: try ValueParser.noticeID(arguments.positionals[0], option: "ID"))
+  }
+
   static func reply(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 2, names: ["ID", "TEXT"])
     return .reply(
@@ -274,7 +307,7 @@ extension CommandParser {
 
   static func list(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: [])
-    return .list(held: arguments.flag("held"), json: arguments.flag("json"))
+    return .list(held: arguments.flag("held"), snoozed: arguments.flag("snoozed"), json: arguments.flag("json"))
   }
 
   static func history(_ arguments: ParsedArguments) throws(UsageError) -> Command {

@@ -53,6 +53,21 @@ public struct CommandRunner {
       guard let id = try id ?? newestVisible(on: client)?.id else { return ExitStatus.failure.rawValue }
       _ = try client.call(.invoke, InvokeParameters(id: id, action: action), returning: NoticeReply.self)
 
+    case .snooze(let id, let time):
+      let client = try connect()
+      guard let id = try id ?? newestVisible(on: client)?.id else { return ExitStatus.failure.rawValue }
+      var parameters = SnoozeParameters(id: id)
+      if case .after(let seconds) = time {
+        parameters.duration = seconds
+      } else {
+        parameters.until = time.end(from: now())
+      }
+      let notice = try client.call(.snooze, parameters, returning: NoticeReply.self).notice
+      console.print(NoticeFormatter.snoozedLine(notice, now: now()))
+
+    case .unsnooze(let id):
+      _ = try connect().call(.unsnooze, IDParameters(id: id), returning: NoticeReply.self)
+
     case .reply(let parameters):
       _ = try connect().call(.reply, parameters, returning: NoticeReply.self)
 
@@ -89,9 +104,10 @@ public struct CommandRunner {
         NoticeFormatter.statusLines(status, now: now())
       }
 
-    case .list(let held, let json):
-      try query(.list, ListParameters(held: held ? true : nil), json: json) { (reply: NoticesReply) in
-        NoticeFormatter.listLines(reply.notices)
+    case .list(let held, let snoozed, let json):
+      let parameters = ListParameters(held: held ? true : nil, snoozed: snoozed ? true : nil)
+      try query(.list, parameters, json: json) { (reply: NoticesReply) in
+        NoticeFormatter.listLines(reply.notices, now: now())
       }
 
     case .history(let options, let json):

@@ -5,19 +5,32 @@ import NotifyProtocol
 enum NoticeFormatter {
   // MARK: - Lists
 
-  /// One line per unfinished notice: id, phase, urgency, title.
-  static func listLines(_ notices: [Notice]) -> [String] {
+  /// One line per unfinished notice: id, phase, urgency, title; a snoozed one says until when.
+  static func listLines(_ notices: [Notice], now: Double) -> [String] {
     let width = idWidth(notices)
     return notices.map { notice in
       var phase = notice.phase.rawValue
       if notice.phase.isVisible, notice.phase != .holding {
         phase += " " + TextFormat.fixed(notice.opacity, digits: 2)
       }
-      return [
+      var line = [
         pad("#\(notice.id)", width), pad(phase, 14), pad(notice.urgency.rawValue, 8), titleWithValue(notice),
       ]
       .joined(separator: "  ")
+      if let until = notice.snoozedUntil { line += "  (snoozed until \(clock(until, now: now)))" }
+      return line
     }
+  }
+
+  /// What `snooze` prints: the notice and when it comes back.
+  static func snoozedLine(_ notice: Notice, now: Double) -> String {
+    "#\(notice.id) snoozed until \(notice.snoozedUntil.map { clock($0, now: now) } ?? "?")"
+  }
+
+  /// A time to come: `14:30` today, else with its date.
+  private static func clock(_ time: Double, now: Double) -> String {
+    TextFormat.localTime(time, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
+      ? TextFormat.localTime(time, "%H:%M:%S") : TextFormat.localTime(time, "%Y-%m-%d %H:%M")
   }
 
   /// One line per finished notice: id (`*` after it when unread), outcome, urgency, when it
@@ -60,6 +73,7 @@ enum NoticeFormatter {
       ("folded into", notice.foldedInto.map { "#\($0)" }),
       ("unread", notice.unread == true ? "yes (nobody saw it)" : nil),
       ("restored from", notice.restoredFrom.map { "#\($0)" }),
+      ("snoozed until", notice.snoozedUntil.map { TextFormat.dateTime($0, now: now) }),
     ]
     let actions = (notice.actions ?? []).map {
       "\(TextFormat.sanitized($0.key))=\(TextFormat.sanitized($0.label))"
@@ -109,6 +123,10 @@ enum NoticeFormatter {
       "Notices:  \(status.waiting) waiting, \(status.queued) queued, \(status.visible) visible, "
         + "\(status.finished) finished" + (status.unread > 0 ? " (\(status.unread) unread)" : ""),
     ]
+    if status.snoozed > 0 {
+      let next = status.snoozeEnds.map { ", the next back at \(clock($0))" } ?? ""
+      lines.append("Snoozed:  \(status.snoozed)\(next)")
+    }
     if let display = status.display {
       let drawn =
         switch (display.backend, display.drawing) {
@@ -178,6 +196,9 @@ enum NoticeFormatter {
     case .replied:
       let text = notice?.replied.map { ": " + TextFormat.sanitized($0) } ?? ""
       return ["\(prefix) #\(id.map(String.init) ?? "?") \(title)\(text)"]
+    case .snoozed:
+      let until = notice?.snoozedUntil.map { " until " + TextFormat.clockTime($0) } ?? " back"
+      return ["\(prefix) #\(id.map(String.init) ?? "?")\(until) \(title)"]
     case .updated:
       guard let notice else { return ["\(prefix) #\(id.map(String.init) ?? "?")"] }
       // An update is about the text: show what it now says.

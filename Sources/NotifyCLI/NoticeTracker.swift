@@ -28,7 +28,7 @@ public struct NoticeTracker: Sendable, Equatable {
       notices = Dictionary((event.notices ?? []).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
       suspended = event.suspended ?? false
       doNotDisturb = event.doNotDisturb
-    case .added, .updated, .invoked, .replied:
+    case .added, .updated, .invoked, .replied, .snoozed:
       if let notice = event.notice { notices[notice.id] = notice }
     case .phase:
       if let notice = event.notice { notices[notice.id] = notice }

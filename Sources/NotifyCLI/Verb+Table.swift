@@ -57,6 +57,17 @@ extension Verb {
       summary: "choose one of a visible notice's actions (no ID: the newest visible; no ACTION: default)",
       options: [], build: CommandParser.invoke),
     Verb(
+      name: "snooze", synopsis: "[ID] DURATION | [ID] --until TIME",
+      summary:
+        "put a notice off: it leaves the screen and comes back as it was, with its buttons (no ID: the newest visible)",
+      options: [
+        .value("until", "TIME", "until TIME: H:MM (the next one, local time), tomorrow (9:00) or epoch seconds")
+      ],
+      build: CommandParser.snooze),
+    Verb(
+      name: "unsnooze", synopsis: "ID", summary: "bring a snoozed notice back now",
+      options: [], build: CommandParser.unsnooze),
+    Verb(
       name: "reply", synopsis: "ID TEXT", summary: "answer a visible notice's reply field with TEXT",
       options: [], build: CommandParser.reply),
     Verb(
@@ -104,7 +115,11 @@ extension Verb {
       options: [jsonOption], build: CommandParser.status),
     Verb(
       name: "list", synopsis: "", summary: "list unfinished notices",
-      options: [jsonOption, .flag("held", "only those do-not-disturb holds back")], build: CommandParser.list),
+      options: [
+        jsonOption, .flag("held", "only those do-not-disturb holds back"),
+        .flag("snoozed", "only snoozed ones, with when each comes back"),
+      ],
+      build: CommandParser.list),
     Verb(
       name: "history", synopsis: "", summary: "list finished notices, newest first",
       options: [

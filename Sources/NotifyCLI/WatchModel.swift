@@ -58,7 +58,7 @@ struct WatchModel: Sendable, Equatable {
       }
     case .finished:
       if let id = event.id ?? event.notice?.id { phaseStarts[id] = nil }
-    case .added, .invoked, .replied, .suspended, .resumed, .read, .forgotten:
+    case .added, .invoked, .replied, .suspended, .resumed, .read, .forgotten, .snoozed:
       break
     }
   }

@@ -237,6 +237,16 @@ public final class NoticeQueue: Sendable {
     try mutate { machine, instant throws(QueueError) in try machine.invoke(request, at: instant) }
   }
 
+  /// Snoozes an unfinished notice (`QueueMachine.snooze`).
+  public func snooze(_ request: SnoozeParameters) throws(QueueError) -> Notice {
+    try mutate { machine, instant throws(QueueError) in try machine.snooze(request, at: instant) }
+  }
+
+  /// Brings a snoozed notice back now (`QueueMachine.unsnooze`).
+  public func unsnooze(_ request: IDParameters) throws(QueueError) -> Notice {
+    try mutate { machine, instant throws(QueueError) in try machine.unsnooze(request, at: instant) }
+  }
+
   /// Answers a visible notice that offers a reply field (`QueueMachine.reply`).
   public func reply(_ request: ReplyParameters) throws(QueueError) -> Notice {
     try mutate { machine, instant throws(QueueError) in try machine.reply(request, at: instant) }
@@ -326,10 +336,18 @@ public final class NoticeQueue: Sendable {
     return notice
   }
 
-  /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back.
-  public func list(held: Bool) -> [Notice] {
+  /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back; with
+  /// `snoozed`, only snoozed ones.
+  public func list(held: Bool, snoozed: Bool) -> [Notice] {
     let now = scheduler.now
-    return state.withLock { held ? $0.machine.heldNotices() : $0.machine.unfinishedNotices(at: now) }
+    return state.withLock { state in
+      switch (held, snoozed) {
+      case (false, false): state.machine.unfinishedNotices(at: now)
+      case (true, false): state.machine.heldNotices()
+      case (false, true): state.machine.snoozedNotices(at: now)
+      case (true, true): []  // a snoozed notice is not held: do-not-disturb holds it once it is back
+      }
+    }
   }
 
   /// Finished notices, newest first, filtered by app, outcome and finish time.

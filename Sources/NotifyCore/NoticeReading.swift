@@ -11,7 +11,9 @@ public protocol NoticeReading: AnyObject, Sendable {
   func get(_ id: Int) throws(QueueError) -> Notice
   /// The engine's clock (the scheduler's `now`): what presentations are timed by.
   var now: Double { get }
-  func list(held: Bool) -> [Notice]
+  /// Every unfinished notice, oldest first; with `held`, only those do-not-disturb holds back; with
+  /// `snoozed`, only snoozed ones.
+  func list(held: Bool, snoozed: Bool) -> [Notice]
   func history(_ request: HistoryParameters) -> [Notice]
   func forEachFinished(limit: Int, _ visit: (Notice) -> Void)
   func status() -> StatusReply
@@ -33,7 +35,8 @@ public protocol NoticeReading: AnyObject, Sendable {
 }
 
 extension NoticeReading {
-  public func list() -> [Notice] { list(held: false) }
+  public func list() -> [Notice] { list(held: false, snoozed: false) }
+  public func list(held: Bool) -> [Notice] { list(held: held, snoozed: false) }
 
   public func forEachFinished(_ visit: (Notice) -> Void) { forEachFinished(limit: .max, visit) }
 

@@ -231,6 +231,10 @@ public struct DisplayMachine {
       visible.removeAll { $0 == id }
       if editing?.id == id { stopEditing(tellBackend: true) }
       if pointer?.key.id == id { pointer = nil }
+    case .snoozed:
+      // Its phase events follow (fading out, then waiting): the card goes with them.
+      guard let notice = event.notice, told[notice.id] != nil else { return }
+      told[notice.id] = notice
     case .frame, .invoked, .replied, .suspended, .resumed, .read, .forgotten:
       return
     }

@@ -110,6 +110,9 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
   case read
   /// A finished notice left history (`Forget`).
   case forgotten
+  /// A notice was snoozed (`Notice.snoozedUntil` says until when), or came back from its snooze
+  /// (`snoozedUntil` absent).
+  case snoozed
 }
 
 extension Notice {

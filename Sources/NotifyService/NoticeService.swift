@@ -153,6 +153,20 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.reply(request) }, done: done)
   }
 
+  /// Snoozes a notice (`notifyctl snooze`, "Remind me" on a card or in the center).
+  public func snooze(
+    _ request: SnoozeParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.snooze(request) }, done: done)
+  }
+
+  /// Brings a snoozed notice back now (`notifyctl unsnooze`).
+  public func unsnooze(
+    _ request: IDParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
+    commit({ () throws(QueueError) in try queue.unsnooze(request) }, done: done)
+  }
+
   /// A person closes a notice, or every visible one (`notifyctl dismiss`, a click on a popup).
   public func dismiss(
     _ request: DismissParameters, done: @escaping @Sendable (Result<[Int], ServiceError>) -> Void

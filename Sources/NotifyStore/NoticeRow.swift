@@ -8,6 +8,7 @@ enum NoticeColumn: Int32, TableColumn {
   case hints, count, foldedInto, origin, reply, replied, unread, restoredFrom
   /// The place among finished notices: kept once taken (see `upsert`).
   case finishedOrder
+  case snoozedUntil
 
   /// Writes a notice's row, every column bound in order; a notice finished before (noted again
   /// when read) keeps the order it finished in, whatever `finishedOrder` is bound.
@@ -59,6 +60,7 @@ enum NoticeColumn: Int32, TableColumn {
     row.bind(Self.unread, notice.unread == true ? 1 : nil)
     row.bind(Self.restoredFrom, notice.restoredFrom)
     row.bind(Self.finishedOrder, finishedOrder)
+    row.bind(Self.snoozedUntil, notice.snoozedUntil)
   }
 
   /// A notice from a row read with `SELECT list`; `nil` for a row no release could have written.
@@ -87,7 +89,8 @@ enum NoticeColumn: Int32, TableColumn {
       finished: row.optionalReal(Self.finishedAt), reply: row.text(Self.reply),
       replied: row.text(Self.replied),
       unread: row.optionalInteger(Self.unread) == 1 ? true : nil,
-      restoredFrom: row.optionalInteger(Self.restoredFrom))
+      restoredFrom: row.optionalInteger(Self.restoredFrom),
+      snoozedUntil: row.optionalReal(Self.snoozedUntil))
   }
 
   /// The `actions` column: a JSON array of `{"key":…,"label":…}`, as the IDL spells them.

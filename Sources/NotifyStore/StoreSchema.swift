@@ -85,6 +85,10 @@ enum StoreSchema {
             FROM notices WHERE outcome IS NOT NULL) AS ranked
       WHERE notices.id = ranked.id;
     """,
+    // 10: when a snoozed notice comes back (wall clock; issue 55).
+    """
+    ALTER TABLE notices ADD COLUMN snoozed_until REAL;
+    """,
   ]
 
   /// Runs the migrations `database` has not run yet, in one transaction.

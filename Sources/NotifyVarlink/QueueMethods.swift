@@ -56,6 +56,12 @@ public enum QueueMethods {
     bind(.reply, ReplyParameters.self) { request, call in
       service.reply(request) { call.answer($0.map(NoticeReply.init(notice:))) }
     }
+    bind(.snooze, SnoozeParameters.self) { request, call in
+      service.snooze(request) { call.answer($0.map(NoticeReply.init(notice:))) }
+    }
+    bind(.unsnooze, IDParameters.self) { request, call in
+      service.unsnooze(request) { call.answer($0.map(NoticeReply.init(notice:))) }
+    }
     bind(.read, ReadParameters.self) { request, call in
       service.read(request) { call.answer($0.map(ReadReply.init(read:))) }
     }
@@ -76,7 +82,8 @@ public enum QueueMethods {
     }
     bind(.list, ListParameters.self) { request, call in
       call.reply(
-        streaming: ArrayReplyStream(field: "notices", elements: queue.list(held: request.held ?? false)))
+        streaming: ArrayReplyStream(
+          field: "notices", elements: queue.list(held: request.held ?? false, snoozed: request.snoozed ?? false)))
     }
     bind(.history, HistoryParameters.self) { request, call in
       do throws(QueueError) {

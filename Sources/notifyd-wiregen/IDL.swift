@@ -66,11 +66,12 @@ let swiftTypeNames = [
 /// `<Method>Reply`.
 let sharedParameters = [
   "Get": "IDParameters", "Wait": "IDParameters", "Resume": "NoParameters", "Status": "NoParameters",
-  "Reload": "NoParameters", "GetInfo": "NoParameters",
+  "Reload": "NoParameters", "GetInfo": "NoParameters", "Unsnooze": "IDParameters",
   "GetInterfaceDescription": "InterfaceDescriptionParameters",
 ]
 let sharedReplies = [
   "Update": "NoticeReply", "End": "NoticeReply", "Invoke": "NoticeReply", "Get": "NoticeReply",
+  "Snooze": "NoticeReply", "Unsnooze": "NoticeReply",
   "Wait": "NoticeReply", "List": "NoticesReply", "History": "NoticesReply", "Resume": "SuspendReply",
   "Suspend": "SuspendReply", "Watch": "EventReply", "Reload": "NoParameters", "GetInfo": "ServiceInfo",
   "GetInterfaceDescription": "InterfaceDescriptionReply",
@@ -84,6 +85,7 @@ let memberDefaults = [
     "easeIn": ".easeOut", "easeOut": ".easeIn", "phase": ".waiting", "opacity": "0", "created": "0",
   ],
   "RelayState": ["outbox": "0", "dropped": "0"],
+  "StatusReply": ["snoozed": "0"],
 ]
 
 /// What is wrong with an IDL file, or with what would be generated from it.

@@ -111,7 +111,7 @@ struct CommandRunnerTests {
     let result = try notifyctl(["status", "--json"]) { _ in [reply(status)] }
     #expect(
       result.output.joined().filter { !$0.isWhitespace }
-        == #"{"finished":3,"queued":1,"suspended":false,"unread":1,"version":"0.1.0","visible":2,"waiting":0}"#
+        == #"{"finished":3,"queued":1,"snoozed":0,"suspended":false,"unread":1,"version":"0.1.0","visible":2,"waiting":0}"#
     )
   }
 

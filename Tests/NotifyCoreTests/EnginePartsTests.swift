@@ -61,10 +61,10 @@ struct EnginePartsTests {
     schedule.add(2, dueAt: 2)
     #expect(schedule.earliest == 2)
     #expect(schedule.popDue(by: 1.9) == nil)
-    #expect(schedule.popDue(by: 2) == 1)
-    #expect(schedule.popDue(by: 2) == 2)
+    #expect(schedule.popDue(by: 2)?.id == 1)
+    #expect(schedule.popDue(by: 2)?.id == 2)
     #expect(schedule.popDue(by: 4.9) == nil)
-    #expect(schedule.popDue(by: 5) == 3)
+    #expect(schedule.popDue(by: 5).map { [$0.id, Int($0.dueAt)] } == [3, 5])
     #expect(schedule.earliest == nil && schedule.count == 0)
   }
 
@@ -82,11 +82,21 @@ struct EnginePartsTests {
     var schedule = DueSchedule()
     for id in 1...200 { schedule.add(id, dueAt: Double(id)) }
     // Ten still live: 200 entries are more than 2 × 10 + 64, so the finished ones go.
-    schedule.compact(live: 10) { $0 <= 10 }
+    schedule.compact(live: 10) { id, _ in id <= 10 }
     #expect(schedule.count == 10)
     // Below the bound nothing is dropped, even what is no longer live.
-    schedule.compact(live: 0) { _ in false }
+    schedule.compact(live: 0) { _, _ in false }
     #expect(schedule.count == 10)
+  }
+
+  @Test func dueSchedule_dropsEntriesWhoseNoticeIsDueAtAnotherTimeNow() {
+    // A notice snoozed again and again leaves an entry per time; the engine keeps its one due time,
+    // and only the entry with that time is live.
+    var schedule = DueSchedule()
+    for time in 1...200 { schedule.add(7, dueAt: Double(time)) }
+    schedule.compact(live: 1) { id, dueAt in id == 7 && dueAt == 200 }
+    #expect(schedule.count == 1)
+    #expect(schedule.popDue(by: 1000).map { [$0.id, Int($0.dueAt)] } == [7, 200])
   }
 
   // MARK: - LaneSchedule

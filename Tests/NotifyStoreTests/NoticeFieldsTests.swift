@@ -26,7 +26,8 @@ struct NoticeFieldsTests {
     invoked: "open", count: 3, foldedInto: 39,
     origin: NoticeOrigin(host: "srv", store: "s1", id: 9, sent: 100, sequence: 4),
     phase: .finished, opacity: 0, outcome: .completed, message: "done", created: 1000, shown: 1001,
-    finished: 1010, reply: "Answer", replied: "on my way", unread: true, restoredFrom: 38)
+    finished: 1010, reply: "Answer", replied: "on my way", unread: true, restoredFrom: 38,
+    snoozedUntil: 1200)
 
   /// The members of an IDL type (`type Notice (…)`) or a method's parameters (`method Show(…)`).
   static func idlMembers(_ declaration: String) throws -> Set<String> {
@@ -68,7 +69,8 @@ struct NoticeFieldsTests {
       ("method Watch", WatchParameters()), ("method Dismiss", DismissParameters()),
       ("method List", ListParameters()), ("method Get", IDParameters(id: 1)),
       ("method Read", ReadParameters()), ("method Restore", RestoreParameters()),
-      ("method Forget", ForgetParameters()),
+      ("method Forget", ForgetParameters()), ("method Snooze", SnoozeParameters(id: 1)),
+      ("method Unsnooze", IDParameters(id: 1)),
     ]
     for (declaration, value) in pairs {
       #expect(try Self.idlMembers(declaration) == Self.wireMembers(value), "\(declaration)")
@@ -100,7 +102,7 @@ struct NoticeFieldsTests {
         idle: IdleState(idle: true, source: "s"), fullscreen: FullscreenState(delayed: 1, pushedBack: 2),
         display: DisplayState(backend: "x11", drawing: true, detail: "d"),
         relay: RelayState(state: .connected, detail: "d", outbox: 1, dropped: 2), waiting: 1, queued: 2,
-        visible: 3, finished: 4, unread: 5))
+        visible: 3, finished: 4, unread: 5, snoozed: 6, snoozeEnds: 7))
     try roundTrip(Self.everyShow)
   }
 
@@ -135,7 +137,8 @@ struct NoticeFieldsTests {
     try roundTrip(DismissParameters(id: 1, all: true))
     try roundTrip(InvokeParameters(id: 1, action: "a", activationToken: "t"))
     try roundTrip(SuspendParameters(duration: 5, allow: .nothing))
-    try roundTrip(ListParameters(held: true))
+    try roundTrip(ListParameters(held: true, snoozed: true))
+    try roundTrip(SnoozeParameters(id: 1, duration: 2, until: 3))
     try roundTrip(IDParameters(id: 3))
     try roundTrip(
       HistoryParameters(limit: 1, app: "a", outcome: .folded, since: 2, foldedInto: 3, unread: true))

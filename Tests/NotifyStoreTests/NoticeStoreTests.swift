@@ -171,7 +171,9 @@ struct NoticeStoreTests {
     store.recordUnfinished(Notice(id: 4, kind: .notice, title: "waiting"))
     #expect(store.commitPending() == .committed)
     // As release 8 left it.
-    try store.database.execute("ALTER TABLE notices DROP COLUMN finished_order; PRAGMA user_version=8")
+    try store.database.execute(
+      "ALTER TABLE notices DROP COLUMN snoozed_until; ALTER TABLE notices DROP COLUMN finished_order;"
+        + " PRAGMA user_version=8")
     let (_, state) = try NoticeStore.open(path: path, sync: .normal, log: log)
     #expect(state.history.map(\.id) == [2, 3, 1])
     #expect(state.unfinished.map(\.id) == [4])

@@ -25,7 +25,7 @@ struct IDQueue<Key: Comparable> {
   mutating func pop() -> Entry? { heap.pop() }
 
   /// Drops the entries of ids `isLive` rejects, once they outnumber `live` twice over (+64).
-  mutating func compact(live: Int, isLive: (Int) -> Bool) {
-    heap.compact(live: live) { isLive($0.id) }
+  mutating func compact(live: Int, isLive: (Int, Key) -> Bool) {
+    heap.compact(live: live) { isLive($0.id, $0.key) }
   }
 }

@@ -57,7 +57,7 @@ struct LaneSchedule {
 
   mutating func compact(live: Int, isLive: (Int) -> Bool) {
     for slot in lists.indices {
-      lists[slot].compact(live: live, isLive: isLive)
+      lists[slot].compact(live: live) { id, _ in isLive(id) }
     }
   }
 }

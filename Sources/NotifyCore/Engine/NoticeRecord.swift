@@ -165,6 +165,8 @@ struct NoticeRecord {
     outcome: Outcome?, overrides: Bool, at now: Double, _ change: (inout Timeline, Double) -> Void
   ) -> Bool {
     guard timeline != nil else { return false }
+    // Fading out for a snooze: only a closing (a cancel, a dismissal, an end) changes its course.
+    if notice.snoozedUntil != nil && outcome == nil { return false }
     if let decided = closing, !closingIsExpiry {
       if outcome == nil || (!overrides && outcome != decided) { return false }
     }
@@ -272,6 +274,19 @@ struct NoticeRecord {
         timeline.fadeOut(at: elapsed)
       }
     }
+  }
+
+  /// Snoozed while shown: fades out from the opacity shown now, whatever held it (the pointer, the
+  /// person away), until `until` (wall clock); nothing but a closing changes that course (`rewrite`).
+  mutating func snoozeAway(until: Double, at now: Double) {
+    pauses = []
+    holdLeftWhilePaused = nil
+    closing = nil
+    closingIsExpiry = false
+    notice.snoozedUntil = until
+    let elapsed = elapsed(at: now)
+    timeline?.fadeOut(at: elapsed)
+    generation += 1
   }
 
   /// Closes with `outcome`: fades out from the opacity shown now, or vanishes when `immediately`.

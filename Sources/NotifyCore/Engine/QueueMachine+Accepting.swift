@@ -10,7 +10,8 @@ extension QueueMachine {
   /// its key.
   ///
   /// A relayed notice carries its `origin`; one that arrived too late (`missed`) goes straight to
-  /// history with outcome `missed`, replacing nothing.
+  /// history with outcome `missed`, replacing nothing. A snoozed notice replaced while parked stays
+  /// snoozed: the new one comes back when it would have.
   public mutating func show(
     _ request: ShowParameters, replacing replacedID: Int? = nil, origin: NoticeOrigin? = nil,
     missed: Bool = false, at instant: Instant
@@ -27,6 +28,7 @@ extension QueueMachine {
       accept(notice, finishing: .missed, at: instant)
       return notice.id
     }
+    var snoozedUntil: Double?
     if let existing = claim(replacing: replacedID, key: request.key) {
       if existing.isShown, existing.notice.kind == .notice, !resolution.suppressed {
         let notice = Admission.notice(
@@ -36,6 +38,7 @@ extension QueueMachine {
           requested: request.urgency ?? .normal, at: instant)
         return notice.id
       }
+      snoozedUntil = existing.notice.snoozedUntil
       finish(existing.notice.id, outcome: .replaced, at: instant)
     } else if replacedID == nil, request.key == nil, let id = duplicate(of: request) {
       notices.modify(id) { record in
@@ -58,6 +61,7 @@ extension QueueMachine {
     try checkCapacity(resolution)
     var notice = Admission.notice(request, id: nextID, resolution: resolution, created: instant.wall)
     notice.origin = origin
+    notice.snoozedUntil = resolution.suppressed ? nil : snoozedUntil
     accept(
       notice, gates: resolution.gates, finishing: resolution.suppressed ? .cancelled : nil,
       requested: request.urgency ?? .normal, at: instant)
@@ -89,6 +93,7 @@ extension QueueMachine {
       app: request.app, tag: request.tag, title: request.title, urgency: request.urgency,
       hints: request.hints, explicit: explicit)
     let timeout = request.timeout ?? settings.progressTimeout
+    var snoozedUntil: Double?
     if let existing = claim(replacing: replacedID, key: request.key) {
       let id = existing.notice.id
       if wholly, existing.isShown, existing.notice.kind == .progress, !resolution.suppressed {
@@ -115,11 +120,13 @@ extension QueueMachine {
         changed(id, at: instant)
         return (id, true)
       }
+      snoozedUntil = existing.notice.snoozedUntil
       finish(id, outcome: .replaced, at: instant)
     }
     try checkCapacity(resolution)
-    let notice = Admission.notice(
+    var notice = Admission.notice(
       request, id: nextID, resolution: resolution, timeout: timeout, created: instant.wall)
+    notice.snoozedUntil = resolution.suppressed ? nil : snoozedUntil
     accept(
       notice, gates: resolution.gates, finishing: resolution.suppressed ? .cancelled : nil,
       requested: request.urgency ?? .normal, at: instant)
@@ -172,9 +179,12 @@ extension QueueMachine {
     at instant: Instant
   ) {
     nextID += 1
-    var record = NoticeRecord(
-      notice: notice, dueAt: instant.now + notice.delay + settings.answerDelay(of: notice),
-      hold: Admission.hold(of: notice, settings))
+    // A snoozed notice's replacement comes back when it would have.
+    let dueAt =
+      notice.snoozedUntil.map { instant.now + max(0, $0 - instant.wall) }
+      ?? instant.now + notice.delay + settings.answerDelay(of: notice)
+    var record = NoticeRecord(notice: notice, dueAt: dueAt, hold: Admission.hold(of: notice, settings))
+    if let until = notice.snoozedUntil { snoozed[notice.id] = until }
     record.gates = gates
     record.requestedUrgency = requested
     notices.insert(record)

@@ -38,7 +38,12 @@ extension QueueMachine {
     advance(to: instant)
     defer { settle(at: instant) }
     if let finished = history[request.id] { return finished }
-    let record = try unfinished(request.id)
+    var record = try unfinished(request.id)
+    let wasSnoozed = record.notice.snoozedUntil != nil
+    if wasSnoozed {
+      endSnooze(request.id, at: instant)
+      record = notices[request.id]!
+    }
     let isProgress = record.notice.kind == .progress
     let hold = request.hold ?? (isProgress ? settings.endHold : nil)
     notices.modify(request.id) { record in
@@ -57,6 +62,7 @@ extension QueueMachine {
         record.closingIsExpiry = false
       }
     }
+    if wasSnoozed { place(request.id, at: instant) }  // parked: its turn comes now
     changed(request.id, at: instant)
     return notices[request.id]?.current(at: instant.now) ?? history[request.id]!
   }

@@ -106,16 +106,18 @@ extension QueueMachine {
     return result
   }
 
-  /// Counts of notices in each state, and do-not-disturb in force.
+  /// Counts of notices in each state (snoozed ones are among the waiting), and do-not-disturb in
+  /// force.
   public var status: StatusReply {
     let visible = [Phase.fadingIn, .holding, .fadingOut].reduce(0) { $0 + (phaseCounts[$1] ?? 0) }
     var resumedUntil: Double?
     if case .resumed(let until)? = hand { resumedUntil = until }
+    let snoozes = snoozeSummary
     return StatusReply(
       version: Interface.version, suspended: suspended, suspendedUntil: suspendedUntil,
       doNotDisturb: doNotDisturb, resumedUntil: resumedUntil, idle: idle, fullscreen: fullscreenStatus,
       waiting: phaseCounts[.waiting] ?? 0, queued: phaseCounts[.queued] ?? 0, visible: visible,
-      finished: history.count, unread: history.unreadCount)
+      finished: history.count, unread: history.unreadCount, snoozed: snoozes.count, snoozeEnds: snoozes.next)
   }
 
   /// While the window with the keyboard is fullscreen: how many ready notices it holds back (that

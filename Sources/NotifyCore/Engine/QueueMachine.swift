@@ -40,6 +40,8 @@ public struct QueueMachine {
   /// Notices held until ended that keep their slot for want of sticky room (`[Queue] MaxSticky=`):
   /// they leave it as soon as there is room (`leaveSlotsForStickyRoom`).
   var heldInSlots: Set<Int> = []
+  /// Snoozed notices (`snooze`), parked or fading out, and the wall-clock time each comes back.
+  var snoozed: [Int: Double] = [:]
   public internal(set) var nextID = 1
   /// Whether the person is away, as a source says (`[Idle] After=`); `nil` with none.
   public internal(set) var idle: IdleState?
@@ -102,7 +104,8 @@ public struct QueueMachine {
 
   /// Brings back the queue a journal kept: history, the next id, the suspended state (with its
   /// timed resume), then the unfinished notices with their absolute due times, in the order they
-  /// were accepted; one that was shown starts its fade-in again.
+  /// were accepted; one that was shown starts its fade-in again; a snoozed one comes back at its
+  /// wall-clock time (at once, if that passed while the daemon was not running).
   public mutating func restore(_ saved: JournalState, at instant: Instant) {
     defer { settle(at: instant) }
     nextID = max(nextID, saved.nextID)
@@ -114,11 +117,11 @@ public struct QueueMachine {
     for var notice in saved.unfinished {
       notice.phase = .waiting
       notice.opacity = 0
+      let dueAt =
+        notice.snoozedUntil ?? (notice.created + notice.delay + settings.answerDelay(of: notice))
       var record = NoticeRecord(
-        notice: notice,
-        dueAt: instant.now
-          + max(0, notice.created + notice.delay + settings.answerDelay(of: notice) - instant.wall),
-        hold: Admission.hold(of: notice, settings))
+        notice: notice, dueAt: instant.now + max(0, dueAt - instant.wall), hold: Admission.hold(of: notice, settings))
+      if let until = notice.snoozedUntil { snoozed[notice.id] = until }
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
       record.gates = settings.gates(of: notice)
       notices.insert(record)
@@ -138,7 +141,10 @@ public struct QueueMachine {
     guard let record = notices[id], record.place == .pending else { return }
     if record.dueAt > instant.now {
       due.add(id, dueAt: record.dueAt)
-    } else if let after = record.notice.after, notices.contains(after) {
+      return
+    }
+    if record.notice.snoozedUntil != nil { wake(id, at: instant) }
+    if let after = record.notice.after, notices.contains(after) {
       due.wait(id, for: after)
     } else {
       makeReady(id, at: instant)
@@ -160,7 +166,9 @@ public struct QueueMachine {
     leaveSlotsForStickyRoom(at: instant)
     fillSlots()
     hub.pace(fading: !boundaries.fading.isEmpty, now: instant.now)
-    due.compact(live: phaseCounts[.waiting] ?? 0) { notices[$0]?.place == .pending }
+    due.compact(live: phaseCounts[.waiting] ?? 0) { id, dueAt in
+      notices[id].map { $0.place == .pending && $0.dueAt == dueAt } ?? false
+    }
     for lane in Lane.allCases {
       lanes[lane.rawValue].compact(live: phaseCounts[.queued] ?? 0) { notices[$0]?.place == .ready }
     }
@@ -268,7 +276,8 @@ public struct QueueMachine {
       if earliest == dndChanges {
         carryOut(dnd.reachChange(settings.doNotDisturb, at: instant), at: instant)
       } else if earliest == dueAt {
-        if let id = due.popDue(by: instant.now) { place(id, at: instant) }
+        // An entry whose notice is due at another time now (its snooze moved) is skipped.
+        if let (id, at) = due.popDue(by: instant.now), notices[id]?.dueAt == at { place(id, at: instant) }
       } else if let (id, elapsed) = boundaries.popDue(
         by: instant.now, generation: { notices[$0]?.generation })
       {
@@ -286,10 +295,14 @@ public struct QueueMachine {
     let elapsed = record.elapsed(at: instant.now)
     let phase = timeline.phase(at: elapsed)
     if phase == .finished {
-      finish(id, outcome: record.closing ?? record.expiryOutcome, at: instant)
+      if record.notice.snoozedUntil != nil && !record.isClosing {
+        park(id, at: instant)
+      } else {
+        finish(id, outcome: record.closing ?? record.expiryOutcome, at: instant)
+      }
       return
     }
-    if phase == .fadingOut && record.closing == nil {
+    if phase == .fadingOut && record.closing == nil && record.notice.snoozedUntil == nil {
       record.closing = record.expiryOutcome
       record.closingIsExpiry = true
     }
@@ -313,7 +326,7 @@ public struct QueueMachine {
   }
 
   /// Moves notice `id` to `phase`, keeping the counts and the fading set, and publishes it.
-  private mutating func setPhase(_ phase: Phase, opacity: Double, of id: Int, at instant: Instant) {
+  mutating func setPhase(_ phase: Phase, opacity: Double, of id: Int, at instant: Instant) {
     guard let old = notices[id]?.notice.phase else { return }
     notices.modify(id) { $0.notice.phase = phase }
     count(from: old, to: phase)
@@ -349,6 +362,9 @@ public struct QueueMachine {
     record.notice.opacity = 0
     record.notice.outcome = outcome
     record.notice.finished = instant.wall
+    record.notice.snoozedUntil = nil
+    snoozed.removeValue(forKey: id)
+    snoozed.releaseSpareCapacity()
     // Transient notices are not kept, so not counted as unread either.
     if Self.isUnread(record, finishing: outcome), record.notice.hints?.isTransient != true {
       record.notice.unread = true
@@ -383,7 +399,10 @@ public struct QueueMachine {
           unread: notice.unread == true ? history.unreadCount : nil)))
     let waiters = hub.takeWaiters(of: id)
     if !waiters.isEmpty { effects.append(.answer(waiters: waiters, notice)) }
-    for waiting in due.release(id) { makeReady(waiting, at: instant) }
+    // One snoozed meanwhile goes on its way when its snooze ends (`place`).
+    for waiting in due.release(id) where notices[waiting]?.notice.snoozedUntil == nil {
+      makeReady(waiting, at: instant)
+    }
   }
 
   private mutating func trimHistory() {
