@@ -1,13 +1,14 @@
 # bash completion for notifyctl(1): commands, options, their values, and the ids of the notices
 # the daemon has now. Needs nothing but bash; uses bash-completion's helpers when they are loaded.
 
-_notifyctl_commands='show progress update end cancel dismiss invoke reply menu read restore forget center suspend resume
+_notifyctl_commands='show progress update end cancel dismiss invoke snooze unsnooze reply menu read restore forget center
+suspend resume
 reload status list history get wait watch run call help'
 
 # Options that take a value, for every command (the next word is the value, not an argument).
 _notifyctl_value_options='--socket --relay --urgency --style --icon --app --tag --key --delay --fade-in --fade-out
 --hold --ease-in --ease-out --after --action --value --timeout --title --body --for --limit -n
---outcome --since --format --fps --allow --held --folded-into --reply --picker --last'
+--outcome --since --format --fps --allow --held --folded-into --reply --picker --last --until'
 
 # The options of one command, besides --socket and --help.
 _notifyctl_options_of() {
@@ -20,12 +21,13 @@ _notifyctl_options_of() {
         cancel) echo '--tag --all --now' ;;
         dismiss) echo '--all --app' ;;
         menu) echo '--picker' ;;
+        snooze) echo '--until' ;;
         read) echo '--all' ;;
         restore) echo '--last' ;;
         forget) echo '--app --all' ;;
         suspend) echo '--for --allow' ;;
         status | get) echo '--json' ;;
-        list) echo '--json --held' ;;
+        list) echo '--json --held --snoozed' ;;
         history) echo '--json --limit -n --app --outcome --since --folded-into --unread' ;;
         watch) echo '--json --format --frames --fps' ;;
         run) echo '--title --timeout' ;;
@@ -156,7 +158,7 @@ _notifyctl() {
             COMPREPLY=($(compgen -W "$(_notifyctl_finished_ids "$socket")" -- "$cur")) ;;
         center)
             ((position == 0)) && COMPREPLY=($(compgen -W 'open close toggle' -- "$cur")) ;;
-        reply | menu)
+        reply | menu | snooze | unsnooze)
             ((position == 0)) && COMPREPLY=($(compgen -W "$(_notifyctl_ids "$socket")" -- "$cur")) ;;
         invoke)
             if ((position == 0)); then

@@ -4,7 +4,7 @@
 # Options that take a value, for every command: the word after them is not an argument.
 set -g __notifyctl_value_options --socket --relay --urgency --style --icon --app --tag --key --delay --fade-in \
     --fade-out --hold --ease-in --ease-out --after --action --value --timeout --title --body --for \
-    --limit -n --outcome --since --format --fps --allow --held --folded-into
+    --limit -n --outcome --since --format --fps --allow --held --folded-into --until
 
 # The words before the cursor after `notifyctl`, less options and their values, each on a line:
 # the command first, then its arguments. `run` stops at its command, whose own options count.
@@ -110,6 +110,8 @@ complete -c notifyctl -n __notifyctl_needs_command -f -a end -d 'Finish a notice
 complete -c notifyctl -n __notifyctl_needs_command -f -a cancel -d 'Cancel notices and print their ids'
 complete -c notifyctl -n __notifyctl_needs_command -f -a dismiss -d 'Close notices as a person would and print their ids'
 complete -c notifyctl -n __notifyctl_needs_command -f -a invoke -d "Choose one of a visible notice's actions"
+complete -c notifyctl -n __notifyctl_needs_command -f -a snooze -d 'Put a notice off: it comes back later as it was'
+complete -c notifyctl -n __notifyctl_needs_command -f -a unsnooze -d 'Bring a snoozed notice back now'
 complete -c notifyctl -n __notifyctl_needs_command -f -a reply -d "Answer a visible notice's reply field"
 complete -c notifyctl -n __notifyctl_needs_command -f -a menu -d "Hand a notice's actions to a picker"
 complete -c notifyctl -n __notifyctl_needs_command -f -a read -d 'Mark finished notices read'
@@ -150,8 +152,9 @@ complete -c notifyctl -n '__notifyctl_using show' -l wait -d 'Wait until the not
 complete -c notifyctl -n '__notifyctl_using progress update' -l value -x -d 'Progress, in percent'
 complete -c notifyctl -n '__notifyctl_using progress' -l timeout -x -d 'Time out when not ended within D (0: never)'
 
-complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel dismiss reply menu' -f
-complete -c notifyctl -n '__notifyctl_using -p 0 update end get wait invoke reply menu' -a '(__notifyctl_ids)'
+complete -c notifyctl -n '__notifyctl_using update end get wait invoke cancel dismiss reply menu snooze unsnooze' -f
+complete -c notifyctl -n '__notifyctl_using -p 0 update end get wait invoke reply menu snooze unsnooze' -a '(__notifyctl_ids)'
+complete -c notifyctl -n '__notifyctl_using snooze' -l until -x -a 'tomorrow' -d 'Until TIME: H:MM, tomorrow or epoch seconds'
 complete -c notifyctl -n '__notifyctl_using cancel dismiss' -a '(__notifyctl_ids)'
 complete -c notifyctl -n '__notifyctl_using dismiss' -l all -d 'Dismiss every visible notice'
 complete -c notifyctl -n '__notifyctl_using dismiss' -l app -x -d 'Dismiss every unfinished notice of the apps GLOB matches'
@@ -179,6 +182,7 @@ complete -c notifyctl -n '__notifyctl_using suspend resume reload status list hi
 complete -c notifyctl -n '__notifyctl_using suspend' -l for -x -d 'Resume by itself after D'
 complete -c notifyctl -n '__notifyctl_using suspend' -l allow -x -a 'critical none' -d 'What still shows'
 complete -c notifyctl -n '__notifyctl_using list' -l held -d 'Only those do-not-disturb holds back'
+complete -c notifyctl -n '__notifyctl_using list' -l snoozed -d 'Only snoozed ones, with when each comes back'
 complete -c notifyctl -n '__notifyctl_using history' -l folded-into -x -d 'Only notices folded into summary notice ID'
 complete -c notifyctl -n '__notifyctl_using status list get history' -l json -d 'Print the reply as JSON'
 complete -c notifyctl -n '__notifyctl_using history' -s n -l limit -x -d 'Show at most N notices'
@@ -198,4 +202,4 @@ complete -c notifyctl -n '__notifyctl_using -p 0 run' -f -a '(__fish_complete_co
 complete -c notifyctl -n 'not __notifyctl_using -p 0 run; and __notifyctl_using run' -f -a '(__notifyctl_run_command)'
 complete -c notifyctl -n '__notifyctl_using call' -l more -d 'Ask for several replies'
 complete -c notifyctl -n '__notifyctl_using -p 0 call' -a 'Show Progress Update End Cancel Invoke Reply Suspend Resume Get List History Status Wait Watch Reload Dismiss Read Restore Forget Center org.varlink.service.GetInfo org.varlink.service.GetInterfaceDescription'
-complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke reply menu read restore forget suspend resume reload status list history get wait watch run call help'
+complete -c notifyctl -n '__notifyctl_using -p 0 help' -a 'show progress update end cancel dismiss invoke snooze unsnooze reply menu read restore forget suspend resume reload status list history get wait watch run call help'

@@ -45,7 +45,7 @@ def test_a_notify_send_card_is_a_notification_object_and_its_button_invokes_the_
         card, = cards(tree)
         assert (card["name"], card["description"]) == ("notify-send", "ready"), card
         assert {"showing", "visible", "enabled"} <= set(card["states"]), card
-        assert "dismiss" in card["actions"]
+        assert "dismiss" in card["actions"] and "remind me" in card["actions"]
         label, button = card["children"]
         assert (label["role"], label["name"]) == ("label", "Deploy 42. ready"), label
         assert (button["role"], button["name"], button["actions"]) == ("push button", "Approve", ["click"])
@@ -58,6 +58,13 @@ def test_a_notify_send_card_is_a_notification_object_and_its_button_invokes_the_
                  what="ActionInvoked on the bus")
     # Invoked, it goes: out of the tree too.
     a11y.tree_with(lambda tree: not cards(tree), "the invoked card to leave the tree")
+    # "remind me" snoozes a card as its button would: it leaves, unfinished, to come back later.
+    later = daemon.show("Water the plants", "--app", "garden", "--hold", "60s")
+    a11y.tree_with(lambda tree: cards(tree), "the garden card in the tree")
+    assert a11y.reader("act", "garden", "remind me") is True
+    wait_for(lambda: daemon.get(later).get("snoozedUntil"), what="the notice snoozed")
+    a11y.tree_with(lambda tree: not cards(tree), "the snoozed card to leave the tree")
+    assert "outcome" not in daemon.get(later)
     # The registry dies; the next client's call starts another, and notifyd embeds itself in it.
     a11y.kill_registry()
     wait_for(lambda: "notifyd" in a11y.reader("apps"), timeout=15, what="notifyd in the new registry")

@@ -478,6 +478,18 @@ def test_forwarded_notice_appears_in_dunst(start_daemon, dunst, display):
     assert popup["category"] == "transfer.complete", popup
 
 
+def test_a_snoozed_notice_leaves_dunst_and_comes_back_to_it(start_daemon, dunst):
+    daemon = start_daemon("auto")
+    with daemon.queue() as queue:
+        id = queue.Show(title="Standup", fadeIn=0.1, hold=30, fadeOut=0.1)["id"]
+    wait_for(lambda: dunst.displayed() == 1, what="the popup in dunst")
+    daemon.notifyctl("snooze", str(id), "2s", check=True)
+    wait_for(lambda: dunst.displayed() == 0, what="the snoozed popup to close in dunst")
+    assert daemon.get(id)["phase"] in ("waiting", "fadingIn", "holding") and "outcome" not in daemon.get(id)
+    wait_for(lambda: dunst.displayed() == 1, timeout=15, what="the popup back in dunst")
+    assert [popup["summary"] for popup in dunst.received()] == ["Standup", "Standup"]
+
+
 def test_update_replaces_the_popup_instead_of_adding_one(start_daemon, dunst):
     daemon = start_daemon("auto")
     with daemon.queue() as queue:

@@ -306,17 +306,21 @@ def test_menu_hands_the_labels_to_the_picker_and_invokes_the_one_chosen_with_its
                    "--action", "spam=Mark as spam")
     chosen = daemon.notifyctl("menu", "--picker", picker)
     assert (chosen.returncode, chosen.stdout.strip()) == (0, "archive"), chosen.stderr
-    assert given.read_text() == "Open\nArchive\nMark as spam\n"
+    # The actions, then each of [Display] Snooze='s times (the built-in ones here).
+    assert given.read_text() == (
+        "Open\nArchive\nMark as spam\nRemind me in 10 min\nRemind me in 1 h\nRemind me tomorrow\n")
     assert daemon.get(notice)["invoked"] == "archive"
     # The picker closed, or what was typed names nothing: 9, nothing invoked.
     other = shown(daemon, "Other", "--action", "open=Open")
     assert daemon.notifyctl("menu", str(other), "--picker", "exit 1").returncode == 9
     assert daemon.notifyctl("menu", str(other), "--picker", "echo Nothing like it").returncode == 9
     assert daemon.get(other).get("invoked") is None
-    # No actions, or no picker to be found: 1, said.
+    # Without actions it still offers the snooze times; one chosen snoozes it.
     plain = shown(daemon, "Plain")
-    no_actions = daemon.notifyctl("menu", str(plain), "--picker", "cat")
-    assert no_actions.returncode == 1 and "has no actions" in no_actions.stderr
+    snoozed = daemon.notifyctl("menu", str(plain), "--picker", "grep 'in 1 h'")
+    assert snoozed.returncode == 0 and snoozed.stdout.startswith(f"#{plain} snoozed until"), snoozed
+    assert daemon.get(plain)["snoozedUntil"] > time.time() + 3500
+    # No picker to be found: 1, said.
     environment = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
     no_picker = subprocess.run([str(BIN / "notifyctl"), "--socket", daemon.socket_path, "menu", str(other)],
                                env={**environment, "XDG_CONFIG_HOME": str(tmp_path)}, capture_output=True, text=True,

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from conftest import wait_for
-from display import (BORDER, CARD, MARGIN, OUTPUT, PARKED, SCREENSHOTS, WIDTH, bus, click_at, display_config,
-                     needs_wayland, serving_with_pointer, session, spawn_as_user_with_bus, user)  # noqa: F401 (fixtures)
+from display import (BORDER, CARD, MARGIN, OUTPUT, PARKED, SCREENSHOTS, WIDTH, bus, bus_config, click_at,  # noqa: F401
+                     display_config, needs_wayland, serving_with_pointer, session, spawn_as_user_with_bus, user)
 from pixels import blend, button_centres, button_fill_at, close_to, fully_drawn
 from session_bus import notification_signals
 from wayland_pointer import VirtualKeyboard, VirtualPointer
@@ -254,5 +254,43 @@ def test_with_the_action_icons_hint_the_buttons_show_the_icons_their_keys_name(s
             bus_id, key = output.split()
             assert key == "edit-delete"
             signals.closed(int(bus_id), 2)
+    finally:
+        pointer.close()
+
+
+def test_remind_me_takes_the_card_away_and_it_comes_back_with_its_buttons_for_the_same_bus_id(session, bus):
+    # Snooze (DESIGN §19): a click on "Remind me" snoozes for the first of Snooze='s times.
+    sway, make_daemon = session
+    config = bus_config().replace("[Display]\n", "[Display]\nSnoozeButton=yes\nSnooze=3s,1h\n")
+    daemon = make_daemon(config, env={"DBUS_SESSION_BUS_ADDRESS": bus})
+    wait_for(lambda: "dbus: serving org.freedesktop.Notifications" in daemon.stderr(), timeout=10,
+             what="notifyd to serve the bus for its popups")
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        with notification_signals(bus, sway.directory) as signals:
+            sender = spawn_as_user_with_bus(daemon, bus, "notify-send", "--print-id", "-A", "join=Join",
+                                            "Standup in 5 minutes", "room 4")
+            box = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), what="the card with its buttons").box()
+            sway.save(SCREENSHOTS / "notifyd-remind-me.png")
+            notice = daemon.notices("list")[0]["id"]
+            # Join, then Remind me.
+            click_at(pointer, button_centres(box, 2)[1])
+            pointer.move_to(*PARKED, *OUTPUT)
+            wait_for(lambda: daemon.get(notice).get("snoozedUntil"), what="the notice snoozed")
+            wait_for(lambda: sway.screenshot().box() is None, timeout=5, what="the card to leave")
+            snoozed = daemon.get(notice)
+            assert snoozed["phase"] == "waiting" and "outcome" not in snoozed
+            back = wait_for(lambda: fully_drawn(sway.screenshot(), CARD), timeout=10, what="the card back")
+            assert time.time() >= snoozed["snoozedUntil"] - 0.1
+            assert sender.poll() is None, "notify-send heard the notice close while it was snoozed"
+            click_at(pointer, button_centres(back.box(), 2)[0])
+            pointer.move_to(*PARKED, *OUTPUT)
+            output, _ = sender.communicate(timeout=15)
+            printed = output.split()
+            assert len(printed) == 2 and printed == [str(notice), "join"], output
+            wait_for(lambda: ("ActionInvoked", notice, "join") in signals.signals(), what="ActionInvoked")
+            signals.closed(notice, 2)
+            assert [s for s in signals.signals() if s[0] == "NotificationClosed"] == [("NotificationClosed", notice, 2)]
     finally:
         pointer.close()

@@ -41,6 +41,18 @@ struct ActionPicker {
     }
   }
 
+  /// The line a picker is given for snoozing until `time`: `Remind me in 10 min`.
+  static func snoozeLine(_ time: SnoozeTime) -> String { "Remind me \(time.phrase)" }
+
+  /// The snooze choices `[Display] Snooze=` lists (`value`, as the config file has it), or the
+  /// built-in ones when it says none; none when it cannot be read (the daemon refuses such a file).
+  static func snoozeChoices(_ value: String?) -> [SnoozeTime] {
+    guard let value, !value.isEmpty else { return SnoozeTime.defaultChoices }
+    let choices = value.split(separator: ",").map { SnoozeTime(String($0)) }
+    guard choices.allSatisfy({ $0 != nil && $0 != .after(0) }) else { return [] }
+    return choices.compactMap { $0 }
+  }
+
   /// The key of the action `answer` (the line the picker printed) names: by its line, else by its
   /// key (a dmenu lets a person type one); `nil` for an empty answer or one that names none.
   static func chosenKey(_ answer: String, of actions: [Action]) -> String? {

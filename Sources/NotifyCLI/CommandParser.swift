@@ -227,9 +227,16 @@ extension CommandParser {
     let isNumber = { (word: String) in !word.isEmpty && word.allSatisfy { $0.isASCII && $0.isNumber } }
     if let until = arguments.string("until") {
       guard words.count <= 1 else { throw .unexpectedArgument(verb: arguments.verb, argument: words.last!) }
-      guard let time = SnoozeTime(until, epochs: true), time != .after(0) else {
+      let time = SnoozeTime(until, epochs: true)
+      if case .after? = time {
         throw .invalidValue(
-          option: "--until", value: until, reason: "expected H:MM, H:MM:SS, tomorrow or seconds since the epoch")
+          option: "--until", value: until,
+          reason: "expected a time, not a while: H:MM, tomorrow or seconds since the epoch")
+      }
+      guard let time else {
+        throw .invalidValue(
+          option: "--until", value: until,
+          reason: "expected H:MM, H:MM:SS, tomorrow or seconds since the epoch")
       }
       var id: Int?
       if let first = words.first { id = try ValueParser.noticeID(first, option: "ID") }
@@ -239,7 +246,8 @@ extension CommandParser {
     guard words.count <= 2 else { throw .unexpectedArgument(verb: arguments.verb, argument: words[2]) }
     if words.count == 1 && isNumber(last) {
       throw .invalidCombination(
-        verb: arguments.verb, reason: "'\(last)' could be an ID or seconds: give DURATION with a unit (10m), or ID DURATION")
+        verb: arguments.verb,
+        reason: "'\(last)' could be an ID or seconds: give DURATION with a unit (10m), or ID DURATION")
     }
     guard let time = SnoozeTime(last), time != .after(0) else {
       throw .invalidValue(
@@ -307,7 +315,8 @@ extension CommandParser {
 
   static func list(_ arguments: ParsedArguments) throws(UsageError) -> Command {
     try arguments.expectPositionals(minimum: 0, names: [])
-    return .list(held: arguments.flag("held"), snoozed: arguments.flag("snoozed"), json: arguments.flag("json"))
+    return .list(
+      held: arguments.flag("held"), snoozed: arguments.flag("snoozed"), json: arguments.flag("json"))
   }
 
   static func history(_ arguments: ParsedArguments) throws(UsageError) -> Command {

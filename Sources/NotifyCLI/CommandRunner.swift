@@ -56,13 +56,8 @@ public struct CommandRunner {
     case .snooze(let id, let time):
       let client = try connect()
       guard let id = try id ?? newestVisible(on: client)?.id else { return ExitStatus.failure.rawValue }
-      var parameters = SnoozeParameters(id: id)
-      if case .after(let seconds) = time {
-        parameters.duration = seconds
-      } else {
-        parameters.until = time.end(from: now())
-      }
-      let notice = try client.call(.snooze, parameters, returning: NoticeReply.self).notice
+      let notice = try client.call(.snooze, time.request(for: id, now: now()), returning: NoticeReply.self)
+        .notice
       console.print(NoticeFormatter.snoozedLine(notice, now: now()))
 
     case .unsnooze(let id):
@@ -350,8 +345,9 @@ public struct CommandRunner {
     return newest
   }
 
-  /// `menu`: the notice's actions to the picker, the chosen one invoked. Exits 9 when nothing was
-  /// chosen, 1 when the notice has no actions or no picker can be found or started.
+  /// `menu`: the notice's actions to the picker, then "Remind me …" for each of `[Display] Snooze=`'s
+  /// choices; the chosen action invoked, or the notice snoozed. Exits 9 when nothing was chosen, 1
+  /// when there is nothing to offer or no picker can be found or started.
   private func menu(_ id: Int?, picker: String?) throws -> ExitStatus {
     let client = try connect()
     let chosen = try id.map {
@@ -359,11 +355,13 @@ public struct CommandRunner {
     }
     guard let notice = try chosen ?? newestVisible(on: client) else { return .failure }
     let id = notice.id
-    guard let actions = notice.actions, !actions.isEmpty else {
+    let actions = notice.actions ?? []
+    let display = ConfigLocation.configuredValues(inSection: "Display", environment: environment)
+    let snoozes = ActionPicker.snoozeChoices(display["Snooze"])
+    guard !actions.isEmpty || !snoozes.isEmpty else {
       console.printError("notifyctl: notice \(id) has no actions")
       return .failure
     }
-    let display = ConfigLocation.configuredValues(inSection: "Display", environment: environment)
     let command = picker ?? display["Picker"].flatMap { $0.isEmpty ? nil : $0 }
     let found = command.map(ActionPicker.init) ?? ActionPicker.firstFound(environment: environment)
     guard let chosenPicker = found else {
@@ -372,10 +370,16 @@ public struct CommandRunner {
     }
     let answer: String?
     do {
-      answer = try chosenPicker.choose(from: ActionPicker.lines(for: actions))
+      answer = try chosenPicker.choose(
+        from: ActionPicker.lines(for: actions) + snoozes.map(ActionPicker.snoozeLine))
     } catch {
       console.printError("notifyctl: \(error)")
       return .failure
+    }
+    if let answer, let time = snoozes.first(where: { ActionPicker.snoozeLine($0) == answer }) {
+      let snoozed = try client.call(.snooze, time.request(for: id, now: now()), returning: NoticeReply.self)
+      console.print(NoticeFormatter.snoozedLine(snoozed.notice, now: now()))
+      return .success
     }
     guard let answer, let key = ActionPicker.chosenKey(answer, of: actions) else { return .nothingChosen }
     _ = try client.call(.invoke, InvokeParameters(id: id, action: key), returning: NoticeReply.self)

@@ -59,9 +59,9 @@ extension Verb {
     Verb(
       name: "snooze", synopsis: "[ID] DURATION | [ID] --until TIME",
       summary:
-        "put a notice off: it leaves the screen and comes back as it was, with its buttons (no ID: the newest visible)",
+        "put a notice off: it leaves, and comes back as it was, with its buttons (no ID: the newest visible)",
       options: [
-        .value("until", "TIME", "until TIME: H:MM (the next one, local time), tomorrow (9:00) or epoch seconds")
+        .value("until", "TIME", "until TIME: H:MM (the next one), tomorrow (9:00) or epoch seconds")
       ],
       build: CommandParser.snooze),
     Verb(

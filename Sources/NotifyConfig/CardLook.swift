@@ -89,6 +89,9 @@ public struct CardLook: Sendable, Hashable {
   public var fontScale = 1.0
   /// How it comes and goes.
   public var animation = CardAnimation.fade
+  /// Whether it has a "Remind me" button (`SnoozeButton=`): a click snoozes it for the first of
+  /// `[Display] Snooze=`'s choices.
+  public var snoozeButton = false
   /// Pixels, the edge of the icon's square.
   public var iconSize = 48
   /// Pixels, the radius of the card's corners.

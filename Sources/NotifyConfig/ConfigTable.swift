@@ -72,6 +72,11 @@ public enum ConfigTable {
       "Animation", \.animation,
       doc:
         "fade: cards fade in and out; none: they appear and go at once, and nothing moves (reduced motion)."),
+    Field(
+      name: "SnoozeButton", values: "boolean",
+      doc: "A Remind me button on the card: snoozes it for the first of [Display] Snooze=.",
+      read: { look, text throws(ConfigProblem) in look.snoozeButton = try Value.boolean(text) },
+      show: { $0.snoozeButton.map(Value.yesNo) }),
   ]
 
   // MARK: - The engine's sections
@@ -296,6 +301,28 @@ public enum ConfigTable {
         .choice("MiddleClick", \.middleClick, doc: "A middle click on a card."),
         .choice("RightClick", \.rightClick, doc: "A right click on a card."),
         .text("Picker", \.picker, doc: "Shows action labels, one a line, and prints the chosen one."),
+        Field(
+          name: "Snooze", values: "times",
+          doc: "Snooze choices, the first for Remind me: 10m, 1h, a time of day (14:30), tomorrow.",
+          read: { display, text throws(ConfigProblem) in
+            var choices: [SnoozeTime] = []
+            for part in text.split(separator: ",") {
+              let word = part.trimmingCharacters(in: .whitespaces)
+              guard let time = SnoozeTime(word), time != .after(0) else {
+                throw ConfigProblem("'\(word)' is not a snooze time (e.g. 10m, 1h, 14:30, tomorrow)")
+              }
+              if case .after(let seconds) = time, seconds > QueueMachine.maximumSnooze {
+                throw ConfigProblem("'\(word)' is more than a week")
+              }
+              choices.append(time)
+            }
+            guard !choices.isEmpty, choices.count <= DisplaySettings.maximumSnoozeChoices else {
+              throw ConfigProblem(
+                "between 1 and \(DisplaySettings.maximumSnoozeChoices) times, separated by commas")
+            }
+            display.snooze = choices
+          },
+          show: { $0.snooze.map(\.configText).joined(separator: ",") }),
       ])
 
   static let center = ConfigSection.single(

@@ -15,6 +15,7 @@ public struct LookOverrides: Sendable, Equatable {
   public var font: String?
   public var fontScale: Double?
   public var animation: CardAnimation?
+  public var snoozeButton: Bool?
   public var iconSize: Int?
   public var cornerRadius: Int?
   public var padding: Int?
@@ -56,6 +57,7 @@ public struct LookOverrides: Sendable, Equatable {
     look.font = font ?? look.font
     look.fontScale = fontScale ?? look.fontScale
     look.animation = animation ?? look.animation
+    look.snoozeButton = snoozeButton ?? look.snoozeButton
     look.iconSize = iconSize ?? look.iconSize
     look.cornerRadius = cornerRadius ?? look.cornerRadius
     look.padding = padding ?? look.padding
@@ -84,6 +86,7 @@ public struct LookOverrides: Sendable, Equatable {
       font = font ?? look.font
       fontScale = fontScale ?? look.fontScale
       animation = animation ?? look.animation
+      snoozeButton = snoozeButton ?? look.snoozeButton
       iconSize = iconSize ?? look.iconSize
       cornerRadius = cornerRadius ?? look.cornerRadius
       padding = padding ?? look.padding

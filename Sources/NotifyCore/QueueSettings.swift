@@ -51,6 +51,8 @@ public enum ClickAction: String, Sendable, CaseIterable {
   case dismissAll = "dismiss-all"
   /// Hand its actions to the picker (`[Display] Picker=`) and invoke the chosen one.
   case menu
+  /// Snooze it for the first of `[Display] Snooze=`'s choices.
+  case snooze
   /// Nothing.
   case none
 }

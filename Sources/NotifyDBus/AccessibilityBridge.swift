@@ -9,6 +9,8 @@ import NotifySupport
 public enum AccessibleRequest: Equatable, Sendable {
   case invoke(id: Int, action: String)
   case dismiss(id: Int)
+  /// Snoozed as its card's "Remind me" would.
+  case snooze(id: Int)
   case reply(id: Int, text: String)
   /// The center's entry of notice `id`: as Enter on its row (`forget` false), or Delete.
   case centerEntry(id: Int, forget: Bool)
@@ -394,6 +396,7 @@ public final class AccessibilityBridge: BusLinked, @unchecked Sendable {
     switch deed {
     case .invoke(let key): onRequest?(.invoke(id: id, action: key))
     case .dismiss: onRequest?(.dismiss(id: id))
+    case .snooze: onRequest?(.snooze(id: id))
     case .openEntry: onRequest?(.centerEntry(id: id, forget: false))
     case .forgetEntry: onRequest?(.centerEntry(id: id, forget: true))
     case .reply:

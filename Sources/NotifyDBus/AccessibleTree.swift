@@ -59,6 +59,8 @@ struct AccessibleStates: OptionSet, Sendable, Hashable {
 enum AccessibleDeed: Equatable, Sendable {
   case invoke(String)
   case dismiss
+  /// Snooze it for the first of `[Display] Snooze=`'s times, as "Remind me" does.
+  case snooze
   case reply
   case openEntry
   case forgetEntry
@@ -253,6 +255,9 @@ struct AccessibleTree: Sendable {
     }
     card.actions.append(
       AccessibleAction(name: "dismiss", description: "Dismisses the notice", deed: .dismiss))
+    card.actions.append(
+      AccessibleAction(
+        name: "remind me", description: "Snoozes the notice: it comes back later", deed: .snooze))
     nodes[path] = card
     makeChildren(of: path, id, shown)
     let index = nodes[Self.rootPath]!.children.count

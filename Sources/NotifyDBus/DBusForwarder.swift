@@ -94,6 +94,9 @@ final class DBusForwarder: @unchecked Sendable {
       // The subscription may begin after `start` listed the queue: a notice that began fading in
       // between shows up only here.
       for notice in event.notices ?? [] where notice.phase.isVisible { show(notice) }
+    case .phase where event.phase == .waiting:
+      // Snoozed: it left the screen, so its popup there goes; it comes back as a new one.
+      if let id = event.id { finish(id) }
     case .phase:
       // A notice without a fade-in goes straight to holding.
       guard event.phase == .fadingIn || event.phase == .holding, let id = event.id, popups[id] == nil,

@@ -193,6 +193,7 @@ public final class Daemon: @unchecked Sendable {
         switch request {
         case .invoke(let id, let action): popups.invoke(id, action: action)
         case .dismiss(let id): popups.dismiss(id)
+        case .snooze(let id): popups.snooze(id)
         case .reply(let id, let text): popups.reply(to: id, text: text)
         case .centerEntry(let id, let forget): popups.centerEntry(id, forget: forget)
         }

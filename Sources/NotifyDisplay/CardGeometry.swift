@@ -37,8 +37,8 @@ public struct CardGeometry: Equatable, Sendable {
   public static let barHeight = 6.0
 
   /// The buttons, left to right: one for each action but `default` up to `MaxButtons=`, then "…"
-  /// when there are more; equal widths across the card, in a row at its foot. None with no such
-  /// action, or `MaxButtons=0`.
+  /// when there are more, then "Remind me" with `SnoozeButton=yes`; equal widths across the card,
+  /// in a row at its foot. No action buttons with no such action, or `MaxButtons=0`.
   public let buttons: [Button]
   /// The reply field: across the card above its buttons; `nil` when the notice offers no reply.
   public let field: Button?
@@ -57,6 +57,7 @@ public struct CardGeometry: Equatable, Sendable {
         (CardTarget.action(action.key), action.label.isEmpty ? action.key : action.label)
       }
       if card.buttons.count > maxButtons { entries.append((.more, "…")) }
+      if card.look.snoozeButton { entries.append((.snooze, Self.snoozeLabel)) }
       buttons = Self.row(entries, x: padding, y: bottom - rowHeight, width: width, height: rowHeight)
     } else {
       buttons = []
@@ -100,7 +101,11 @@ public struct CardGeometry: Equatable, Sendable {
   /// The width inside the padding of a card of `look`: the text's, the progress bar's, the foot's.
   public static func innerWidth(_ look: CardLook) -> Double { max(Double(look.width - 2 * look.padding), 1) }
 
+  /// Action buttons (`MaxButtons=` of them at most), or "Remind me" (`SnoozeButton=`).
   private static func hasButtons(_ card: Card, maxButtons: Int) -> Bool {
-    maxButtons > 0 && !card.buttons.isEmpty
+    (maxButtons > 0 && !card.buttons.isEmpty) || card.look.snoozeButton
   }
+
+  /// The label of the snooze button (`SnoozeButton=`).
+  public static let snoozeLabel = "Remind me"
 }

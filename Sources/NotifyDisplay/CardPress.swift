@@ -13,6 +13,8 @@ public enum CardTarget: Equatable, Sendable {
   case action(String)
   /// The "…" button: the rest of the actions, in the picker.
   case more
+  /// "Remind me" (`SnoozeButton=`): snooze for the first of `[Display] Snooze=`.
+  case snooze
   /// The reply field.
   case field
   /// Anywhere else on the card.
@@ -21,7 +23,7 @@ public enum CardTarget: Equatable, Sendable {
   /// Whether it is a button (drawn highlighted under the pointer).
   public var isButton: Bool {
     switch self {
-    case .action, .more: true
+    case .action, .more, .snooze: true
     case .field, .card: false
     }
   }
@@ -38,6 +40,8 @@ public enum CardPress: Equatable, Sendable {
   case dismissAll
   /// Hand its actions to the picker.
   case menu
+  /// Snooze it for the first of `[Display] Snooze=`'s choices.
+  case snooze
   /// Give the reply field the keyboard.
   case focusField
   /// Nothing.
@@ -51,6 +55,7 @@ public enum CardPress: Equatable, Sendable {
     switch (button, target) {
     case (.left, .action(let key)): self = .invoke(key)
     case (.left, .more): self = .menu
+    case (.left, .snooze): self = .snooze
     case (.left, .field): self = .focusField
     default:
       switch binding {
@@ -58,6 +63,7 @@ public enum CardPress: Equatable, Sendable {
       case .dismiss: self = .dismiss
       case .dismissAll: self = .dismissAll
       case .menu: self = card.hasDefaultAction || !card.buttons.isEmpty ? .menu : .nothing
+      case .snooze: self = .snooze
       case .none: self = .nothing
       }
     }

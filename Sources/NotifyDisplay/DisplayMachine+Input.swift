@@ -41,6 +41,9 @@ extension DisplayMachine {
     case .dismiss: actions.append(.request(.dismiss(key.id)))
     case .dismissAll: actions.append(.request(.dismissAll))
     case .menu: actions.append(.request(.menu(key.id)))
+    case .snooze:
+      guard let time = settings.snooze.first else { return }
+      actions.append(.request(.snooze(key.id, until: time)))
     case .focusField:
       guard editing?.id != key.id else { return }
       editing = (key.id, "")

@@ -441,6 +441,8 @@ public enum DisplayRequest: Equatable, Sendable {
   case typing(in: Int?)
   /// The picker with the notice's actions.
   case menu(Int)
+  /// Snooze notice `id` (its "Remind me" button, a `snooze` click).
+  case snooze(Int, until: SnoozeTime)
   case fullscreen(Bool)
 }
 

@@ -226,6 +226,12 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
   /// A screen reader dismissed notice `id`, or sent `text` as its reply: as the card would.
   public func dismiss(_ id: Int) { queue.async { [self] in ask(.dismiss(id)) } }
 
+  /// A screen reader asked to be reminded of notice `id` later: as its "Remind me" would.
+  public func snooze(_ id: Int) {
+    guard let time = settings.snooze.first else { return }
+    queue.async { [self] in ask(.snooze(id, until: time)) }
+  }
+
   public func reply(to id: Int, text: String) { queue.async { [self] in ask(.reply(id: id, text: text)) } }
 
   private func handle(_ event: Event) {
@@ -325,6 +331,8 @@ public final class PopupDisplay: DisplayHost, @unchecked Sendable {
       service.typing(in: id)
     case .menu(let id):
       onMenu?(id)
+    case .snooze(let id, let time):
+      service.snooze(id, until: time, done: asking("popups: snoozing notice \(id)"))
     case .fullscreen(let on):
       service.setFullscreen(on)
     }

@@ -17,6 +17,10 @@ public enum SnoozeTime: Equatable, Sendable {
   /// The hour `tomorrow` means.
   public static let morningHour = 9
 
+  /// What a notice may be snoozed for when `[Display] Snooze=` says nothing: 10 minutes, an hour,
+  /// tomorrow morning.
+  public static let defaultChoices: [SnoozeTime] = [.after(600), .after(3600), .tomorrow]
+
   /// `text` read as a duration (a bare number is seconds), a time of day `H:MM[:SS]`, `tomorrow`;
   /// with `epochs`, also a number of seconds since the epoch (ten digits and more). `nil` for
   /// anything else.
@@ -34,7 +38,9 @@ public enum SnoozeTime: Equatable, Sendable {
       let second = parts.count == 3 ? Int(parts[2]) : 0
       guard let second, (0..<60).contains(second), parts.count == 2 || parts[2].count == 2 else { return nil }
       self = .at(hour: hour, minute: minute, second: second)
-    } else if epochs, text.count >= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Double(text) {
+    } else if epochs, text.count >= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let seconds = Double(text)
+    {
       self = .epoch(seconds)
     } else if let seconds = DurationParser.seconds(text) {
       self = .after(seconds)
@@ -71,12 +77,47 @@ public enum SnoozeTime: Equatable, Sendable {
       case (_, 0): return "\(hours) h"
       default: return "\(hours) h \(minutes) min"
       }
-    case .at(let hour, let minute, let second):
-      let clock = "\(hour):\(minute < 10 ? "0" : "")\(minute)"
-      return second == 0 ? clock : "\(clock):\(second < 10 ? "0" : "")\(second)"
+    case .at(let hour, let minute, let second): return Self.clock(hour, minute, second)
     case .tomorrow: return "Tomorrow"
     case .epoch(let seconds): return "\(Int(seconds))"
     }
+  }
+
+  /// As the config writes it, read back the same by `init`: `10m`, `1h`, `90s`, `14:30`, `tomorrow`.
+  public var configText: String {
+    switch self {
+    case .after(let seconds):
+      if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 {
+        return "\(Int(seconds / 3600))h"
+      }
+      if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+      return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    case .at(let hour, let minute, let second): return Self.clock(hour, minute, second)
+    case .tomorrow: return "tomorrow"
+    case .epoch(let seconds): return "\(Int(seconds))"
+    }
+  }
+
+  /// How a choice is offered after "Remind me": `in 10 min`, `at 14:30`, `tomorrow`.
+  public var phrase: String {
+    switch self {
+    case .after: "in \(label)"
+    case .at, .epoch: "at \(label)"
+    case .tomorrow: "tomorrow"
+    }
+  }
+
+  /// The request that snoozes notice `id` until this time, counted from `now` (wall clock): a
+  /// while as a duration, anything else as the time it ends.
+  public func request(for id: Int, now: Double) -> SnoozeParameters {
+    if case .after(let seconds) = self { return SnoozeParameters(id: id, duration: seconds) }
+    return SnoozeParameters(id: id, until: end(from: now))
+  }
+
+  /// `14:30`, or `9:05:07` with seconds.
+  private static func clock(_ hour: Int, _ minute: Int, _ second: Int) -> String {
+    let clock = "\(hour):\(minute < 10 ? "0" : "")\(minute)"
+    return second == 0 ? clock : "\(clock):\(second < 10 ? "0" : "")\(second)"
   }
 
   /// `hour:minute:second` local time on the day `dayOffset` days after the one `now` falls on (the

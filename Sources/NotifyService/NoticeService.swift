@@ -160,6 +160,14 @@ public final class NoticeService: Sendable {
     commit({ () throws(QueueError) in try queue.snooze(request) }, done: done)
   }
 
+  /// Snoozes notice `id` until `time` as a person says it ("Remind me", a picker's choice), counted
+  /// from the engine's clock.
+  public func snooze(
+    _ id: Int, until time: SnoozeTime, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void
+  ) {
+    snooze(time.request(for: id, now: queue.wallTime), done: done)
+  }
+
   /// Brings a snoozed notice back now (`notifyctl unsnooze`).
   public func unsnooze(
     _ request: IDParameters, done: @escaping @Sendable (Result<Notice, ServiceError>) -> Void

@@ -81,9 +81,8 @@ public enum QueueMethods {
       call.answer(Result { () throws(QueueError) in NoticeReply(notice: try queue.get(request.id)) })
     }
     bind(.list, ListParameters.self) { request, call in
-      call.reply(
-        streaming: ArrayReplyStream(
-          field: "notices", elements: queue.list(held: request.held ?? false, snoozed: request.snoozed ?? false)))
+      let notices = queue.list(held: request.held ?? false, snoozed: request.snoozed ?? false)
+      call.reply(streaming: ArrayReplyStream(field: "notices", elements: notices))
     }
     bind(.history, HistoryParameters.self) { request, call in
       do throws(QueueError) {

@@ -15,7 +15,7 @@ enum BenchCommand {
       --bin DIR     where notifyd and notifyctl are (default: beside this program)
       --quick       shorter windows and fewer runs, for a smoke test
       --only LIST   some of: cli, throughput, dbus, scaling, timing, idle, steady,
-                    flood, relay
+                    flood, relay, snooze
       --load SOCKET CLIENTS PIPELINE SECONDS
                     only drive Show load at a running daemon (for a profiler) and print
                     its throughput and latency
@@ -26,7 +26,7 @@ enum BenchCommand {
     ("cli", CLIStartupFigure.run), ("throughput", ThroughputFigure.run), ("dbus", DBusServerFigure.run),
     ("scaling", ScalingFigure.run),
     ("timing", TimingFigure.run), ("idle", IdleFigure.run), ("steady", SteadyMemoryFigure.run),
-    ("flood", FloodFigure.run), ("relay", RelayFigure.run),
+    ("flood", FloodFigure.run), ("relay", RelayFigure.run), ("snooze", SnoozeFigure.run),
   ]
 
   static func main() {

@@ -319,6 +319,31 @@ struct CommandParserTests {
     #expect(try CommandParser.parse(words).command == expected)
   }
 
+  @Test(arguments: [
+    (["snooze", "10m"], Command.snooze(id: nil, until: .after(600))),
+    (["snooze", "7", "1h"], .snooze(id: 7, until: .after(3600))),
+    (["snooze", "7", "14:30"], .snooze(id: 7, until: .at(hour: 14, minute: 30, second: 0))),
+    (["snooze", "tomorrow"], .snooze(id: nil, until: .tomorrow)),
+    (["snooze", "--until", "9:05:30"], .snooze(id: nil, until: .at(hour: 9, minute: 5, second: 30))),
+    (["snooze", "7", "--until", "1800000000"], .snooze(id: 7, until: .epoch(1_800_000_000))),
+    (["unsnooze", "7"], .unsnooze(id: 7)),
+    (["list", "--snoozed"], .list(held: false, snoozed: true, json: false)),
+  ])
+  func snooze_takesAnIdAndATime(words: [String], expected: Command) throws {
+    #expect(try CommandParser.parse(words).command == expected)
+  }
+
+  @Test(arguments: [
+    ["snooze"], ["snooze", "42"], ["snooze", "7", "soon"], ["snooze", "7", "0s"],
+    ["snooze", "7", "1h", "2h"],
+    ["snooze", "7", "--until", "25:00"], ["snooze", "7", "--until", "1h"],
+    ["snooze", "7", "8", "--until", "9:00"],
+    ["snooze", "x", "10m"], ["unsnooze"], ["unsnooze", "x"],
+  ])
+  func snooze_refusesWhatItCannotMean(words: [String]) throws {
+    #expect(try usageError(words) != nil)
+  }
+
   // MARK: - Queries
 
   @Test(arguments: [

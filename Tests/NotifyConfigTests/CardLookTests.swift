@@ -206,7 +206,7 @@ struct CardLookTests {
         #   Background=#400000 Foreground=#e8ebf0 Border=#ff5c5c Progress=#ff5c5c BorderWidth=2
         #   Width=480 Font=Serif 9 FontScale=1 IconSize=48 CornerRadius=8
         #   Padding=12 MaxLines=6 Format=<b>%s</b>\\n%b Layer=overlay Output=focused
-        #   Fullscreen=show Animation=fade
+        #   Fullscreen=show Animation=fade SnoozeButton=no
 
         """), "\(text)")
     // A rule that sets no look key gets no look written.

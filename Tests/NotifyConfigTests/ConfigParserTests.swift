@@ -22,6 +22,25 @@ struct ConfigParserTests {
     }
   }
 
+  @Test func snooze_readsItsChoices_andSnoozeButtonIsALookKey_perUrgencyAndRule() throws {
+    let config = try parse([
+      ("Display", "Snooze", "5m, 14:30,tomorrow"), ("Display:critical", "SnoozeButton", "yes"),
+      ("Rule:chat", "MatchApp", "chat"), ("Rule:chat", "SnoozeButton", "yes"),
+      ("Display", "RightClick", "snooze"),
+    ])
+    #expect(config.display.snooze == [.after(300), .at(hour: 14, minute: 30, second: 0), .tomorrow])
+    #expect(config.display.rightClick == .snooze)
+    #expect(!config.display.look(for: .normal).snoozeButton)
+    #expect(config.display.look(for: .critical).snoozeButton)
+    #expect(config.display.look(for: .normal, rules: ["chat"]).snoozeButton)
+    #expect(
+      Config().display.snooze == SnoozeTime.defaultChoices
+        && !Config().display.look(for: .normal).snoozeButton)
+    for bad in ["", "soon", "0s", "8d", "1m,2m,3m,4m,5m,6m,7m,8m,9m"] {
+      #expect(error([("Display", "Snooze", bad)]) != nil, "Snooze=\(bad)")
+    }
+  }
+
   @Test func emptyFile_givesBuiltInDefaults() throws {
     let config = try parse([])
     #expect(config == Config())

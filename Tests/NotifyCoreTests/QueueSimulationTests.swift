@@ -7,7 +7,8 @@ import Testing
 
 /// A seeded simulation of the engine (issue 37): `QueueMachine` driven by random requests, clock
 /// steps, lanes that start their operations late, wall-clock steps, settings reloaded and restarts
-/// from what it journaled, checked after every step against a small model of DESIGN §2.
+/// from what it journaled, snoozes (DESIGN §19), checked after every step against a small model of
+/// DESIGN §2.
 ///
 /// Each schedule has its own seed, printed when it fails; `NOTIFYD_SIMULATION_SEED=S
 /// NOTIFYD_SIMULATION_SCHEDULES=1` replays it. `make test` runs 2,000 schedules of 300 steps; the
@@ -88,6 +89,7 @@ struct QueueSimulationTests {
     #expect(totals.outcomes.count >= 5, "outcomes seen: \(totals.outcomes)")
     #expect(totals.stickyPeaks > 0 && totals.restarts > 0 && totals.heldBack > 0 && totals.answered > 0)
     #expect(totals.fullSlots > 0 && totals.rejected > 0)
+    #expect(totals.snoozedBack > 0, "no snoozed notice came back by its time")
     // Notices that ran their whole timeline undisturbed, each boundary checked to the microsecond.
     #expect(totals.timed > Self.schedules, "timelines checked: \(totals.timed)")
   }
@@ -114,6 +116,11 @@ struct Simulation {
     var shownAt: Double?
     var timeline: (fadeIn: Double, hold: Double, fadeOut: Double)?
     var disturbed = false
+    /// Snoozed (its events said so): off the screen until `snoozeDue` (monotonic), unfinished.
+    var snoozedUntil: Double?
+    var snoozeDue: Double?
+    /// Unsnoozed or ended while snoozed: it may come back before its time.
+    var snoozeCut = false
   }
 
   struct Totals {
@@ -125,6 +132,7 @@ struct Simulation {
     var fullSlots = 0
     var rejected = 0
     var timed = 0
+    var snoozedBack = 0
     var outcomes: Set<Outcome> = []
 
     mutating func add(_ simulation: Simulation) {
@@ -136,6 +144,7 @@ struct Simulation {
       fullSlots += simulation.fullSlots
       rejected += simulation.rejected
       timed += simulation.timed
+      snoozedBack += simulation.snoozedBack
       outcomes.formUnion(simulation.known.values.compactMap(\.outcome))
     }
   }
@@ -189,6 +198,8 @@ struct Simulation {
   var titles = 0
   /// Notices whose every boundary and finish came at their timeline's instants, checked.
   var timed = 0
+  /// Snoozed notices that came back by themselves, at their time.
+  var snoozedBack = 0
 
   init(seed: UInt64) {
     random = SplitMix64(state: seed)
@@ -236,7 +247,9 @@ struct Simulation {
     case 600..<640: suspend()
     case 640..<680: resume()
     case 680..<730: wait()
-    case 730..<950: advance(by: duration())
+    case 730..<920: advance(by: duration())
+    case 920..<942: snooze()
+    case 942..<950: unsnooze()
     case 950..<970: reload()
     case 970..<985: stepWallClock()
     default: restart()
@@ -356,6 +369,7 @@ struct Simulation {
     let hold = Bool.random(using: &random) ? nil : Double.random(in: 0...3, using: &random)
     trace("end \(id) hold=\(hold.map { "\($0)" } ?? "-")")
     known[id]?.disturbed = true
+    known[id]?.snoozeCut = true
     if (try? machine.end(EndParameters(id: id, message: "done", hold: hold), at: instant)) != nil {
       known[id]?.closing = true
     }
@@ -379,6 +393,31 @@ struct Simulation {
     let id = someID()
     trace("dismiss \(id)")
     closing(try? machine.dismiss(DismissParameters(id: id), at: instant))
+    carryOut()
+  }
+
+  mutating func snooze() {
+    let id = someID()
+    let seconds = duration()
+    let byTime = Bool.random(using: &random)
+    trace("snooze \(id) for \(seconds)\(byTime ? " (until)" : "")")
+    known[id]?.disturbed = true
+    let request =
+      byTime
+      ? SnoozeParameters(id: id, until: instant.wall + seconds) : SnoozeParameters(id: id, duration: seconds)
+    if (try? machine.snooze(request, at: instant)) == nil { trace("  → refused") }
+    carryOut()
+  }
+
+  mutating func unsnooze() {
+    let snoozed = known.filter { $0.value.finishes == 0 && $0.value.snoozedUntil != nil }.keys.sorted()
+    let id =
+      snoozed.isEmpty || Int.random(in: 0..<4, using: &random) == 0
+      ? someID() : Self.pick(snoozed, using: &random)
+    trace("unsnooze \(id)")
+    known[id]?.snoozeCut = true
+    known[id]?.disturbed = true
+    if (try? machine.unsnooze(IDParameters(id: id), at: instant)) == nil { trace("  → refused") }
     carryOut()
   }
 
@@ -535,6 +574,8 @@ struct Simulation {
     for id in unfinished {
       known[id]!.phase = .waiting
       known[id]!.granted = false
+      // Snoozed: back at its wall-clock time, as the clock says it now.
+      if let until = known[id]!.snoozedUntil { known[id]!.snoozeDue = now + max(0, until - instant.wall) }
     }
     machine.restore(saved, at: instant)
     doNotDisturb = machine.doNotDisturb
@@ -619,6 +660,9 @@ struct Simulation {
   static func rank(_ phase: Phase) -> Int { Phase.allCases.firstIndex(of: phase)! }
 
   mutating func observe(_ event: Event) {
+    if let notice = event.notice, event.kind != .finished, known[notice.id] != nil || event.kind == .added {
+      noteSnooze(of: notice, kind: event.kind)
+    }
     switch event.kind {
     case .phase:
       guard let id = event.id, let phase = event.phase, let notice = known[id] ?? placedBeforeAnswer(id)
@@ -632,7 +676,12 @@ struct Simulation {
       // restarts, without a new fade-in from nothing), or holds at once.
       let forward = Self.rank(phase) > Self.rank(notice.phase)
       let holdsAgain = notice.phase == .fadingOut && (phase == .fadingIn || phase == .holding)
-      guard forward || holdsAgain else { return fail("\(id) went from \(notice.phase) to \(phase)") }
+      // Snoozed: it leaves the screen (or its place in line) and waits.
+      let parked = phase == .waiting && notice.snoozedUntil != nil
+      guard forward || holdsAgain || parked else {
+        return fail("\(id) went from \(notice.phase) to \(phase)")
+      }
+      if parked && notice.granted { return fail("\(id) parked for its snooze, holding a slot") }
       if phase == .fadingIn && !notice.granted { return fail("\(id) faded in without a slot") }
       known[id]!.phase = phase
       // Back from fading out: replaced or ended with a message (its answer comes after its
@@ -654,6 +703,32 @@ struct Simulation {
     case .suspended: doNotDisturb = event.doNotDisturb
     case .resumed: doNotDisturb = nil
     default: break
+    }
+  }
+
+  /// What an event says of a notice's snooze: snoozed until a time (its monotonic due time as the
+  /// wall clock says it now), or back; back by itself, it must not be early.
+  mutating func noteSnooze(of notice: Notice, kind: EventKind) {
+    let id = notice.id
+    if known[id] == nil, placedBeforeAnswer(id) == nil { return }
+    let was = known[id]!.snoozedUntil
+    switch (was, notice.snoozedUntil) {
+    case (nil, nil): return
+    case (let old, let until?):
+      if old != until { known[id]!.snoozeDue = now + max(0, until - instant.wall) }
+      known[id]!.snoozedUntil = until
+      known[id]!.disturbed = true
+    case (_?, nil):
+      if !known[id]!.snoozeCut {
+        guard kind == .snoozed else { return fail("\(id) lost its snooze on a \(kind) event") }
+        if let due = known[id]!.snoozeDue, now < due - 1e-6 {
+          return fail("\(id) came back from its snooze at \(now), due at \(due)")
+        }
+        snoozedBack += 1
+      }
+      known[id]!.snoozedUntil = nil
+      known[id]!.snoozeDue = nil
+      known[id]!.snoozeCut = false
     }
   }
 
@@ -747,6 +822,12 @@ struct Simulation {
       {
         holdingForever += 1
         if !machine.isOutOfSlot(id) && id < heldInSlot ?? .max { heldInSlot = id }
+      }
+      // A snoozed notice parked past its time would have come back (the timer fires at its due time).
+      if notice.phase == .waiting, notice.snoozedUntil != nil, let due = notice.snoozeDue, due < now - 1e-6,
+        machine.notice(id, at: now)?.snoozedUntil != nil
+      {
+        return fail("\(id) still snoozed at \(now), due at \(due)")
       }
       // Only a shown notice is out of its slot.
       if machine.isOutOfSlot(id) && ![.fadingIn, .holding, .fadingOut].contains(notice.phase) {

@@ -41,7 +41,8 @@ struct AccessibleTreeTests {
     #expect(card.role == .notification && card.name == "deploy" && card.description == "ready & waiting")
     #expect(card.states == .onScreen && card.parent == AccessibleTree.rootPath && card.notice == 7)
     // Its own actions: the default one a click would choose, and dismissing it.
-    #expect(card.actions.map(\.deed) == [.invoke("default"), .dismiss])
+    #expect(card.actions.map(\.deed) == [.invoke("default"), .dismiss, .snooze])
+    #expect(card.actions.map(\.name) == ["open", "dismiss", "remind me"])
     let children = card.children.compactMap { tree.node($0) }
     #expect(children.map(\.role) == [.label, .entry, .pushButton, .pushButton])
     #expect(children[0].name == "Deploy 42. ready & waiting" && children[0].text == children[0].name)

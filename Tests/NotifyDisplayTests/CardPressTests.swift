@@ -26,6 +26,7 @@ struct CardPressTests {
       ([show], .menu, .menu),
       ([open], .menu, .menu),
       (nil, .menu, .nothing),  // nothing to pick from
+      (nil, .snooze, .snooze),
       ([show], .none, .nothing),
     ] as [([Action]?, ClickAction, CardPress)])
   func aPressAwayFromTheButtons_doesWhatItsBindingSays(
@@ -42,6 +43,23 @@ struct CardPressTests {
     #expect(CardPress(.left, on: .more, of: shown, binding: .none) == .menu)
     #expect(CardPress(.right, on: .action("open"), of: shown, binding: .dismiss) == .dismiss)
     #expect(CardPress(.middle, on: .more, of: shown, binding: .none) == .nothing)
+  }
+
+  @Test func remindMe_isAButtonAfterTheActions_onlyWithSnoozeButton_andAClickOnItSnoozes() {
+    var look = CardLook.builtIn(for: .normal)
+    look.snoozeButton = true
+    let snoozing = Card(Notice(id: 1, kind: .notice, title: "t", actions: [Self.open]), look: look)
+    let geometry = CardGeometry(snoozing, height: 200, rowHeight: 20, maxButtons: 3)
+    #expect(geometry.buttons.map(\.target) == [CardTarget.action("open"), .snooze])
+    #expect(geometry.buttons.last?.label == "Remind me")
+    // Without actions, or with MaxButtons=0, it is there alone.
+    let alone = CardGeometry(
+      Card(Notice(id: 2, kind: .notice, title: "t"), look: look), height: 200, rowHeight: 20, maxButtons: 0)
+    #expect(alone.buttons.map(\.target) == [CardTarget.snooze])
+    let plain = CardGeometry(card(actions: [Self.open]), height: 200, rowHeight: 20, maxButtons: 3)
+    #expect(plain.buttons.map(\.target) == [CardTarget.action("open")])
+    #expect(CardPress(.left, on: .snooze, of: snoozing, binding: .none) == .snooze)
+    #expect(CardTarget.snooze.isButton)
   }
 
   @Test func aCard_showsEveryActionButDefault_asButtons() {

@@ -260,6 +260,8 @@ final class DisplayRig {
           case .typing(let id): engine.typing(in: id, at: instant)
           case .fullscreen(let on): engine.setFullscreen(on, at: instant)
           case .menu: break
+          case .snooze(let id, let time):
+            _ = try engine.snooze(time.request(for: id, now: instant.wall), at: instant)
           }
         }
       } catch {

@@ -248,8 +248,8 @@ struct NoticeRecord {
 
   /// A replacement of a shown notice (DESIGN §2): it becomes `new` entirely — text, icon,
   /// actions, hints, urgency, style, timing; what `new` leaves out is gone — but for its id, where
-  /// it stands (phase, opacity, when it was shown) and the desk it came from; it holds again from
-  /// now by the new timing, for `hold` (`nil` until ended).
+  /// it stands (phase, opacity, when it was shown, a snooze it is fading out for) and the desk it
+  /// came from; it holds again from now by the new timing, for `hold` (`nil` until ended).
   mutating func replace(with new: Notice, hold: Double?, at now: Double) {
     var new = new
     new.id = notice.id
@@ -257,6 +257,7 @@ struct NoticeRecord {
     new.opacity = notice.opacity
     new.shown = notice.shown
     new.origin = new.origin ?? notice.origin
+    new.snoozedUntil = notice.snoozedUntil  // still leaving for its snooze, if it was
     notice = new
     self.hold = hold
     _ = restartHold(

@@ -34,8 +34,12 @@ extension QueueMachine {
     }
     if record.notice.snoozedUntil == nil { try checkSnoozeRoom(for: record.notice) }
     snoozed[request.id] = until
+    // Due by the monotonic clock from now on, as any timing: a wall-clock step meanwhile (or while
+    // it still fades out) moves nothing; a restart reads the wall clock again.
+    let dueAt = instant.now + (until - instant.wall)
     if record.isShown {
       notices.modify(request.id) { record in
+        record.dueAt = dueAt
         if record.notice.snoozedUntil == nil {
           record.snoozeAway(until: until, at: instant.now)
         } else {
@@ -44,7 +48,10 @@ extension QueueMachine {
       }
       changed(request.id, at: instant, kind: .snoozed)
     } else {
-      notices.modify(request.id) { $0.notice.snoozedUntil = until }
+      notices.modify(request.id) { record in
+        record.notice.snoozedUntil = until
+        record.dueAt = dueAt
+      }
       changed(request.id, at: instant, kind: .snoozed)
       park(request.id, at: instant)
     }
@@ -96,11 +103,14 @@ extension QueueMachine {
       guard duration.isFinite, duration > 0 else {
         throw .invalidArgument(field: "duration", reason: "must be a number of seconds above 0")
       }
-      guard duration <= maximumSnooze else { throw .invalidArgument(field: "duration", reason: "must be \(limit)") }
+      guard duration <= maximumSnooze else {
+        throw .invalidArgument(field: "duration", reason: "must be \(limit)")
+      }
       return wall + duration
     case (nil, let until?):
       guard until.isFinite, until > wall else {
-        throw .invalidArgument(field: "until", reason: "must be a time in the future (seconds since the epoch)")
+        throw .invalidArgument(
+          field: "until", reason: "must be a time in the future (seconds since the epoch)")
       }
       guard until - wall <= maximumSnooze else {
         throw .invalidArgument(field: "until", reason: "must be \(limit) from now")
@@ -129,9 +139,9 @@ extension QueueMachine {
   }
 
   /// Snoozed notice `id`, off the screen now (faded out, or never shown): it leaves its slot and
-  /// its operation finishes, and it waits in the due schedule until its wall-clock time.
+  /// its operation finishes, and it waits in the due schedule until the due time `snooze` gave it.
   mutating func park(_ id: Int, at instant: Instant) {
-    guard var record = notices[id], let until = record.notice.snoozedUntil else { return }
+    guard var record = notices[id], record.notice.snoozedUntil != nil else { return }
     heldInSlots.remove(id)
     switch record.place {
     case .pending, .ready: break
@@ -153,7 +163,6 @@ extension QueueMachine {
     record.holdLeftWhilePaused = nil
     record.closing = nil
     record.closingIsExpiry = false
-    record.dueAt = instant.now + max(0, until - instant.wall)
     notices.modify(id) { $0 = record }
     if record.notice.phase != .waiting { setPhase(.waiting, opacity: 0, of: id, at: instant) }
     place(id, at: instant)

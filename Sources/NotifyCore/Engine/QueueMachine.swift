@@ -117,10 +117,11 @@ public struct QueueMachine {
     for var notice in saved.unfinished {
       notice.phase = .waiting
       notice.opacity = 0
-      let dueAt =
+      let dueWall =
         notice.snoozedUntil ?? (notice.created + notice.delay + settings.answerDelay(of: notice))
       var record = NoticeRecord(
-        notice: notice, dueAt: instant.now + max(0, dueAt - instant.wall), hold: Admission.hold(of: notice, settings))
+        notice: notice, dueAt: instant.now + max(0, dueWall - instant.wall),
+        hold: Admission.hold(of: notice, settings))
       if let until = notice.snoozedUntil { snoozed[notice.id] = until }
       if notice.message != nil { record.closing = .completed }  // ended before it was shown
       record.gates = settings.gates(of: notice)
