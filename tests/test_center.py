@@ -354,6 +354,41 @@ def test_a_button_in_the_center_sends_action_invoked_on_the_bus(session, bus):
         pointer.close()
 
 
+def test_remind_me_in_the_center_snoozes_and_enter_on_a_snoozed_entry_brings_it_back(session):
+    # Snooze (DESIGN §19): a shown entry's "Remind me" (after its buttons) snoozes it; it is listed
+    # under "Snoozed", without buttons, until it comes back; Enter on it brings it back now.
+    sway, make_daemon = session
+    daemon = make_daemon(center_config())
+    notice = daemon.show("Call the plumber", "--fade-in", "0", "--hold", "60s", "--action", "later=Later")
+    keyboard = VirtualKeyboard(str(sway.directory), sway.display)
+    pointer = VirtualPointer(str(sway.directory), sway.display)
+    pointer.move_to(*PARKED, *OUTPUT)
+    try:
+        daemon.visible(notice)
+        daemon.notifyctl("center", "open", check=True)
+        wait_for(lambda: shows_panel(sway), what="the center")
+        rows = wait_for(lambda: button_rows(sway), what="the entry's buttons")
+        save(sway, "notifyd-center-remind-me.png")
+        # Later on the left, Remind me on the right.
+        pointer.move_to(OUTPUT[0] - WIDTH + int(WIDTH * 0.75), (rows[0] + rows[-1]) // 2, *OUTPUT)
+        pointer.click()
+        pointer.move_to(*PARKED, *OUTPUT)
+        wait_for(lambda: daemon.get(notice).get("snoozedUntil"), what="Remind me to snooze it")
+        assert daemon.get(notice).get("invoked") is None and center_open(daemon)
+        # Under "Snoozed" now, without buttons.
+        wait_for(lambda: len(button_rows(sway)) < 16, what="the snoozed entry without its buttons")
+        save(sway, "notifyd-center-snoozed.png")
+        keyboard.press("Down")  # the heading
+        keyboard.press("Down")  # the entry
+        keyboard.press("Return")
+        wait_for(lambda: gone(sway), what="Enter to close the center")
+        back = daemon.visible(notice)
+        assert "snoozedUntil" not in back and "outcome" not in back
+    finally:
+        keyboard.close()
+        pointer.close()
+
+
 def test_ten_thousand_in_history_open_and_go_end_to_end(session):
     sway, make_daemon = session
     daemon = make_daemon(center_config(extra="[Queue]\nHistorySize=10000\n"))

@@ -41,6 +41,10 @@ public enum CenterRequest: Equatable, Sendable {
   case forget(Int)
   case invoke(Int, action: String)
   case restore(Int)
+  /// Snooze it for the first of `[Display] Snooze=`'s times ("Remind me").
+  case snooze(Int)
+  /// Bring a snoozed notice back now.
+  case unsnooze(Int)
   /// Finished notices seen in the list: read now (DESIGN §13).
   case read([Int])
 }
@@ -183,7 +187,8 @@ public struct CenterMachine {
       guard size != nil, let target = target(x: x, y: y) else { return }
       switch (button, target) {
       case (.left, _): carryOut(target)
-      case (.middle, .entry(let id)), (.middle, .forget(let id)), (.middle, .button(let id, _)):
+      case (.middle, .entry(let id)), (.middle, .forget(let id)), (.middle, .button(let id, _)),
+        (.middle, .snooze(let id)):
         carryOut(.forget(id))
       default: break
       }
@@ -221,11 +226,16 @@ public struct CenterMachine {
     case .button(let id, let key):
       effects.append(.request(.invoke(id, action: key)))
       return
+    case .snooze(let id):
+      effects.append(.request(.snooze(id)))
+      return
     case .entry(let id):
       guard let entry = model.entry(id) else { return }
-      // Its default action while it is live, else it is shown again: either way the person goes
-      // to it, and the center closes.
-      if entry.live {
+      // Its default action while it is live, else it is shown again (a snoozed one now): either
+      // way the person goes to it, and the center closes.
+      if entry.snoozedUntil != nil {
+        effects.append(.request(.unsnooze(id)))
+      } else if entry.live {
         guard entry.hasDefaultAction else { return }
         effects.append(.request(.invoke(id, action: Card.defaultActionKey)))
       } else {
@@ -272,7 +282,11 @@ public struct CenterMachine {
           let entry = model.entries[index]
           var about = [entry.app.flatMap { $0.isEmpty ? nil : $0 } ?? "Other"]
           if entry.unread { about.append("unread") }
-          if entry.live { about.append(entry.isIndicator ? "running" : "on the screen") }
+          if let until = entry.snoozedUntil {
+            about.append("snoozed until " + CenterPainter.clockTime(until))
+          } else if entry.live {
+            about.append(entry.isIndicator ? "running" : "on the screen")
+          }
           return CenterOutline.Row(
             notice: entry.id,
             name: BodyMarkup.sentences(

@@ -24,6 +24,10 @@ public struct CenterEntry: Equatable, Sendable {
   public var buttons: [Action]
   /// The engine counts it unread.
   public var unread: Bool
+  /// Snoozed: the wall-clock time it comes back (DESIGN §19); a click brings it back now.
+  public var snoozedUntil: Double?
+  /// Shown now, unsnoozed: "Remind me" at its foot snoozes it.
+  public var snoozable: Bool
 
   public init(_ notice: Notice) {
     id = notice.id
@@ -38,9 +42,16 @@ public struct CenterEntry: Equatable, Sendable {
     value = notice.value
     isIndicator = notice.kind == .progress
     hasDefaultAction = notice.actions?.contains { $0.key == Card.defaultActionKey } ?? false
-    buttons = live ? notice.actions?.filter { $0.key != Card.defaultActionKey } ?? [] : []
+    snoozedUntil = notice.snoozedUntil
+    // A snoozed notice's actions answer once it is back: none of its buttons meanwhile.
+    buttons =
+      live && snoozedUntil == nil ? notice.actions?.filter { $0.key != Card.defaultActionKey } ?? [] : []
+    snoozable = notice.phase.isVisible && notice.snoozedUntil == nil && notice.kind == .notice
     unread = notice.unread == true
   }
+
+  /// Whether its row has buttons at its foot: its actions, or "Remind me".
+  public var hasButtons: Bool { !buttons.isEmpty || snoozable }
 
   /// Whether `needle` (lowercased) is in its app, title or body.
   func matches(_ needle: String) -> Bool {
@@ -52,12 +63,15 @@ public struct CenterEntry: Equatable, Sendable {
 /// A heading of the center's list: what is live now, or one app's history.
 public enum CenterGroup: Hashable, Sendable {
   case now
+  /// Snoozed notices, the soonest back first.
+  case snoozed
   case app(String)
 
   /// What its heading says.
   public var label: String {
     switch self {
     case .now: "Now"
+    case .snoozed: "Snoozed"
     case .app(let name): name.isEmpty ? "Other" : name
     }
   }
@@ -108,7 +122,7 @@ public struct CenterMetrics: Sendable, Equatable {
     if entry.body?.isEmpty == false { text += body }
     if entry.isIndicator && entry.live { text += bar }
     let content = max(text, entry.icon == nil ? 0 : icon)
-    return 2 * padding + content + (entry.buttons.isEmpty ? 0 : buttons)
+    return 2 * padding + content + (entry.hasButtons ? buttons : 0)
   }
 }
 
@@ -168,7 +182,11 @@ public struct CenterModel: Sendable {
     let listed = min(finished, Self.maximumEntries)
     entries.removeAll(keepingCapacity: true)
     entries.reserveCapacity(live.count + listed)
-    entries.append(contentsOf: live.map(CenterEntry.init).sorted { ($0.time, $0.id) > ($1.time, $1.id) })
+    // What shows now, newest first; then what is snoozed, the soonest back first.
+    let now = live.filter { $0.snoozedUntil == nil }.map(CenterEntry.init)
+    let later = live.filter { $0.snoozedUntil != nil }.map(CenterEntry.init)
+    entries.append(contentsOf: now.sorted { ($0.time, $0.id) > ($1.time, $1.id) })
+    entries.append(contentsOf: later.sorted { ($0.snoozedUntil!, $0.id) < ($1.snoozedUntil!, $1.id) })
     history(Self.maximumEntries) { entries.append(CenterEntry($0)) }
     older = max(finished - (entries.count - live.count), 0)
     rebuild()
@@ -182,6 +200,8 @@ public struct CenterModel: Sendable {
       let index = entries.firstIndex(where: { $0.id == notice.id && $0.live })
     else { return false }
     let entry = CenterEntry(notice)
+    // Snoozed or back: it changes groups, so the list is read again.
+    guard entry.snoozedUntil == entries[index].snoozedUntil else { return false }
     let moved =
       metrics.height(of: entry) != metrics.height(of: entries[index])
       || (filter != nil && entry != entries[index])
@@ -210,7 +230,8 @@ public struct CenterModel: Sendable {
         groupOf.append(-1)
         continue
       }
-      let group = entry.live ? CenterGroup.now : .app(entry.app ?? "")
+      let group =
+        entry.snoozedUntil != nil ? CenterGroup.snoozed : entry.live ? .now : .app(entry.app ?? "")
       let number: Int
       if let known = numbers[group] {
         number = known

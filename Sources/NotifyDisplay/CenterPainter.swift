@@ -18,6 +18,8 @@ public enum CenterTarget: Hashable, Sendable {
   case forget(Int)
   /// One of a live entry's buttons.
   case button(Int, String)
+  /// A shown entry's "Remind me".
+  case snooze(Int)
 }
 
 /// What the center shows beside its list: the header's state and what the pointer is over.
@@ -110,11 +112,15 @@ public final class CenterPainter {
     .Button]
   {
     let limit = settings.maxButtons
-    guard limit > 0, !entry.buttons.isEmpty else { return [] }
+    var entries = entry.buttons.prefix(limit).map {
+      (CardTarget.action($0.key), $0.label.isEmpty ? $0.key : $0.label)
+    }
+    if entry.snoozable { entries.append((.snooze, CardGeometry.snoozeLabel)) }
+    guard !entries.isEmpty else { return [] }
     let left = textLeft(entry)
     return cards.buttonRow(
-      entry.buttons.prefix(limit).map { (.action($0.key), $0.label.isEmpty ? $0.key : $0.label) }, x: left,
-      y: top + height - Self.entryPadding - cards.buttonHeight, width: width - Self.padding - left)
+      entries, x: left, y: top + height - Self.entryPadding - cards.buttonHeight,
+      width: width - Self.padding - left)
   }
 
   /// What the point (`x`, `y`) of a panel `width` pixels wide is on.
@@ -143,6 +149,7 @@ public final class CenterPainter {
       for button in buttons(of: entry, top: top, height: height, width: width)
       where button.contains(x: x, y: y) {
         if case .action(let key) = button.target { return .button(entry.id, key) }
+        if button.target == .snooze { return .snooze(entry.id) }
       }
       return .entry(entry.id)
     }
@@ -298,7 +305,7 @@ public final class CenterPainter {
     let colours = settings.colours(for: entry.urgency)
     let hovered: Bool
     switch look.hover {
-    case .entry(entry.id), .forget(entry.id), .button(entry.id, _): hovered = true
+    case .entry(entry.id), .forget(entry.id), .button(entry.id, _), .snooze(entry.id): hovered = true
     default: hovered = false
     }
     if selected || hovered {
@@ -340,7 +347,9 @@ public final class CenterPainter {
     }
     let left = textLeft(entry)
     let close = closeBox(top: top, width: width)
-    var time = entry.live ? (entry.isIndicator ? "running" : "now") : Self.relativeTime(look.now - entry.time)
+    var time =
+      entry.snoozedUntil.map { "until " + Self.clockTime($0) }
+      ?? (entry.live ? (entry.isIndicator ? "running" : "now") : Self.relativeTime(look.now - entry.time))
     if let host = entry.host { time += " · " + host }
     let timeWidth = min(timeWidth(of: time), width / 3)
     let timeX = close.x - 6 - timeWidth
@@ -384,6 +393,7 @@ public final class CenterPainter {
     for button in buttons(of: entry, top: top, height: height, width: width) {
       var lit = false
       if case .action(let key) = button.target { lit = look.hover == .button(entry.id, key) }
+      if button.target == .snooze { lit = look.hover == .snooze(entry.id) }
       cards.drawButton(context, button, icon: nil, font: cards.font, colours: colours, highlighted: lit)
     }
     var rule = colours.foreground

@@ -223,6 +223,11 @@ public struct DisplayMachine {
     case .phase:
       guard let id = event.id, let phase = event.phase, told[id] != nil else { return }
       setPhase(phase, of: id)
+      // Off the screen unfinished (snoozed): its field gives the keyboard back, the pointer leaves it.
+      if !phase.isVisible {
+        if editing?.id == id { stopEditing(tellBackend: true) }
+        if pointer?.key.id == id { pointer = nil }
+      }
     case .finished:
       guard let id = event.id ?? event.notice?.id else { return }
       told[id] = nil

@@ -94,7 +94,7 @@ extension PopupDisplay {
     guard center != nil else { return }
     let notices = notices
     let status = notices.status()
-    let live = notices.list().filter { $0.phase.isVisible || $0.kind == .progress }
+    let live = notices.list().filter { $0.phase.isVisible || $0.kind == .progress || $0.snoozedUntil != nil }
     let listing = CenterListing(
       live: live, finished: status.finished, suspended: status.suspended,
       doNotDisturb: status.doNotDisturb
@@ -171,6 +171,11 @@ extension PopupDisplay {
       service.invoke(InvokeParameters(id: id, action: key), done: asking("center: " + what))
     case .restore(let id):
       service.restore(RestoreParameters(ids: [id]), done: asking("center: restoring notice \(id)"))
+    case .snooze(let id):
+      guard let time = settings.snooze.first else { return }
+      service.snooze(id, until: time, done: asking("center: snoozing notice \(id)"))
+    case .unsnooze(let id):
+      service.unsnooze(IDParameters(id: id), done: asking("center: bringing notice \(id) back"))
     case .read(let ids):
       if service.read(ReadParameters(ids: ids), done: asking("center: reading \(ids.count) notices")) == nil {
         // One went meanwhile (forgotten): the rest one by one.

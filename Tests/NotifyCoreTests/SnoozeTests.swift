@@ -223,6 +223,18 @@ struct SnoozeTests {
     #expect(d.phase(id) == .waiting && d.outcome(id) == nil)
   }
 
+  @Test func aNoticeEqualToOneLeavingForItsSnooze_isANewNotice_notMergedIntoIt() throws {
+    var settings = MachineDriver.settings(maxVisible: 3)
+    settings.stackDuplicates = true
+    var d = MachineDriver(settings)
+    let first = try d.show("Build failed", hold: 10)
+    d.advance(to: 2)
+    #expect(try d.show("Build failed", hold: 10) == first)  // merged while it shows
+    try Self.snooze(&d, first, for: 60)
+    let second = try d.show("Build failed", hold: 10)
+    #expect(second != first && d.phase(second) == .fadingIn)
+  }
+
   @Test func comingBackUnderDoNotDisturb_itIsHeldLikeAnyOther_andShowsOnResume() throws {
     var d = Self.driver()
     let id = try d.show(hold: 10)

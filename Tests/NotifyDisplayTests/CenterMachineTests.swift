@@ -57,6 +57,19 @@ struct CenterMachineTests {
     return (100, 50 + (model.tops[index] + model.tops[index + 1]) / 2 - model.offset)
   }
 
+  @Test func aSnoozedEntry_comesBackNowOnEnter_andTheOutlineSaysUntilWhen() {
+    var snoozed = Notice(id: 5, kind: .notice, title: "Call back", app: "phone", phase: .waiting)
+    snoozed.snoozedUntil = 1_800_000_000
+    var center = machine(live: [live(4), snoozed], history: [finished(1, at: 10)])
+    let row = center.outline.rows.first { $0.notice == 5 }
+    #expect(row?.description == "phone, snoozed until " + CenterPainter.clockTime(1_800_000_000))
+    center.act(on: 5, forget: false)
+    #expect(center.takeEffects().contains(.request(.unsnooze(5))))
+    // Its × dismisses it: it is unfinished.
+    center.act(on: 5, forget: true)
+    #expect(center.takeEffects().contains(.request(.dismiss(5))))
+  }
+
   @Test func downMovesTheChosenRow_enterRestoresAFinishedEntry_andTheCenterCloses() {
     var center = machine(history: [finished(2, at: 20), finished(1, at: 10)])
     // Rows: [mail 2], 2, 1.

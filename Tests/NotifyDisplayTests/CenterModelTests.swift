@@ -144,6 +144,31 @@ struct CenterModelTests {
     #expect(model.row(atViewportY: 200) == nil)
   }
 
+  @Test func snoozedNotices_areUnderSnoozed_afterNow_theSoonestBackFirst_withoutButtons() {
+    var shown = Notice(id: 1, kind: .notice, title: "shown", app: "chat", phase: .holding)
+    shown.shown = 10
+    shown.actions = [Action(key: "reply", label: "Reply")]
+    var later = Notice(id: 2, kind: .notice, title: "later", app: "chat", phase: .waiting)
+    later.snoozedUntil = 900
+    later.actions = [Action(key: "reply", label: "Reply")]
+    var sooner = Notice(id: 3, kind: .notice, title: "sooner", app: "mail", phase: .fadingOut)
+    sooner.snoozedUntil = 600
+    let model = model(live: [later, shown, sooner], history: [finished(4, app: "mail", at: 5)])
+    let rows = model.rows.map { row -> String in
+      switch row {
+      case .group(let group, let count, _): "[\(group.label) \(count)]"
+      case .entry(let index): "\(model.entries[index].id)"
+      }
+    }
+    #expect(rows == ["[Now 1]", "1", "[Snoozed 2]", "3", "2", "[mail 1]", "4"])
+    // What shows has its buttons and Remind me; a snoozed one neither, its actions answering once back.
+    let (now, snoozed) = (CenterEntry(shown), CenterEntry(later))
+    #expect(now.snoozable && now.hasButtons && now.buttons.map(\.key) == ["reply"])
+    #expect(!snoozed.snoozable && !snoozed.hasButtons && snoozed.live && snoozed.snoozedUntil == 900)
+    #expect(model.height(of: .entry(0)) == 2 * 10 + 16 + 30)
+    #expect(model.height(of: .entry(1)) == 2 * 10 + 16)
+  }
+
   @Test func anEntry_keepsWhatItsRowShows_buttonsOnlyWhileLive_andARelayedOnesHost() {
     var relayed = finished(7, app: "ci", title: "Deploy", at: 70)
     relayed.origin = NoticeOrigin(host: "build-box", store: "s", id: 3, sent: 69)
@@ -230,7 +255,9 @@ struct CenterModelTests {
     let entryBottom = header + model.tops[2]
     #expect(painter.target(of: model, x: 200, y: header + 5, width: 400) == .group(.now))
     #expect(painter.target(of: model, x: 100, y: entryTop + 12, width: 400) == .entry(50))
-    #expect(painter.target(of: model, x: 200, y: entryBottom - 16, width: 400) == .button(50, "later"))
+    // Its button on the left, "Remind me" on the right.
+    #expect(painter.target(of: model, x: 120, y: entryBottom - 16, width: 400) == .button(50, "later"))
+    #expect(painter.target(of: model, x: 300, y: entryBottom - 16, width: 400) == .snooze(50))
     #expect(painter.target(of: model, x: 400 - 12 - 8, y: entryTop + 18, width: 400) == .forget(50))
     #expect(painter.target(of: model, x: 20, y: 5, width: 400) == nil)
     #expect(painter.target(of: model, x: 400 - 40, y: 20, width: 400) == .clearAll)

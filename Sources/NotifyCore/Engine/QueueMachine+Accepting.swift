@@ -69,11 +69,13 @@ extension QueueMachine {
   }
 
   /// The visible notice a new one without a key would merge into: equal app, title and body, not
-  /// closing.
+  /// closing, not leaving for a snooze.
   private func duplicate(of request: ShowParameters) -> Int? {
     guard settings.stackDuplicates, !duplicates.isEmpty else { return nil }
     let key = DuplicateKey(app: request.app, title: request.title, body: request.body)
-    guard let id = duplicates[key], let record = notices[id], record.isShown, !record.isClosing else {
+    guard let id = duplicates[key], let record = notices[id], record.isShown, !record.isClosing,
+      record.notice.snoozedUntil == nil
+    else {
       return nil
     }
     return id
