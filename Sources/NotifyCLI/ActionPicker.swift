@@ -48,9 +48,7 @@ struct ActionPicker {
   /// built-in ones when it says none; none when it cannot be read (the daemon refuses such a file).
   static func snoozeChoices(_ value: String?) -> [SnoozeTime] {
     guard let value, !value.isEmpty else { return SnoozeTime.defaultChoices }
-    let choices = value.split(separator: ",").map { SnoozeTime(String($0)) }
-    guard choices.allSatisfy({ $0 != nil && $0 != .after(0) }) else { return [] }
-    return choices.compactMap { $0 }
+    return SnoozeTime.choices(value) ?? []
   }
 
   /// The key of the action `answer` (the line the picker printed) names: by its line, else by its

@@ -27,10 +27,11 @@ enum NoticeFormatter {
     "#\(notice.id) snoozed until \(notice.snoozedUntil.map { clock($0, now: now) } ?? "?")"
   }
 
-  /// A time to come: `14:30` today, else with its date.
-  private static func clock(_ time: Double, now: Double) -> String {
+  /// A time to come: `14:30` (with `seconds`, `14:30:05`) today, else with its date.
+  private static func clock(_ time: Double, now: Double, seconds: Bool = true) -> String {
     TextFormat.localTime(time, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
-      ? TextFormat.localTime(time, "%H:%M:%S") : TextFormat.localTime(time, "%Y-%m-%d %H:%M")
+      ? TextFormat.localTime(time, seconds ? "%H:%M:%S" : "%H:%M")
+      : TextFormat.localTime(time, "%Y-%m-%d %H:%M")
   }
 
   /// One line per finished notice: id (`*` after it when unread), outcome, urgency, when it
@@ -101,10 +102,7 @@ enum NoticeFormatter {
 
   /// The queue's state, counts and version.
   static func statusLines(_ status: StatusReply, now: Double) -> [String] {
-    func clock(_ until: Double) -> String {
-      TextFormat.localTime(until, "%Y-%m-%d") == TextFormat.localTime(now, "%Y-%m-%d")
-        ? TextFormat.localTime(until, "%H:%M") : TextFormat.localTime(until, "%Y-%m-%d %H:%M")
-    }
+    func clock(_ until: Double) -> String { Self.clock(until, now: now, seconds: false) }
     var state = "running"
     if let dnd = status.doNotDisturb {
       switch dnd.reason {

@@ -305,20 +305,10 @@ public enum ConfigTable {
           name: "Snooze", values: "times",
           doc: "Snooze choices, the first for Remind me: 10m, 1h, a time of day (14:30), tomorrow.",
           read: { display, text throws(ConfigProblem) in
-            var choices: [SnoozeTime] = []
-            for part in text.split(separator: ",") {
-              let word = part.trimmingCharacters(in: .whitespaces)
-              guard let time = SnoozeTime(word), time != .after(0) else {
-                throw ConfigProblem("'\(word)' is not a snooze time (e.g. 10m, 1h, 14:30, tomorrow)")
-              }
-              if case .after(let seconds) = time, seconds > QueueMachine.maximumSnooze {
-                throw ConfigProblem("'\(word)' is more than a week")
-              }
-              choices.append(time)
-            }
-            guard !choices.isEmpty, choices.count <= DisplaySettings.maximumSnoozeChoices else {
+            guard let choices = SnoozeTime.choices(text) else {
               throw ConfigProblem(
-                "between 1 and \(DisplaySettings.maximumSnoozeChoices) times, separated by commas")
+                "1 to \(SnoozeTime.maximumChoices) times separated by commas, each a while up to a week (10m, 1h), "
+                  + "a time of day (14:30) or tomorrow")
             }
             display.snooze = choices
           },

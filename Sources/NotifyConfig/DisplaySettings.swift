@@ -151,8 +151,6 @@ public struct DisplaySettings: Sendable, Equatable {
   /// `Snooze=`: the times a notice may be snoozed for, as the picker offers them; the first is what
   /// "Remind me" (`SnoozeButton=`) and the `snooze` click give.
   public var snooze = SnoozeTime.defaultChoices
-  /// The most choices `Snooze=` lists.
-  public static let maximumSnoozeChoices = 8
   /// `Picker=`: the command a notice's action labels are handed to, one a line, for `menu`; `nil`:
   /// the first of `fuzzel --dmenu`, `wofi --dmenu` (Wayland), `rofi -dmenu`, `dmenu` (X11) found.
   public var picker: String?

@@ -20,6 +20,23 @@ public enum SnoozeTime: Equatable, Sendable {
   /// What a notice may be snoozed for when `[Display] Snooze=` says nothing: 10 minutes, an hour,
   /// tomorrow morning.
   public static let defaultChoices: [SnoozeTime] = [.after(600), .after(3600), .tomorrow]
+  /// The longest a notice is snoozed for: a week.
+  public static let longest = 7 * 86_400.0
+  /// The most choices `[Display] Snooze=` lists.
+  public static let maximumChoices = 8
+
+  /// `[Display] Snooze=`'s list, as the daemon and `notifyctl menu` both read it: 1 to
+  /// `maximumChoices` times separated by commas, each a while above 0 and up to `longest`, a time
+  /// of day or `tomorrow`; `nil` when any of it is not.
+  public static func choices(_ text: String) -> [SnoozeTime]? {
+    var choices: [SnoozeTime] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let time = SnoozeTime(String(part)) else { return nil }
+      if case .after(let seconds) = time, seconds <= 0 || seconds > longest { return nil }
+      choices.append(time)
+    }
+    return (1...maximumChoices).contains(choices.count) ? choices : nil
+  }
 
   /// `text` read as a duration (a bare number is seconds), a time of day `H:MM[:SS]`, `tomorrow`;
   /// with `epochs`, also a number of seconds since the epoch (ten digits and more). `nil` for

@@ -50,16 +50,8 @@ enum SnoozeFigure {
             "\(Format.fixed(added / 1024, 2)) KiB (each snoozed notice in all \(Format.fixed(each / 1024, 2)) KiB, with its text, a button and its store pages)",
           budget: "≤ 1 KiB", peer: "no peer has snooze", verdict: added <= 1024 ? .met : .missed))
       // While they wait: no wakeup at all.
-      let window = bench.seconds(5)
-      let before = ProcessStats.contextSwitchesByThread(daemon.pid)
-      Clock.sleep(window)
-      let after = ProcessStats.contextSwitchesByThread(daemon.pid)
-      let switches = ProcessStats.switches(from: before, to: after).switches
-      bench.report.add(
-        Row(
-          figure: "context switches/s while \(count) snoozed notices wait, \(Int(window)) s",
-          value: Format.fixed(Double(switches) / window, 1), budget: "0 (one timer, for the earliest)",
-          verdict: switches == 0 ? .met : .missed))
+      try IdleFigure.measure(
+        bench, daemon, [], window: bench.seconds(5), what: "while \(count) snoozed notices wait")
     }
   }
 }

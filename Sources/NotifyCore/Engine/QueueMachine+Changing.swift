@@ -3,7 +3,8 @@ import NotifyProtocol
 // Requests that change or close unfinished notices: `Update`, `End`, `Cancel`, `Invoke`,
 // `Dismiss`, and a relayed notice's answer.
 extension QueueMachine {
-  private func unfinished(_ id: Int) throws(QueueError) -> NoticeRecord {
+  /// The record of unfinished notice `id`; throws when it has finished or never was.
+  func unfinished(_ id: Int) throws(QueueError) -> NoticeRecord {
     if let record = notices[id] { return record }
     if history[id] != nil {
       throw .invalidArgument(field: "id", reason: "notice \(id) has already finished")

@@ -9,7 +9,7 @@ import NotifyProtocol
 // waiting `after` it, its D-Bus client and the desk it came from hear nothing until it finishes.
 extension QueueMachine {
   /// The longest a notice is snoozed for: a week.
-  public static let maximumSnooze = 7 * 86_400.0
+  public static let maximumSnooze = SnoozeTime.longest
   /// The most notices snoozed at once, in all.
   public static let maximumSnoozed = 1_000
   /// The most notices of one app snoozed at once.
@@ -23,12 +23,7 @@ extension QueueMachine {
     let until = try Self.snoozeEnd(request, wall: instant.wall)
     advance(to: instant)
     defer { settle(at: instant) }
-    guard let record = notices[request.id] else {
-      if history[request.id] != nil {
-        throw .invalidArgument(field: "id", reason: "notice \(request.id) has already finished")
-      }
-      throw .noSuchNotice(id: request.id)
-    }
+    let record = try unfinished(request.id)
     guard !record.isClosing else {
       throw .invalidArgument(field: "id", reason: "notice \(request.id) is closing")
     }
@@ -37,24 +32,16 @@ extension QueueMachine {
     // Due by the monotonic clock from now on, as any timing: a wall-clock step meanwhile (or while
     // it still fades out) moves nothing; a restart reads the wall clock again.
     let dueAt = instant.now + (until - instant.wall)
-    if record.isShown {
-      notices.modify(request.id) { record in
-        record.dueAt = dueAt
-        if record.notice.snoozedUntil == nil {
-          record.snoozeAway(until: until, at: instant.now)
-        } else {
-          record.notice.snoozedUntil = until
-        }
-      }
-      changed(request.id, at: instant, kind: .snoozed)
-    } else {
-      notices.modify(request.id) { record in
+    notices.modify(request.id) { record in
+      record.dueAt = dueAt
+      if record.isShown && record.notice.snoozedUntil == nil {
+        record.snoozeAway(until: until, at: instant.now)
+      } else {
         record.notice.snoozedUntil = until
-        record.dueAt = dueAt
       }
-      changed(request.id, at: instant, kind: .snoozed)
-      park(request.id, at: instant)
     }
+    changed(request.id, at: instant, kind: .snoozed)
+    if !record.isShown { park(request.id, at: instant) }
     return notices[request.id]!.current(at: instant.now)
   }
 
@@ -63,21 +50,13 @@ extension QueueMachine {
   public mutating func unsnooze(_ request: IDParameters, at instant: Instant) throws(QueueError) -> Notice {
     advance(to: instant)
     defer { settle(at: instant) }
-    guard let record = notices[request.id] else {
-      if history[request.id] != nil {
-        throw .invalidArgument(field: "id", reason: "notice \(request.id) has already finished")
-      }
-      throw .noSuchNotice(id: request.id)
-    }
+    let record = try unfinished(request.id)
     guard record.notice.snoozedUntil != nil else {
       throw .invalidArgument(field: "id", reason: "notice \(request.id) is not snoozed")
     }
     if record.isShown {
-      snoozed.removeValue(forKey: request.id)
-      notices.modify(request.id) { record in
-        record.notice.snoozedUntil = nil
-        _ = record.restartHold(at: instant.now)
-      }
+      clearSnooze(request.id)
+      notices.modify(request.id) { _ = $0.restartHold(at: instant.now) }
       changed(request.id, at: instant, kind: .snoozed)
     } else {
       notices.modify(request.id) { $0.dueAt = instant.now }
@@ -143,15 +122,7 @@ extension QueueMachine {
   mutating func park(_ id: Int, at instant: Instant) {
     guard var record = notices[id], record.notice.snoozedUntil != nil else { return }
     heldInSlots.remove(id)
-    switch record.place {
-    case .pending, .ready: break
-    case .granted, .running:
-      lanes[record.lane.rawValue].taken -= 1
-      effects.append(.finishOperation(id: id))
-    case .sticky:
-      lanes[record.lane.rawValue].sticky -= 1
-      effects.append(.finishOperation(id: id))
-    }
+    releaseSlot(of: record)
     boundaries.setFading(id, false)
     duplicates.remove(id, under: record.duplicateKey)
     record.duplicateKey = nil
@@ -171,18 +142,22 @@ extension QueueMachine {
   /// Snoozed notice `id` is ended (`end`): its snooze ends first, and one parked is due now (it
   /// finishes at once, or shows its closing message when its turn comes).
   mutating func endSnooze(_ id: Int, at instant: Instant) {
-    snoozed.removeValue(forKey: id)
+    clearSnooze(id)
     notices.modify(id) { record in
-      record.notice.snoozedUntil = nil
       if !record.isShown { record.dueAt = instant.now }
     }
   }
 
   /// Snoozed notice `id` has come due: it is no longer snoozed, and goes on its way to the screen.
   mutating func wake(_ id: Int, at instant: Instant) {
+    clearSnooze(id)
+    changed(id, at: instant, kind: .snoozed)
+  }
+
+  /// Notice `id` is snoozed no more: its time is gone from it and from the snoozed ones.
+  private mutating func clearSnooze(_ id: Int) {
     snoozed.removeValue(forKey: id)
     snoozed.releaseSpareCapacity()
     notices.modify(id) { $0.notice.snoozedUntil = nil }
-    changed(id, at: instant, kind: .snoozed)
   }
 }

@@ -374,15 +374,7 @@ public struct QueueMachine {
     boundaries.setFading(id, false)
     duplicates.remove(id, under: record.duplicateKey)
     summaries.finished(id, app: notice.app)
-    switch record.place {
-    case .pending, .ready: break
-    case .granted, .running:
-      lanes[record.lane.rawValue].taken -= 1
-      effects.append(.finishOperation(id: id))
-    case .sticky:
-      lanes[record.lane.rawValue].sticky -= 1
-      effects.append(.finishOperation(id: id))
-    }
+    releaseSlot(of: record)
     if let key = notice.key, keys[key] == id { keys.removeValue(forKey: key) }
     keys.releaseSpareCapacity()
     if notice.hints?.isTransient == true {
@@ -403,6 +395,21 @@ public struct QueueMachine {
     // One snoozed meanwhile goes on its way when its snooze ends (`place`).
     for waiting in due.release(id) where notices[waiting]?.notice.snoozedUntil == nil {
       makeReady(waiting, at: instant)
+    }
+  }
+
+  /// Notice `record` leaves the screen for good or for a while (finished, or parked for its snooze):
+  /// the slot or sticky room it held comes free, and its operation finishes.
+  mutating func releaseSlot(of record: NoticeRecord) {
+    let id = record.notice.id
+    switch record.place {
+    case .pending, .ready: break
+    case .granted, .running:
+      lanes[record.lane.rawValue].taken -= 1
+      effects.append(.finishOperation(id: id))
+    case .sticky:
+      lanes[record.lane.rawValue].sticky -= 1
+      effects.append(.finishOperation(id: id))
     }
   }
 
